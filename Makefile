@@ -1,0 +1,104 @@
+# foliobench: one flat GNU Makefile.  `make run` and `make test` are all a
+# user needs; both install what is missing first (mk/deps.sh).
+
+CC	?= cc
+PKGS	:= sqlite3 libcjson hwloc libcurl fuse3
+CFLAGS	?= -O2 -g
+CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
+	   -D_GNU_SOURCE -I. -Ibuild/gen -Ischema -MMD -MP
+LDLIBS	+= -lm -lpthread
+
+ifeq ($(SAN),1)
+CFLAGS	+= -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+LDFLAGS	+= -fsanitize=address,undefined
+B	:= build/san
+else
+B	:= build
+endif
+
+ifneq ($(V),1)
+Q	:= @
+echo_cc	= @echo "  CC      $@";
+echo_ld	= @echo "  LD      $@";
+endif
+
+# Flags are asked of pkg-config only once the packages are there.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+LIB_SRC	:= $(filter-out bench/main.c,$(wildcard common/*.c runner/*.c \
+	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c bench/*.c))
+LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+SQL	:= $(sort $(wildcard schema/*.sql))
+
+DB	?= results.db
+CONFIG	?=
+LABEL	?=
+FORMAT	?= text
+
+.PHONY: all deps run test test-unit test-bats compare export clean \
+	bench-seqread bench-run check-deps
+.DEFAULT_GOAL := all
+
+all: $(B)/bench
+
+deps:
+	$(Q)sh mk/deps.sh
+
+$(B)/bench: $(B)/obj/bench/main.o $(LIB_OBJ)
+	$(echo_ld)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+# The tool reports its own version; relink when it changes.
+$(B)/obj/bench/main.o: CFLAGS += -DFB_VERSION='"$(VERSION)"'
+$(B)/obj/bench/main.o: $(B)/.version
+
+$(B)/.version: FORCE
+	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+FORCE:
+
+$(B)/libfb.a: $(LIB_OBJ)
+	$(Q)rm -f $@; ar rcs $@ $^
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# The migrations are compiled in: build/gen/schema_sql.c holds them in order.
+build/gen/schema_sql.c: $(SQL) mk/embed_sql.sh
+	@mkdir -p $(@D)
+	$(Q)sh mk/embed_sql.sh $(SQL) > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/schema_sql.o: build/gen/schema_sql.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(B)/libfb.a
+	@mkdir -p $(@D)
+	$(echo_ld)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libfb.a $(PKG_LIBS) $(LDLIBS)
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(B)/bench run --db $(DB) $(if $(CONFIG),--config $(CONFIG)) $(if $(LABEL),--label $(LABEL))
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN)
+	$(Q)sh mk/test.sh $(B)
+
+test-unit: $(UNIT_BIN)
+	$(Q)for t in $(UNIT_BIN); do $$t || exit 1; done
+
+compare: all
+	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) '$(BASE)' '$(PATCH)'
+
+export: all
+	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

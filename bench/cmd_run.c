@@ -1,0 +1,97 @@
+/* `bench run` and `bench check`: options, then the runner. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+#include "runner/runner.h"
+
+static const char run_usage[] =
+"usage: bench run [--config FILE] [--db FILE] [--label NAME]\n"
+"                 [--only WORKLOAD,...] [--runs N] [--quiet]\n"
+"\n"
+"  -c, --config FILE   configuration (default ./config.json, else the example)\n"
+"  -d, --db FILE       results database (default: the config's, results.db)\n"
+"  -l, --label NAME    label of this kernel (default: uname -r)\n"
+"  -o, --only LIST     run only these workloads\n"
+"  -n, --runs N        repetitions per case (default: the config's, 5)\n"
+"  -q, --quiet         print only the final table\n";
+
+static const char check_usage[] =
+"usage: bench check [--config FILE] [--only WORKLOAD,...]\n"
+"\n"
+"Preflight only: lists each case as ok, skip or refuse (and why) and\n"
+"creates nothing.  Exit 69 when a case is refused.\n";
+
+static int parse(int argc, char **argv, struct run_opts *o, bool check)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	uint64_t u;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":c:d:l:o:n:qh", longopts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'c': o->config_path = optarg; break;
+		case 'd': o->db_path = optarg; break;
+		case 'l': o->label = optarg; break;
+		case 'o': o->only = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'n':
+			if (parse_u64(optarg, &u) || u < 1 || u > 100000) {
+				fb_err("--runs: '%s' is not a whole number "
+				       "from 1 to 100000", optarg);
+				return EX_USAGE;
+			}
+			o->runs = (int)u;
+			break;
+		case 'h':
+			fputs(check ? check_usage : run_usage, stdout);
+			return -1;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			fputs(check ? check_usage : run_usage, stderr);
+			return EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fb_err("unexpected argument '%s'", argv[optind]);
+		return EX_USAGE;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .runs = -1 };
+	int r = parse(argc, argv, &o, false);
+
+	if (r)
+		return r < 0 ? EX_OK : r;
+	return runner_main(&o, fb_version);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct run_opts o = { .runs = -1, .check_only = true };
+	int r = parse(argc, argv, &o, true);
+
+	if (r)
+		return r < 0 ? EX_OK : r;
+	return runner_main(&o, fb_version);
+}

@@ -1,0 +1,67 @@
+/* `bench runs`: the recorded runs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+#include "schema/db.h"
+
+static int row(const struct db_run_row *r, void *arg)
+{
+	(void)arg;
+	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %lld\n",
+	       (long long)r->id, r->uuid, r->label, r->kernel_release,
+	       r->boot_id, r->status, r->started_at, (long long)r->nsamples);
+	return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "results.db";
+	struct db db;
+	int ch, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd': path = optarg; break;
+		case 'h':
+			printf("usage: bench runs [--db FILE]\n\nLists recorded "
+			       "runs: id, uuid, label, kernel, boot, status, "
+			       "start, samples.\n");
+			return EX_OK;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			return EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fb_err("unexpected argument '%s'", argv[optind]);
+		return EX_USAGE;
+	}
+	r = db_open(&db, path, false);
+	if (r == DB_MISSING) {
+		fb_err("no database at %s (run `bench run` first)", path);
+		return EX_NOINPUT;
+	}
+	if (r) {
+		fb_err("cannot open database %s: %s", path, db.err);
+		return r == DB_TOO_NEW || r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
+	}
+	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %s\n", "id", "uuid",
+	       "label", "kernel", "boot", "status", "started", "samples");
+	r = db_runs_each(&db, row, NULL);
+	if (r)
+		fb_err("cannot read runs from %s: %s", path, db.err);
+	db_close(&db);
+	return r ? EX_IOERR : EX_OK;
+}

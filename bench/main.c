@@ -1,0 +1,92 @@
+/* build/bench: the command line.  A table of subcommands, one cmd_*.c each. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+
+#ifndef FB_VERSION
+#define FB_VERSION "unknown"
+#endif
+
+const char *fb_version = FB_VERSION;
+const char *fb_prog = "bench";
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "run", cmd_run, "run the suite and store every sample" },
+	{ "check", cmd_check, "preflight only: what would run, what is refused" },
+	{ "list", cmd_list, "workloads, their parameters and defaults" },
+	{ "runs", cmd_runs, "recorded runs" },
+	{ "compare", cmd_compare, "compare two kernels (BASE PATCH)" },
+	{ "export", cmd_export, "results of one kernel for a changelog" },
+	{ "upload", cmd_upload, "send the outbox to the dashboard" },
+};
+
+void fb_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", fb_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void fb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: warning: ", fb_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: bench <command> [options]\n\n"
+		"foliobench: page-cache and shmem benchmarks for kernel "
+		"patches.\n\ncommands:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].fn)
+			fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n`bench <command> --help` for its options.\n"
+		"exit codes: 0 ok, 64 usage, 65 bad data, 69 refused by "
+		"preflight,\n70 internal error, 74 I/O error, 75 temporary "
+		"failure, 78 bad config,\n130/143 interrupted\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EX_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("foliobench %s\n", fb_version);
+		return EX_OK;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].fn && !strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fb_err("'%s' is not a command; see 'bench --help'", argv[1]);
+	return EX_USAGE;
+}

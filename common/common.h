@@ -1,0 +1,60 @@
+/* Small helpers every folder may use: sizes, durations, strings, time. */
+#ifndef FB_COMMON_H
+#define FB_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Parse "8G", "64M", "4k", "4096", "1.5G" into bytes (binary suffixes,
+ * case-insensitive, optional trailing "B" or "iB").  Returns 0 or -EINVAL
+ * (not a size) / -ERANGE (overflow).
+ */
+int parse_size(const char *s, uint64_t *out);
+/* Shortest exact form: 8589934592 -> "8G", 4096 -> "4k", 1000 -> "1000". */
+void format_size(uint64_t bytes, char *buf, size_t n);
+/* Human form for messages: "8.0 GiB", "512 MiB". */
+void human_size(uint64_t bytes, char *buf, size_t n);
+/* "10s", "300ms", "2m", "1.5s", "10" (seconds) into nanoseconds. */
+int parse_duration(const char *s, uint64_t *ns_out);
+void format_duration(uint64_t ns, char *buf, size_t n);
+/* Strict unsigned integer: whole string, base 10. */
+int parse_u64(const char *s, uint64_t *out);
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Read a small file (sysfs, procfs) into buf, newline stripped; -errno. */
+int read_file_str(const char *path, char *buf, size_t n);
+int read_file_u64(const char *path, uint64_t *out);
+/* Write a string to a file (sysfs knob, cgroup file); -errno. */
+int write_file_str(const char *path, const char *s);
+/* Value of "Key:" from /proc/meminfo in bytes, or -errno. */
+int meminfo_bytes(const char *key, uint64_t *out);
+/* Levenshtein distance, for "did you mean" suggestions. */
+unsigned edit_distance(const char *a, const char *b);
+
+/* A growable string. */
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_release(struct strbuf *sb);
+static inline const char *strbuf_str(const struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+#endif

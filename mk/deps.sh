@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install the Debian packages foliobench needs, if any is missing.  As root
+# this runs apt-get; otherwise it prints the exact command and stops.
+PKGS="build-essential pkg-config libsqlite3-dev libcjson-dev libhwloc-dev
+libcurl4-openssl-dev libfuse3-dev fuse3 bats bats-assert bats-support
+e2fsprogs util-linux sqlite3"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "foliobench: missing Debian packages:$missing" >&2
+	echo "run as root: apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "foliobench: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq && apt-get install -y -qq $missing >/dev/null || {
+	echo "foliobench: apt-get install$missing failed" >&2
+	exit 1
+}

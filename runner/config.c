@@ -1,0 +1,716 @@
+/*
+ * The configuration: strict validation against the workloads' parameter
+ * tables, then sweep expansion (a parameter given as an array is a sweep).
+ * Keys that start with "#" are comments and are ignored everywhere.
+ */
+#include "runner.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const top_keys[] = {
+	"database", "label", "runs", "warmup", "cpu", "scratch",
+	"disk_scratch", "suite", NULL,
+};
+static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
+
+struct ctx {
+	const char *file;
+	const char *text;
+	struct strbuf *err;
+};
+
+static int errf(struct ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int errf(struct ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	strbuf_addf(x->err, "%s: %s", x->file, buf);
+	return -1;
+}
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+	const char *p;
+
+	*line = 1;
+	*col = 1;
+	for (p = text; p < at && *p; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* A JSON value as the user wrote it, for messages. */
+static char *show(const cJSON *v)
+{
+	return cJSON_PrintUnformatted(v);
+}
+
+static bool is_comment(const char *key)
+{
+	return key && key[0] == '#';
+}
+
+/* Reject duplicate keys anywhere (cJSON keeps both silently). */
+static int check_dups(struct ctx *x, const cJSON *o, const char *path)
+{
+	const cJSON *a, *b;
+	char sub[512];
+	int i = 0;
+
+	if (cJSON_IsObject(o)) {
+		for (a = o->child; a; a = a->next) {
+			for (b = a->next; b; b = b->next)
+				if (!strcmp(a->string, b->string))
+					return errf(x, "%s%s%s: duplicate key",
+						    path, *path ? "." : "",
+						    a->string);
+			snprintf(sub, sizeof(sub), "%.300s%s%.100s", path,
+				 *path ? "." : "", a->string);
+			if (check_dups(x, a, sub))
+				return -1;
+		}
+	} else if (cJSON_IsArray(o)) {
+		for (a = o->child; a; a = a->next, i++) {
+			snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+			if (check_dups(x, a, sub))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *nearest(const char *key, const char *const *names,
+			   const struct param *params)
+{
+	const char *best = NULL;
+	unsigned bd = UINT_MAX, d;
+	int i;
+
+	for (i = 0; names && names[i]; i++) {
+		d = edit_distance(key, names[i]);
+		if (d < bd) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	for (i = 0; params && params[i].name; i++) {
+		d = edit_distance(key, params[i].name);
+		if (d < bd) {
+			bd = d;
+			best = params[i].name;
+		}
+	}
+	/* only suggest what is plausibly a typo */
+	return bd <= 3 && bd < strlen(key) ? best : NULL;
+}
+
+static int unknown_key(struct ctx *x, const char *path, const char *key,
+		       const char *const *names, const struct param *params,
+		       const char *where)
+{
+	const char *n = nearest(key, names, params);
+
+	if (n)
+		return errf(x, "%s%s: unknown key in %s; did you mean \"%s\"?",
+			    path, key, where, n);
+	return errf(x, "%s%s: unknown key in %s", path, key, where);
+}
+
+/* Whole non-negative number from a JSON number. */
+static int json_uint(const cJSON *v, uint64_t *out)
+{
+	double d = v->valuedouble;
+
+	if (!cJSON_IsNumber(v) || d < 0 || d != floor(d) || d > 1.8e19)
+		return -1;
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static const char *type_name(enum param_type t)
+{
+	switch (t) {
+	case PT_SIZE: return "a size such as \"64M\" or \"8G\"";
+	case PT_UINT: return "a whole number";
+	case PT_DURATION: return "a duration such as \"10s\" or \"500ms\"";
+	case PT_ENUM: return "one of the listed choices";
+	case PT_STRING: return "a string";
+	case PT_PERCENT: return "a percentage from 0 to 100";
+	}
+	return "?";
+}
+
+/*
+ * Parse one scalar value of a parameter into its canonical form.  v is the
+ * JSON value, or NULL with def set for the table's default.
+ */
+static int parse_value(struct ctx *x, const char *path, const struct param *p,
+		       const cJSON *v, const char *def, struct wl_value *out)
+{
+	char buf[128], why[256], *shown = NULL;
+	const char *s = def;
+	uint64_t u = 0;
+	int r = 0, i;
+
+	if (v) {
+		shown = show(v);
+		if (cJSON_IsString(v))
+			s = v->valuestring;
+		else if (cJSON_IsNumber(v) && p->type != PT_ENUM &&
+			 p->type != PT_STRING)
+			s = NULL;
+		else {
+			errf(x, "%s: %s is not %s", path, shown,
+			     type_name(p->type));
+			free(shown);
+			return -1;
+		}
+	}
+	buf[0] = '\0';
+	switch (p->type) {
+	case PT_SIZE:
+		r = s ? parse_size(s, &u) : json_uint(v, &u);
+		if (r) {
+			errf(x, "%s: %s is not a size (a whole number of "
+			     "bytes, or with k, M, G, T: \"64M\", \"8G\")",
+			     path, shown ? shown : s);
+			goto fail;
+		}
+		format_size(u, buf, sizeof(buf));
+		break;
+	case PT_UINT:
+	case PT_PERCENT:
+		r = s ? parse_u64(s, &u) : json_uint(v, &u);
+		if (r) {
+			errf(x, "%s: %s is not %s", path, shown ? shown : s,
+			     p->type == PT_UINT ? "a whole number"
+						: "a whole percentage");
+			goto fail;
+		}
+		if (p->type == PT_PERCENT && u > 100) {
+			errf(x, "%s: %s is out of range (0 to 100)", path,
+			     shown ? shown : s);
+			goto fail;
+		}
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)u);
+		break;
+	case PT_DURATION:
+		if (s) {
+			r = parse_duration(s, &u);
+		} else if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+			u = (uint64_t)llround(v->valuedouble * 1e9);
+		} else {
+			r = -1;
+		}
+		if (r) {
+			errf(x, "%s: %s is not a duration (\"10s\", \"500ms\", "
+			     "\"2m\")", path, shown ? shown : s);
+			goto fail;
+		}
+		format_duration(u, buf, sizeof(buf));
+		break;
+	case PT_ENUM:
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(s, p->choices[i]))
+				break;
+		if (!p->choices[i]) {
+			struct strbuf c = STRBUF_INIT;
+
+			for (i = 0; p->choices[i]; i++)
+				strbuf_addf(&c, "%s%s", i ? ", " : "",
+					    p->choices[i]);
+			errf(x, "%s: \"%s\" is not one of: %s", path, s,
+			     strbuf_str(&c));
+			strbuf_release(&c);
+			goto fail;
+		}
+		snprintf(buf, sizeof(buf), "%s", s);
+		break;
+	case PT_STRING:
+		if (p->check && p->check(s, why, sizeof(why))) {
+			errf(x, "%s: \"%s\": %s", path, s, why);
+			goto fail;
+		}
+		if (strlen(s) >= sizeof(buf)) {
+			errf(x, "%s: \"%.40s...\" is too long", path, s);
+			goto fail;
+		}
+		snprintf(buf, sizeof(buf), "%s", s);
+		break;
+	}
+	if (p->type != PT_ENUM && p->type != PT_STRING) {
+		if (u < p->min || (p->max && u > p->max)) {
+			char lo[64], hi[64];
+
+			if (p->type == PT_SIZE) {
+				format_size(p->min, lo, sizeof(lo));
+				format_size(p->max, hi, sizeof(hi));
+			} else if (p->type == PT_DURATION) {
+				format_duration(p->min, lo, sizeof(lo));
+				format_duration(p->max, hi, sizeof(hi));
+			} else {
+				snprintf(lo, sizeof(lo), "%llu",
+					 (unsigned long long)p->min);
+				snprintf(hi, sizeof(hi), "%llu",
+					 (unsigned long long)p->max);
+			}
+			if (p->max)
+				errf(x, "%s: %s is out of range (%s to %s)",
+				     path, shown ? shown : s, lo, hi);
+			else
+				errf(x, "%s: %s is out of range (at least %s)",
+				     path, shown ? shown : s, lo);
+			goto fail;
+		}
+	}
+	out->str = strdup(buf);
+	out->u = u;
+	free(shown);
+	return 0;
+fail:
+	free(shown);
+	return -1;
+}
+
+/* Values of one parameter in one entry: a scalar, or a sweep. */
+struct axis {
+	struct wl_value vals[64];
+	int n;
+};
+
+static int parse_axis(struct ctx *x, const char *path, const struct param *p,
+		      const cJSON *v, struct axis *ax)
+{
+	const cJSON *e;
+	char sub[512];
+	int i = 0;
+
+	ax->n = 0;
+	if (!v)
+		return parse_value(x, path, p, NULL, p->def, &ax->vals[ax->n++]);
+	if (!cJSON_IsArray(v))
+		return parse_value(x, path, p, v, NULL, &ax->vals[ax->n++]);
+	if (!v->child)
+		return errf(x, "%s: an empty sweep runs nothing", path);
+	for (e = v->child; e; e = e->next, i++) {
+		if (ax->n == (int)ARRAY_SIZE(ax->vals))
+			return errf(x, "%s: more than %zu values in one sweep",
+				    path, ARRAY_SIZE(ax->vals));
+		snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+		if (cJSON_IsArray(e) || cJSON_IsObject(e))
+			return errf(x, "%s: a sweep holds plain values", sub);
+		if (parse_value(x, sub, p, e, NULL, &ax->vals[ax->n++]))
+			return -1;
+	}
+	return 0;
+}
+
+static void json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addf(sb, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addf(sb, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			strbuf_addf(sb, "\\u%04x", *s);
+		else
+			strbuf_addf(sb, "%c", *s);
+	}
+	strbuf_addf(sb, "\"");
+}
+
+static int add_cases(struct config *cfg, const struct workload *w,
+		     struct axis *axes, const bool *given, int np,
+		     unsigned runs, unsigned warmup)
+{
+	int idx[WL_MAX_PARAMS] = { 0 }, i;
+
+	for (;;) {
+		struct plan_case *c;
+		struct strbuf pj = STRBUF_INIT, title = STRBUF_INIT;
+
+		c = realloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
+		if (!c)
+			return -1;
+		cfg->cases = c;
+		c = &cfg->cases[cfg->ncases++];
+		memset(c, 0, sizeof(*c));
+		c->wl = w;
+		c->runs = runs;
+		c->warmup = warmup;
+		strbuf_addf(&pj, "{");
+		for (i = 0; i < np; i++) {
+			c->v[i].str = strdup(axes[i].vals[idx[i]].str);
+			c->v[i].u = axes[i].vals[idx[i]].u;
+			strbuf_addf(&pj, "%s", i ? "," : "");
+			json_str(&pj, w->params[i].name);
+			strbuf_addf(&pj, ":");
+			json_str(&pj, c->v[i].str);
+			/* the title names what the config chose */
+			if (given[i])
+				strbuf_addf(&title, "%s%s=%s",
+					    title.len ? " " : "",
+					    w->params[i].name, c->v[i].str);
+		}
+		strbuf_addf(&pj, "}");
+		c->params_json = pj.buf ? pj.buf : strdup("{}");
+		c->title = title.buf ? title.buf : strdup("(defaults)");
+		/* next point of the cartesian product, last axis fastest */
+		for (i = np - 1; i >= 0; i--) {
+			if (++idx[i] < axes[i].n)
+				break;
+			idx[i] = 0;
+		}
+		if (i < 0)
+			return 0;
+	}
+}
+
+static int get_uint(struct ctx *x, const cJSON *o, const char *key,
+		    const char *path, uint64_t min, uint64_t max, unsigned *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	uint64_t u;
+	char *s;
+
+	if (!v)
+		return 0;
+	if (json_uint(v, &u) || u < min || u > max) {
+		s = show(v);
+		errf(x, "%s%s: %s is not a whole number from %llu to %llu",
+		     path, key, s, (unsigned long long)min,
+		     (unsigned long long)max);
+		free(s);
+		return -1;
+	}
+	*out = (unsigned)u;
+	return 0;
+}
+
+static int get_str(struct ctx *x, const cJSON *o, const char *key, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char *s;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v) || !*v->valuestring) {
+		s = show(v);
+		errf(x, "%s: %s is not a non-empty string", key, s);
+		free(s);
+		return -1;
+	}
+	free(*out);
+	*out = strdup(v->valuestring);
+	return 0;
+}
+
+static int load_entry(struct ctx *x, struct config *cfg, const cJSON *e,
+		      int i)
+{
+	const struct workload *w;
+	const cJSON *v, *name;
+	struct axis *axes;
+	bool given[WL_MAX_PARAMS] = { false };
+	char path[64], sub[512];
+	unsigned runs = cfg->runs, warmup = cfg->warmup;
+	int np, k, r = -1;
+
+	snprintf(path, sizeof(path), "suite[%d].", i);
+	if (!cJSON_IsObject(e))
+		return errf(x, "suite[%d]: a suite entry is an object with a "
+			    "\"workload\" key", i);
+	name = cJSON_GetObjectItemCaseSensitive(e, "workload");
+	if (!name)
+		return errf(x, "suite[%d]: missing key \"workload\"", i);
+	if (!cJSON_IsString(name))
+		return errf(x, "suite[%d].workload: not a string", i);
+	w = workload_find(name->valuestring);
+	if (!w) {
+		const struct workload *const *ws = workloads_get();
+		const char *best = NULL;
+		unsigned bd = UINT_MAX;
+
+		for (; *ws; ws++) {
+			unsigned d = edit_distance(name->valuestring,
+						   (*ws)->name);
+			if (d < bd) {
+				bd = d;
+				best = (*ws)->name;
+			}
+		}
+		if (best && bd <= 3)
+			return errf(x, "suite[%d].workload: unknown workload "
+				    "\"%s\"; did you mean \"%s\"?", i,
+				    name->valuestring, best);
+		return errf(x, "suite[%d].workload: unknown workload \"%s\" "
+			    "(see `bench list`)", i, name->valuestring);
+	}
+	for (v = e->child; v; v = v->next) {
+		bool known = false;
+
+		if (is_comment(v->string))
+			continue;
+		for (k = 0; entry_keys[k]; k++)
+			known |= !strcmp(v->string, entry_keys[k]);
+		for (k = 0; w->params[k].name; k++)
+			known |= !strcmp(v->string, w->params[k].name);
+		if (!known)
+			return unknown_key(x, path, v->string, entry_keys,
+					   w->params, w->name);
+	}
+	if (get_uint(x, e, "runs", path, 1, 100000, &runs) ||
+	    get_uint(x, e, "warmup", path, 0, 100000, &warmup))
+		return -1;
+	for (np = 0; w->params[np].name; np++)
+		;
+	axes = calloc((size_t)np + 1, sizeof(*axes));
+	if (!axes)
+		return errf(x, "out of memory");
+	for (k = 0; k < np; k++) {
+		snprintf(sub, sizeof(sub), "%s%s", path, w->params[k].name);
+		v = cJSON_GetObjectItemCaseSensitive(e, w->params[k].name);
+		given[k] = v != NULL;
+		if (parse_axis(x, sub, &w->params[k], v, &axes[k]))
+			goto out;
+	}
+	r = add_cases(cfg, w, axes, given, np, runs, warmup);
+out:
+	for (k = 0; k < np; k++)
+		for (i = 0; i < axes[k].n; i++)
+			free((char *)axes[k].vals[i].str);
+	free(axes);
+	return r;
+}
+
+static char *slurp(const char *path, int *err)
+{
+	FILE *f = fopen(path, "re");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[8192];
+	size_t n;
+
+	if (!f) {
+		*err = errno;
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (memchr(buf, '\0', n)) {
+			fclose(f);
+			strbuf_release(&sb);
+			*err = EILSEQ;
+			return NULL;
+		}
+		strbuf_addf(&sb, "%.*s", (int)n, buf);
+	}
+	fclose(f);
+	return sb.buf ? sb.buf : strdup("");
+}
+
+int config_load(struct config *cfg, const char *path, struct strbuf *err)
+{
+	struct ctx x = { .file = path, .err = err };
+	const char *end = NULL;
+	cJSON *root = NULL, *v, *suite;
+	char *text;
+	int e = 0, line, col, i, r = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	cfg->runs = 5;
+	cfg->warmup = 1;
+	cfg->cpu = -1;
+	cfg->database = strdup("results.db");
+	cfg->scratch = strdup("/dev/shm");
+	cfg->disk_scratch = strdup("/var/tmp");
+	text = slurp(path, &e);
+	if (!text) {
+		strbuf_addf(err, "cannot read %s: %s", path,
+			    e == EILSEQ ? "not a text file" : strerror(e));
+		return -1;
+	}
+	x.text = text;
+	root = cJSON_ParseWithOpts(text, &end, 0);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+
+		line_col(text, at ? at : text, &line, &col);
+		if (at && !*at)
+			errf(&x, "line %d, column %d: malformed JSON: "
+			     "unexpected end of file", line, col);
+		else
+			errf(&x, "line %d, column %d: malformed JSON near "
+			     "'%.12s'", line, col, at ? at : "");
+		goto out;
+	}
+	end += strspn(end, " \t\r\n");
+	if (*end) {
+		line_col(text, end, &line, &col);
+		errf(&x, "line %d, column %d: trailing garbage after the "
+		     "JSON value: '%.12s'", line, col, end);
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		errf(&x, "the config is a JSON object ({ ... })");
+		goto out;
+	}
+	if (check_dups(&x, root, ""))
+		goto out;
+	for (v = root->child; v; v = v->next) {
+		bool known = false;
+
+		if (is_comment(v->string))
+			continue;
+		for (i = 0; top_keys[i]; i++)
+			known |= !strcmp(v->string, top_keys[i]);
+		if (!known) {
+			unknown_key(&x, "", v->string, top_keys, NULL,
+				    "the top level");
+			goto out;
+		}
+	}
+	if (get_str(&x, root, "database", &cfg->database) ||
+	    get_str(&x, root, "label", &cfg->label) ||
+	    get_str(&x, root, "scratch", &cfg->scratch) ||
+	    get_str(&x, root, "disk_scratch", &cfg->disk_scratch) ||
+	    get_uint(&x, root, "runs", "", 1, 100000, &cfg->runs) ||
+	    get_uint(&x, root, "warmup", "", 0, 100000, &cfg->warmup))
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(root, "cpu");
+	if (v && !(cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))) {
+		uint64_t u;
+
+		if (json_uint(v, &u) || u > 65535) {
+			char *s = show(v);
+
+			errf(&x, "cpu: %s is not \"auto\" or a logical CPU "
+			     "index", s);
+			free(s);
+			goto out;
+		}
+		cfg->cpu = (int)u;
+	}
+	suite = cJSON_GetObjectItemCaseSensitive(root, "suite");
+	if (!suite) {
+		errf(&x, "missing key \"suite\" (the list of workloads to run)");
+		goto out;
+	}
+	if (!cJSON_IsArray(suite) || !suite->child) {
+		errf(&x, "suite: a non-empty array of workload entries");
+		goto out;
+	}
+	for (i = 0, v = suite->child; v; v = v->next, i++)
+		if (load_entry(&x, cfg, v, i))
+			goto out;
+	cfg->json = cJSON_PrintUnformatted(root);
+	r = 0;
+out:
+	cJSON_Delete(root);
+	free(text);
+	if (r)
+		config_release(cfg);
+	return r;
+}
+
+void config_release(struct config *cfg)
+{
+	int i, k;
+
+	for (i = 0; i < cfg->ncases; i++) {
+		for (k = 0; k < WL_MAX_PARAMS; k++)
+			free((char *)cfg->cases[i].v[k].str);
+		free(cfg->cases[i].params_json);
+		free(cfg->cases[i].title);
+	}
+	free(cfg->cases);
+	free(cfg->database);
+	free(cfg->label);
+	free(cfg->scratch);
+	free(cfg->disk_scratch);
+	free(cfg->json);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_only(struct config *cfg, const char *list, struct strbuf *err)
+{
+	char *dup = strdup(list), *tok, *save = NULL;
+	int i, n = 0;
+
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!workload_find(tok)) {
+			strbuf_addf(err, "--only: unknown workload \"%s\" "
+				    "(see `bench list`)", tok);
+			free(dup);
+			return -1;
+		}
+	for (i = 0; i < cfg->ncases; i++) {
+		bool keep = false;
+
+		strcpy(dup, list);	/* same length: safe */
+		for (tok = strtok_r(dup, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save))
+			keep |= !strcmp(tok, cfg->cases[i].wl->name);
+		if (keep) {
+			cfg->cases[n++] = cfg->cases[i];
+		} else {
+			for (int k = 0; k < WL_MAX_PARAMS; k++)
+				free((char *)cfg->cases[i].v[k].str);
+			free(cfg->cases[i].params_json);
+			free(cfg->cases[i].title);
+		}
+	}
+	cfg->ncases = n;
+	free(dup);
+	if (!n) {
+		strbuf_addf(err, "--only %s: the config runs none of these",
+			    list);
+		return -1;
+	}
+	return 0;
+}
+
+const char *config_default_path(void)
+{
+	static char path[4200];
+	char exe[4096];
+	ssize_t n;
+	char *slash;
+
+	if (!access("config.json", F_OK))
+		return "config.json";
+	/* the example beside the source tree the binary was built in */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		for (int up = 0; up < 3; up++) {
+			slash = strrchr(exe, '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/config.example.json",
+				 exe);
+			if (!access(path, F_OK))
+				return path;
+		}
+	}
+	return "config.example.json";
+}

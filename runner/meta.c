@@ -1,0 +1,120 @@
+/* Machine and kernel facts stored with each run. */
+#include "meta.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static void json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addf(sb, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addf(sb, "\\%c", *s);
+		else if ((unsigned char)*s >= 0x20)
+			strbuf_addf(sb, "%c", *s);
+	}
+	strbuf_addf(sb, "\"");
+}
+
+static void thp_add(struct strbuf *sb, const char *key, const char *path)
+{
+	char buf[256];
+
+	if (read_file_str(path, buf, sizeof(buf)))
+		return;
+	strbuf_addf(sb, "%s", sb->len > 1 ? "," : "");
+	json_str(sb, key);
+	strbuf_addf(sb, ":");
+	json_str(sb, buf);
+}
+
+static void cpu_model(char *out, size_t n)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+
+	snprintf(out, n, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c || strncmp(line, "model name", 10))
+			continue;
+		c++;
+		c += strspn(c, " \t");
+		c[strcspn(c, "\n")] = '\0';
+		snprintf(out, n, "%s", c);
+		break;
+	}
+	fclose(f);
+}
+
+static void mount_opts(const char *dir, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char src[256], mnt[4096], type[64], opts[1024];
+
+	snprintf(out, n, "unknown");
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", src, mnt, type,
+		      opts) == 4)
+		if (!strcmp(mnt, dir))
+			snprintf(out, n, "%.60s %.900s", type, opts);
+	fclose(f);
+}
+
+void meta_collect(struct meta *m)
+{
+	struct utsname u;
+	struct strbuf thp = STRBUF_INIT;
+	char path[512];
+	int i;
+	static const char *const sizes[] = {
+		"8", "16", "32", "64", "128", "256", "512", "1024", "2048",
+	};
+
+	memset(m, 0, sizeof(*m));
+	uname(&u);
+	snprintf(m->release, sizeof(m->release), "%s", u.release);
+	snprintf(m->version, sizeof(m->version), "%s", u.version);
+	snprintf(m->hostname, sizeof(m->hostname), "%s", u.nodename);
+	if (read_file_str("/proc/sys/kernel/random/boot_id", m->boot_id,
+			  sizeof(m->boot_id)))
+		snprintf(m->boot_id, sizeof(m->boot_id), "unknown");
+	if (read_file_str("/proc/cmdline", m->cmdline, sizeof(m->cmdline)))
+		m->cmdline[0] = '\0';
+	cpu_model(m->cpu_model, sizeof(m->cpu_model));
+	m->vcpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	meminfo_bytes("MemTotal", &m->mem_bytes);
+	mount_opts("/dev/shm", m->tmpfs, sizeof(m->tmpfs));
+	strbuf_addf(&thp, "{");
+	thp_add(&thp, "enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+	thp_add(&thp, "defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	thp_add(&thp, "shmem_enabled",
+		"/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+	for (i = 0; i < (int)ARRAY_SIZE(sizes); i++) {
+		char key[64];
+
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
+			 "hugepages-%skB/shmem_enabled", sizes[i]);
+		snprintf(key, sizeof(key), "shmem_enabled_%skB", sizes[i]);
+		thp_add(&thp, key, path);
+	}
+	strbuf_addf(&thp, "}");
+	m->thp = thp.buf;
+	if (read_file_str("/proc/sys/kernel/random/uuid", m->uuid,
+			  sizeof(m->uuid)))
+		snprintf(m->uuid, sizeof(m->uuid), "%d-%llu", (int)getpid(),
+			 (unsigned long long)now_ns());
+}
+
+void meta_release(struct meta *m)
+{
+	free(m->thp);
+	m->thp = NULL;
+}

@@ -1,0 +1,20 @@
+/* Machine and kernel facts stored with each run. */
+#ifndef FB_META_H
+#define FB_META_H
+
+#include <stdint.h>
+
+#include "common/common.h"
+
+struct meta {
+	char release[128], version[256], hostname[256], boot_id[64];
+	char cmdline[4096], cpu_model[256], tmpfs[1024], uuid[40];
+	char *thp;		/* JSON */
+	int vcpus;
+	uint64_t mem_bytes;
+};
+
+void meta_collect(struct meta *m);
+void meta_release(struct meta *m);
+
+#endif

@@ -1,0 +1,643 @@
+/*
+ * `bench run` and `bench check`: preflight every case before anything is
+ * made, then warm-ups and repetitions, each setup -> run -> verify ->
+ * teardown, every sample stored as it is taken.
+ */
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "meta.h"
+#include "reports/stats.h"
+#include "schema/db.h"
+#include "workloads/sys/sys.h"
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static void say_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Progress: a live line on a terminal, nothing otherwise. */
+static struct {
+	bool tty, quiet;
+	char head[256];		/* "[3/16] shmem-remove op=... rep 2/6" */
+	uint64_t t_start;	/* of the run's measuring part */
+	uint64_t reps_done, reps_total;
+	uint64_t last_draw;
+} P;
+
+static void fmt_eta(double s, char *buf, size_t n)
+{
+	if (!isfinite(s) || s < 0)
+		snprintf(buf, n, "?");
+	else if (s < 90)
+		snprintf(buf, n, "%.0fs", s);
+	else if (s < 5400)
+		snprintf(buf, n, "%.0fm%02.0fs", floor(s / 60), fmod(s, 60));
+	else
+		snprintf(buf, n, "%.0fh%02.0fm", floor(s / 3600),
+			 fmod(s / 60, 60));
+}
+
+static void draw(const char *extra)
+{
+	char eta[32];
+	double el, left;
+
+	if (!P.tty || P.quiet)
+		return;
+	el = (double)(now_ns() - P.t_start) / 1e9;
+	left = P.reps_done ? el / (double)P.reps_done *
+			     (double)(P.reps_total - P.reps_done) : NAN;
+	fmt_eta(left, eta, sizeof(eta));
+	fprintf(stderr, "\r\033[K%s%s%s  (about %s left)", P.head,
+		extra ? "  " : "", extra ? extra : "", eta);
+	fflush(stderr);
+	P.last_draw = now_ns();
+}
+
+static void undraw(void)
+{
+	if (P.tty && !P.quiet)
+		fprintf(stderr, "\r\033[K");
+}
+
+static void on_progress(const char *what, uint64_t done, uint64_t total)
+{
+	char d[32], t[32], line[160];
+
+	if (!P.tty || P.quiet || now_ns() - P.last_draw < 200000000ull)
+		return;
+	human_size(done, d, sizeof(d));
+	human_size(total, t, sizeof(t));
+	snprintf(line, sizeof(line), "%s %s of %s (%.0f%%)", what, d, t,
+		 total ? 100.0 * (double)done / (double)total : 0.0);
+	draw(line);
+}
+
+/* A value with its unit, scaled for people: "1.71 s", "815 ns/folio". */
+static void fmt_value(double v, const char *unit, char *buf, size_t n)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, "n/a");
+	} else if (!strcmp(unit, "ns")) {
+		if (v >= 1e9)
+			snprintf(buf, n, "%.3g s", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, n, "%.4g ms", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, n, "%.4g us", v / 1e3);
+		else
+			snprintf(buf, n, "%.0f ns", v);
+	} else if (fabs(v) >= 100 || v == floor(v)) {
+		snprintf(buf, n, "%.0f %s", v, unit);
+	} else {
+		snprintf(buf, n, "%.3g %s", v, unit);
+	}
+}
+
+/* Per case: the values of each metric over valid measured samples. */
+struct tally {
+	double *v[WL_MAX_METRICS];
+	size_t n[WL_MAX_METRICS];
+	int valid, invalid;
+};
+
+static void tally_add(struct tally *t, const struct workload *w,
+		      const struct wl_sample *s, int maxn)
+{
+	int i;
+
+	if (s->invalid) {
+		t->invalid++;
+		return;
+	}
+	t->valid++;
+	for (i = 0; w->metrics[i].name; i++) {
+		if (!s->m[i].set)
+			continue;
+		if (!t->v[i])
+			t->v[i] = calloc((size_t)maxn, sizeof(double));
+		if (t->v[i] && t->n[i] < (size_t)maxn)
+			t->v[i][t->n[i]++] = s->m[i].v;
+	}
+}
+
+static void tally_release(struct tally *t)
+{
+	for (int i = 0; i < WL_MAX_METRICS; i++)
+		free(t->v[i]);
+	memset(t, 0, sizeof(*t));
+}
+
+/* "median 1.71 s (min 1.69 s, max 1.80 s), 815 ns/folio" */
+static void case_summary(const struct workload *w, const struct tally *t,
+			 struct strbuf *sb)
+{
+	char a[48], b[48], c[48];
+	int i, shown = 0;
+
+	for (i = 0; w->metrics[i].name; i++) {
+		const struct metric *m = &w->metrics[i];
+
+		if (!t->n[i] || !m->primary)
+			continue;
+		fmt_value(stats_median(t->v[i], t->n[i]), m->unit, a, sizeof(a));
+		fmt_value(stats_min(t->v[i], t->n[i]), m->unit, b, sizeof(b));
+		fmt_value(stats_max(t->v[i], t->n[i]), m->unit, c, sizeof(c));
+		strbuf_addf(sb, "%s%s median %s (min %s, max %s)",
+			    shown++ ? ", " : "", m->name, a, b, c);
+	}
+	for (i = 0; w->metrics[i].name; i++) {
+		const struct metric *m = &w->metrics[i];
+
+		if (!t->n[i] || m->primary || !strchr(m->unit, '/') ||
+		    strstr(m->unit, "/s"))
+			continue;
+		fmt_value(stats_median(t->v[i], t->n[i]), m->unit, a, sizeof(a));
+		strbuf_addf(sb, ", %s", a);
+	}
+	strbuf_addf(sb, " [%d valid", t->valid);
+	if (t->invalid)
+		strbuf_addf(sb, ", %d invalid", t->invalid);
+	strbuf_addf(sb, "]");
+}
+
+static void json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addf(sb, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addf(sb, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			strbuf_addf(sb, "\\u%04x", *s);
+		else
+			strbuf_addf(sb, "%c", *s);
+	}
+	strbuf_addf(sb, "\"");
+}
+
+static char *verify_json(const struct wl_sample *s, int cpu)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	strbuf_addf(&sb, "{\"cpu\":%d", cpu);
+	for (i = 0; i < s->nnotes; i++) {
+		strbuf_addf(&sb, ",");
+		json_str(&sb, s->notes[i].key);
+		if (isfinite(s->notes[i].v))
+			strbuf_addf(&sb, ":%.17g", s->notes[i].v);
+		else
+			strbuf_addf(&sb, ":null");
+	}
+	if (s->text[0]) {
+		strbuf_addf(&sb, ",\"text\":");
+		json_str(&sb, s->text);
+	}
+	strbuf_addf(&sb, "}");
+	return sb.buf;
+}
+
+static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
+			const struct wl_sample *s, int cpu)
+{
+	const struct workload *w = c->wl;
+	struct db_value vals[WL_MAX_METRICS];
+	char *vj = verify_json(s, cpu);
+	int i, nv = 0, r;
+
+	for (i = 0; w->metrics[i].name; i++) {
+		if (!s->m[i].set && !s->m[i].unsupported)
+			continue;
+		vals[nv].metric = w->metrics[i].name;
+		vals[nv].unit = w->metrics[i].unit;
+		vals[nv].better = w->metrics[i].better == LOWER_IS_BETTER ?
+				  "lower" : "higher";
+		vals[nv].value = s->m[i].v;
+		vals[nv].supported = s->m[i].set;
+		nv++;
+	}
+	r = db_sample_add(db, case_id, c->rep, c->warmup, !s->invalid,
+			  s->invalid ? s->reason : NULL, cpu, vj, vals, nv);
+	free(vj);
+	return r;
+}
+
+struct prepared {
+	enum wl_verdict verdict;
+	char msg[512];
+	char info[256];
+};
+
+static void case_init(struct wl_case *c, const struct plan_case *pc,
+		      const struct placement *pl, const char *scratch,
+		      const char *disk_scratch)
+{
+	memset(c, 0, sizeof(*c));
+	c->wl = pc->wl;
+	memcpy(c->v, pc->v, sizeof(c->v));
+	c->scratch = scratch;
+	c->disk_scratch = disk_scratch;
+	c->cpu = pl->cpu;
+	c->cpus = pl->cpus;
+	c->ncpus = pl->ncpus;
+	c->pin_thread = placement_bind;
+	c->stop = &stop_sig;
+	c->progress = on_progress;
+}
+
+static int exit_for_signal(void)
+{
+	return stop_sig == SIGTERM ? 143 : 130;
+}
+
+static void handle_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: long calls stop */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Print the final table: one row per case and primary metric. */
+static void final_table(const struct config *cfg, struct tally *tl,
+			const struct prepared *pr)
+{
+	int i, k;
+
+	printf("\n%-16s %-44s %-8s %12s %12s %12s %s\n", "workload", "case",
+	       "metric", "median", "min", "max", "n");
+	for (i = 0; i < cfg->ncases; i++) {
+		const struct plan_case *pc = &cfg->cases[i];
+		const struct workload *w = pc->wl;
+		bool any = false;
+
+		for (k = 0; w->metrics[k].name; k++) {
+			char a[48], b[48], c[48];
+			const struct metric *m = &w->metrics[k];
+
+			if (!m->primary || !tl[i].n[k])
+				continue;
+			fmt_value(stats_median(tl[i].v[k], tl[i].n[k]), m->unit,
+				  a, sizeof(a));
+			fmt_value(stats_min(tl[i].v[k], tl[i].n[k]), m->unit,
+				  b, sizeof(b));
+			fmt_value(stats_max(tl[i].v[k], tl[i].n[k]), m->unit,
+				  c, sizeof(c));
+			printf("%-16s %-44s %-8s %12s %12s %12s %zu\n",
+			       w->name, pc->title, m->name, a, b, c,
+			       tl[i].n[k]);
+			any = true;
+		}
+		if (!any)
+			printf("%-16s %-44s %s\n", w->name, pc->title,
+			       pr[i].verdict == WL_SKIP ? "skipped" :
+			       "no valid sample");
+	}
+}
+
+int runner_main(const struct run_opts *o, const char *version)
+{
+	struct config cfg;
+	struct placement pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct prepared *pr = NULL;
+	struct tally *tl = NULL;
+	struct db db = { 0 };
+	struct meta meta = { 0 };
+	struct db_run row = { 0 };
+	char mended[2048], scratch[4200], disk_scratch[4200];
+	const char *cfg_path = o->config_path ? o->config_path :
+			       config_default_path();
+	const char *db_path, *label;
+	int64_t run_id = -1;
+	int ret = EX_SOFTWARE, i, nrefused = 0, nfailed = 0, r;
+	pid_t holder = 0;
+	bool sys_up = false;
+
+	P.tty = isatty(STDERR_FILENO);
+	P.quiet = o->quiet;
+	if (config_load(&cfg, cfg_path, &err)) {
+		say_err("%s", strbuf_str(&err));
+		strbuf_release(&err);
+		return EX_CONFIG;
+	}
+	if (o->only && config_only(&cfg, o->only, &err)) {
+		say_err("%s", strbuf_str(&err));
+		ret = EX_USAGE;
+		goto out;
+	}
+	if (o->runs > 0)
+		for (i = 0; i < cfg.ncases; i++)
+			cfg.cases[i].runs = (unsigned)o->runs;
+	db_path = o->db_path ? o->db_path : cfg.database;
+	if (placement_init(&pl, cfg.cpu, &err)) {
+		say_err("%s: %s", cfg_path, strbuf_str(&err));
+		ret = EX_CONFIG;
+		goto out;
+	}
+	handle_signals();
+	r = sys_init(mended, sizeof(mended), &holder);
+	if (r == -EBUSY) {
+		say_err("another foliobench runner (pid %d) is running on this "
+			"machine; wait for it to finish", (int)holder);
+		ret = EX_TEMPFAIL;
+		goto out;
+	}
+	if (r) {
+		say_err("cannot take the runner lock in %s: %s",
+			sys_state_dir(), strerror(-r));
+		ret = r == -EACCES || r == -EPERM ? EX_NOPERM : EX_IOERR;
+		goto out;
+	}
+	sys_up = true;
+	if (mended[0])
+		say_err("mended what an earlier run left: %s", mended);
+
+	/* Preflight everything before anything is made. */
+	snprintf(scratch, sizeof(scratch), "%s/foliobench.%d", cfg.scratch,
+		 (int)getpid());
+	snprintf(disk_scratch, sizeof(disk_scratch), "%s/foliobench.%d",
+		 cfg.disk_scratch, (int)getpid());
+	pr = calloc((size_t)cfg.ncases, sizeof(*pr));
+	tl = calloc((size_t)cfg.ncases, sizeof(*tl));
+	if (!pr || !tl)
+		goto out;
+	if (geteuid() != 0) {
+		say_err("refused: foliobench needs root (it mounts, makes "
+			"cgroups and sets THP knobs); run it with sudo");
+		ret = EX_NOPERM;
+		goto out;
+	}
+	for (i = 0; i < cfg.ncases; i++) {
+		struct wl_case c;
+		struct wl_err e = { { 0 } };
+		const struct plan_case *pc = &cfg.cases[i];
+
+		case_init(&c, pc, &pl, scratch, disk_scratch);
+		pr[i].verdict = pc->wl->preflight ?
+				pc->wl->preflight(&c, &e) : WL_OK;
+		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
+		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
+		if (pr[i].verdict == WL_REFUSE) {
+			say_err("refused: %s %s: %s", pc->wl->name, pc->title,
+				e.msg);
+			nrefused++;
+		}
+		if (o->check_only)
+			printf("%-6s %s %s%s%s%s%s\n",
+			       pr[i].verdict == WL_OK ? "ok" :
+			       pr[i].verdict == WL_SKIP ? "skip" : "refuse",
+			       pc->wl->name, pc->title,
+			       pr[i].verdict == WL_SKIP ? ": " : "",
+			       pr[i].verdict == WL_SKIP ? e.msg : "",
+			       c.info[0] ? "; " : "", c.info);
+	}
+	if (nrefused) {
+		ret = EX_UNAVAILABLE;
+		goto out;
+	}
+	if (o->check_only) {
+		printf("%d cases: runs %u per boot after %u warm-up; database "
+		       "%s; measuring on CPU %d\n", cfg.ncases, cfg.runs,
+		       cfg.warmup, db_path, pl.cpu);
+		ret = EX_OK;
+		goto out;
+	}
+
+	r = db_open(&db, db_path, true);
+	if (r) {
+		say_err("cannot open database %s: %s", db_path, db.err);
+		ret = r == DB_TOO_NEW || r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
+		goto out;
+	}
+	{
+		struct statfs sf;
+
+		if (!o->db_path && !statfs(db_path, &sf) &&
+		    sf.f_type == TMPFS_MAGIC)
+			say_err("warning: database %s is on tmpfs: it is lost "
+				"at reboot", db_path);
+	}
+	meta_collect(&meta);
+	{
+		int n = 0;
+
+		if (!db_mend_running(&db, meta.hostname, &n) && n)
+			say_err("marked %d run%s that died as aborted", n,
+				n == 1 ? "" : "s");
+	}
+	label = o->label ? o->label : cfg.label ? cfg.label : meta.release;
+	snprintf(row.uuid, sizeof(row.uuid), "%s", meta.uuid);
+	row.label = label;
+	row.kernel_release = meta.release;
+	row.kernel_version = meta.version;
+	row.boot_id = meta.boot_id;
+	row.hostname = meta.hostname;
+	row.cpu_model = meta.cpu_model;
+	row.cmdline = meta.cmdline;
+	row.thp = meta.thp;
+	row.tmpfs = meta.tmpfs;
+	row.topology = pl.summary;
+	row.tool_version = version;
+	row.config = cfg.json;
+	row.vcpus = meta.vcpus;
+	row.mem_bytes = meta.mem_bytes;
+	row.pid = (int)getpid();
+	if (db_run_begin(&db, &row, &run_id)) {
+		say_err("cannot record the run in %s: %s", db_path, db.err);
+		ret = EX_IOERR;
+		goto out;
+	}
+	if (!o->quiet)
+		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
+		       meta.uuid, label, meta.release, meta.boot_id, pl.cpu);
+	if (sys_scratch(cfg.scratch, scratch, sizeof(scratch)) ||
+	    sys_scratch(cfg.disk_scratch, disk_scratch, sizeof(disk_scratch))) {
+		say_err("cannot make scratch directory %s: %s", scratch,
+			strerror(errno));
+		ret = EX_CANTCREAT;
+		goto end_run;
+	}
+	if (placement_bind(pl.cpu))
+		say_err("warning: cannot bind to CPU %d; samples will say "
+			"where they ran", pl.cpu);
+
+	P.t_start = now_ns();
+	for (i = 0; i < cfg.ncases; i++)
+		P.reps_total += cfg.cases[i].warmup + cfg.cases[i].runs;
+	for (i = 0; i < cfg.ncases && !stop_sig; i++) {
+		const struct plan_case *pc = &cfg.cases[i];
+		int64_t case_id;
+		unsigned rep, nreps = pc->warmup + pc->runs;
+		const char *fail = NULL;
+		struct wl_err e = { { 0 } };
+
+		if (db_case_add(&db, run_id, i, pc->wl->name, pc->params_json,
+				&case_id)) {
+			say_err("cannot record a case: %s", db.err);
+			ret = EX_IOERR;
+			goto end_run;
+		}
+		if (pr[i].verdict == WL_SKIP) {
+			db_case_status(&db, case_id, "skipped", pr[i].msg,
+				       pr[i].info[0] ? pr[i].info : NULL);
+			P.reps_total -= nreps;
+			if (!o->quiet)
+				printf("%s %s: skipped: %s\n", pc->wl->name,
+				       pc->title, pr[i].msg);
+			continue;
+		}
+		if (pr[i].info[0] && !o->quiet) {
+			undraw();
+			printf("%s %s: %s\n", pc->wl->name, pc->title,
+			       pr[i].info);
+		}
+		for (rep = 0; rep < nreps && !stop_sig; rep++) {
+			struct wl_case c;
+			struct wl_sample s;
+			int cpu = -1;
+
+			memset(&s, 0, sizeof(s));
+			case_init(&c, pc, &pl, scratch, disk_scratch);
+			c.rep = (int)rep;
+			c.warmup = rep < pc->warmup;
+			snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u",
+				 i + 1, cfg.ncases, pc->wl->name, pc->title,
+				 c.warmup ? "warm-up" : "rep",
+				 c.warmup ? rep + 1 : rep - pc->warmup + 1,
+				 c.warmup ? pc->warmup : pc->runs);
+			draw(NULL);
+			r = pc->wl->setup ? pc->wl->setup(&c, &e) : 0;
+			if (!r && !stop_sig) {
+				r = pc->wl->run(&c, &s, &e);
+				cpu = sched_getcpu();
+			}
+			if (!r && !stop_sig && pc->wl->verify)
+				r = pc->wl->verify(&c, &s, &e);
+			if (pc->wl->teardown)
+				pc->wl->teardown(&c);
+			if (stop_sig)
+				break;
+			if (r) {
+				fail = e.msg[0] ? e.msg : "failed";
+				break;
+			}
+			if (cpu != pl.cpu)
+				wl_invalid(&s, "ran on CPU %d, not on the "
+					   "pinned CPU %d", cpu, pl.cpu);
+			if (store_sample(&db, case_id, &c, &s, cpu)) {
+				undraw();
+				say_err("cannot store a sample in %s: %s",
+					db_path, db.err);
+				ret = EX_IOERR;
+				goto end_run;
+			}
+			if (!c.warmup)
+				tally_add(&tl[i], pc->wl, &s, (int)pc->runs);
+			if (s.invalid && !o->quiet) {
+				undraw();
+				printf("%s %s: rep %u invalid: %s\n",
+				       pc->wl->name, pc->title, rep, s.reason);
+			}
+			P.reps_done++;
+		}
+		undraw();
+		if (stop_sig)
+			break;
+		if (fail) {
+			nfailed++;
+			say_err("%s %s: %s", pc->wl->name, pc->title, fail);
+			db_case_status(&db, case_id, "failed", fail, NULL);
+			P.reps_total -= nreps - rep;
+			continue;
+		}
+		db_case_status(&db, case_id, "done", NULL,
+			       pr[i].info[0] ? pr[i].info : NULL);
+		if (!o->quiet) {
+			struct strbuf sb = STRBUF_INIT;
+
+			case_summary(pc->wl, &tl[i], &sb);
+			printf("%s %s: %s\n", pc->wl->name, pc->title,
+			       strbuf_str(&sb));
+			fflush(stdout);
+			strbuf_release(&sb);
+		}
+	}
+	undraw();
+	if (stop_sig) {
+		say_err("interrupted by %s: run %s marked aborted",
+			strsignal(stop_sig), meta.uuid);
+		db_run_end(&db, run_id, "aborted", strsignal(stop_sig));
+		ret = exit_for_signal();
+		goto out;
+	}
+	final_table(&cfg, tl, pr);
+	if (nfailed) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%d case%s failed", nfailed,
+			 nfailed == 1 ? "" : "s");
+		db_run_end(&db, run_id, "failed", why);
+		ret = EX_SOFTWARE;
+	} else {
+		db_run_end(&db, run_id, "complete", NULL);
+		ret = EX_OK;
+	}
+	goto out;
+end_run:
+	db_run_end(&db, run_id, "failed", "the runner could not go on");
+out:
+	undraw();
+	if (sys_up)
+		sys_fini();
+	if (stop_sig && ret != exit_for_signal()) {
+		if (run_id >= 0)
+			db_run_end(&db, run_id, "aborted", strsignal(stop_sig));
+		ret = exit_for_signal();
+	}
+	db_close(&db);
+	meta_release(&meta);
+	for (i = 0; tl && i < cfg.ncases; i++)
+		tally_release(&tl[i]);
+	free(tl);
+	free(pr);
+	placement_release(&pl);
+	config_release(&cfg);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,332 @@
+/* Opening, migrating and writing the results database. */
+#include "db.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schema_sql.h"
+
+static int fail(struct db *db, const char *what)
+{
+	snprintf(db->err, sizeof(db->err), "%s: %s", what,
+		 db->h ? sqlite3_errmsg(db->h) : "out of memory");
+	return DB_ERR;
+}
+
+static int exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : "?");
+		sqlite3_free(msg);
+		return DB_ERR;
+	}
+	return DB_OK;
+}
+
+int db_schema_version(struct db *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Each step in its own transaction, which also sets user_version. */
+static int migrate(struct db *db)
+{
+	int v = db_schema_version(db), i;
+	char pragma[64];
+
+	if (v < 0)
+		return fail(db, "cannot read schema version");
+	if (v > DB_SCHEMA_VERSION) {
+		snprintf(db->err, sizeof(db->err),
+			 "schema version %d is newer than this tool's %d", v,
+			 DB_SCHEMA_VERSION);
+		return DB_TOO_NEW;
+	}
+	for (i = 0; i < schema_nsteps; i++) {
+		const struct schema_step *s = &schema_steps[i];
+
+		if (s->version <= v)
+			continue;
+		if (exec(db, "BEGIN IMMEDIATE"))
+			return DB_ERR;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+			 s->version);
+		if (exec(db, s->sql) || exec(db, pragma)) {
+			char keep[400];
+
+			snprintf(keep, sizeof(keep), "%.390s", db->err);
+			exec(db, "ROLLBACK");
+			snprintf(db->err, sizeof(db->err), "migration %s: %s",
+				 s->file, keep);
+			return DB_ERR;
+		}
+		if (exec(db, "COMMIT"))
+			return DB_ERR;
+	}
+	return DB_OK;
+}
+
+int db_open(struct db *db, const char *path, bool create)
+{
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int r;
+
+	memset(db, 0, sizeof(*db));
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	if (!create && access(path, F_OK)) {
+		snprintf(db->err, sizeof(db->err), "%s", strerror(errno));
+		return DB_MISSING;
+	}
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		fail(db, "cannot open");
+		db_close(db);
+		return DB_ERR;
+	}
+	sqlite3_busy_timeout(db->h, 10000);
+	/* a file that is not SQLite fails on its first read */
+	if (db_schema_version(db) < 0) {
+		snprintf(db->err, sizeof(db->err), "%s",
+			 sqlite3_errmsg(db->h));
+		db_close(db);
+		return DB_NOT_DB;
+	}
+	if (exec(db, "PRAGMA journal_mode = WAL") ||
+	    exec(db, "PRAGMA synchronous = NORMAL") ||
+	    exec(db, "PRAGMA foreign_keys = ON")) {
+		db_close(db);
+		return DB_ERR;
+	}
+	r = migrate(db);
+	if (r) {
+		db_close(db);
+		return r;
+	}
+	return DB_OK;
+}
+
+void db_close(struct db *db)
+{
+	if (db->h)
+		sqlite3_close_v2(db->h);
+	db->h = NULL;
+}
+
+static void iso_now(char *buf, size_t n)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Prepare, bind with a format ('t' text, 'i' int64, 'd' double, 'n' null), step. */
+static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int i, r;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, "prepare");
+	va_start(ap, fmt);
+	for (i = 0; fmt[i]; i++) {
+		const char *t;
+
+		switch (fmt[i]) {
+		case 't':
+			t = va_arg(ap, const char *);
+			if (t)
+				sqlite3_bind_text(st, i + 1, t, -1,
+						  SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, i + 1);
+			break;
+		case 'i':
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			sqlite3_bind_double(st, i + 1, va_arg(ap, double));
+			break;
+		default:
+			sqlite3_bind_null(st, i + 1);
+		}
+	}
+	va_end(ap);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE && r != SQLITE_ROW)
+		return fail(db, "write");
+	return DB_OK;
+}
+
+int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
+{
+	char now[32];
+
+	iso_now(now, sizeof(now));
+	if (run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
+		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
+		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
+		     "config, pid, started_at) VALUES "
+		     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "tttttttiitttttiit", r->uuid, r->label, r->kernel_release,
+		     r->kernel_version, r->boot_id, r->hostname, r->cpu_model,
+		     (int64_t)r->vcpus, (int64_t)r->mem_bytes, r->cmdline,
+		     r->thp, r->tmpfs, r->topology, r->tool_version, r->config,
+		     (int64_t)r->pid, now))
+		return DB_ERR;
+	*run_id = sqlite3_last_insert_rowid(db->h);
+	return DB_OK;
+}
+
+int db_run_end(struct db *db, int64_t run_id, const char *status,
+	       const char *reason)
+{
+	char now[32];
+
+	iso_now(now, sizeof(now));
+	if (run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
+		     "ended_at = ? WHERE id = ?", "ttti", status, reason, now,
+		     run_id))
+		return DB_ERR;
+	/* cases left pending by an interruption */
+	return run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+			"run_id = ? AND status = 'pending'", "i", run_id);
+}
+
+int db_mend_running(struct db *db, const char *hostname, int *n)
+{
+	char now[32];
+
+	iso_now(now, sizeof(now));
+	*n = 0;
+	if (run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+		     "status = 'pending' AND run_id IN (SELECT id FROM runs "
+		     "WHERE status = 'running' AND hostname = ?)", "t",
+		     hostname))
+		return DB_ERR;
+	if (run_stmt(db, "UPDATE runs SET status = 'aborted', status_reason "
+		     "= 'the runner died (found at the next start)', ended_at "
+		     "= ? WHERE status = 'running' AND hostname = ?", "tt", now,
+		     hostname))
+		return DB_ERR;
+	*n = sqlite3_changes(db->h);
+	return DB_OK;
+}
+
+int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
+		const char *params, int64_t *case_id)
+{
+	if (run_stmt(db, "INSERT INTO cases (run_id, seq, workload, params) "
+		     "VALUES (?,?,?,?)", "iitt", run_id, (int64_t)seq,
+		     workload, params))
+		return DB_ERR;
+	*case_id = sqlite3_last_insert_rowid(db->h);
+	return DB_OK;
+}
+
+int db_case_status(struct db *db, int64_t case_id, const char *status,
+		   const char *reason, const char *info)
+{
+	return run_stmt(db, "UPDATE cases SET status = ?, reason = ?, "
+			"info = coalesce(?, info) WHERE id = ?", "ttti", status,
+			reason, info, case_id);
+}
+
+int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
+		  bool valid, const char *invalid_reason, int cpu,
+		  const char *verify_json, const struct db_value *v, int nv)
+{
+	char now[32];
+	int64_t sid;
+	int i;
+
+	iso_now(now, sizeof(now));
+	if (exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	if (run_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
+		     "invalid_reason, cpu, verify, taken_at) VALUES "
+		     "(?,?,?,?,?,?,?,?)", "iiiititt", case_id, (int64_t)rep,
+		     (int64_t)warmup, (int64_t)valid, invalid_reason,
+		     (int64_t)cpu, verify_json, now))
+		goto err;
+	sid = sqlite3_last_insert_rowid(db->h);
+	for (i = 0; i < nv; i++) {
+		int r;
+
+		if (v[i].supported)
+			r = run_stmt(db, "INSERT INTO sample_values (sample_id, "
+				     "metric, value, unit, better, supported) "
+				     "VALUES (?,?,?,?,?,1)", "itdtt", sid,
+				     v[i].metric, v[i].value, v[i].unit,
+				     v[i].better);
+		else
+			r = run_stmt(db, "INSERT INTO sample_values (sample_id, "
+				     "metric, value, unit, better, supported) "
+				     "VALUES (?,?,NULL,?,?,0)", "ittt", sid,
+				     v[i].metric, v[i].unit, v[i].better);
+		if (r)
+			goto err;
+	}
+	if (exec(db, "COMMIT"))
+		goto err;
+	return DB_OK;
+err:
+	{
+		char keep[512];
+
+		snprintf(keep, sizeof(keep), "%s", db->err);
+		exec(db, "ROLLBACK");
+		snprintf(db->err, sizeof(db->err), "%s", keep);
+	}
+	return DB_ERR;
+}
+
+int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
+		 void *arg)
+{
+	sqlite3_stmt *st;
+	int r = DB_OK;
+
+	if (sqlite3_prepare_v2(db->h,
+		"SELECT r.id, r.uuid, r.label, r.kernel_release, r.boot_id, "
+		"r.status, r.started_at, r.ended_at, (SELECT count(*) FROM "
+		"samples s JOIN cases c ON s.case_id = c.id WHERE c.run_id = "
+		"r.id) FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		return fail(db, "prepare");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct db_run_row row = {
+			.id = sqlite3_column_int64(st, 0),
+			.uuid = (const char *)sqlite3_column_text(st, 1),
+			.label = (const char *)sqlite3_column_text(st, 2),
+			.kernel_release = (const char *)sqlite3_column_text(st, 3),
+			.boot_id = (const char *)sqlite3_column_text(st, 4),
+			.status = (const char *)sqlite3_column_text(st, 5),
+			.started_at = (const char *)sqlite3_column_text(st, 6),
+			.ended_at = (const char *)sqlite3_column_text(st, 7),
+			.nsamples = sqlite3_column_int64(st, 8),
+		};
+
+		r = fn(&row, arg);
+		if (r)
+			break;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,73 @@
+/* The one place that speaks SQL: opening, migrating and writing results. */
+#ifndef FB_DB_H
+#define FB_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct db {
+	sqlite3 *h;
+	char path[4096];
+	char err[512];		/* last error, for messages */
+};
+
+enum {
+	DB_OK = 0,
+	DB_ERR = -1,		/* I/O or SQLite error: err says what */
+	DB_TOO_NEW = -2,	/* user_version above what this code knows */
+	DB_MISSING = -3,	/* file absent and create not asked */
+	DB_NOT_DB = -4,		/* not a foliobench/SQLite database */
+};
+
+#define DB_SCHEMA_VERSION 1
+
+/* Open (and create/migrate when create) the database; WAL, foreign keys. */
+int db_open(struct db *db, const char *path, bool create);
+void db_close(struct db *db);
+int db_schema_version(struct db *db);
+
+/* The run's facts, filled by the runner. */
+struct db_run {
+	char uuid[40];
+	const char *label, *kernel_release, *kernel_version, *boot_id;
+	const char *hostname, *cpu_model, *cmdline, *thp, *tmpfs, *topology;
+	const char *tool_version, *config;
+	int vcpus;
+	uint64_t mem_bytes;
+	int pid;
+};
+
+int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id);
+int db_run_end(struct db *db, int64_t run_id, const char *status,
+	       const char *reason);
+/* Mark runs left 'running' on this host by a runner that is gone. */
+int db_mend_running(struct db *db, const char *hostname, int *n);
+
+int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
+		const char *params, int64_t *case_id);
+int db_case_status(struct db *db, int64_t case_id, const char *status,
+		   const char *reason, const char *info);
+
+struct db_value {
+	const char *metric, *unit, *better;
+	double value;
+	bool supported;
+};
+
+/* One sample and its values, in one transaction. */
+int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
+		  bool valid, const char *invalid_reason, int cpu,
+		  const char *verify_json, const struct db_value *v, int nv);
+
+/* `bench runs`: call fn for each run, newest last. */
+struct db_run_row {
+	int64_t id;
+	const char *uuid, *label, *kernel_release, *boot_id, *status;
+	const char *started_at, *ended_at;
+	int64_t nsamples;
+};
+int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
+		 void *arg);
+
+#endif

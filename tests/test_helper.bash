@@ -1,0 +1,59 @@
+# Shared set-up for the bats files: every test gets its own directory and
+# database, and fails if it leaves a scratch file, mount, cgroup or changed
+# knob behind.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+: "${FB_BIN:=$BATS_TEST_DIRNAME/../build/bench}"
+BENCH=$FB_BIN
+
+fb_setup() {
+	T=$BATS_TEST_TMPDIR
+	DB=$T/results.db
+	cd "$T" || return 1
+	THP_BEFORE=$(fb_knobs)
+}
+
+# The knobs the runner may change, as one string to compare.
+fb_knobs() {
+	local f
+	for f in /sys/kernel/mm/transparent_hugepage/shmem_enabled \
+		 /sys/kernel/mm/transparent_hugepage/hugepages-*kB/shmem_enabled; do
+		[ -r "$f" ] && printf '%s=%s\n' "$f" "$(cat "$f")"
+	done
+}
+
+# What a run must never leave behind.
+fb_leftovers() {
+	ls -d /dev/shm/foliobench* 2>/dev/null
+	grep -E 'foliobench' /proc/mounts
+	ls -d /sys/fs/cgroup/memory/foliobench* /sys/fs/cgroup/foliobench* \
+	      /sys/fs/cgroup/*/foliobench* 2>/dev/null
+	[ "$(fb_knobs)" = "$THP_BEFORE" ] || echo "knobs changed"
+	return 0
+}
+
+fb_teardown() {
+	local left
+	left=$(fb_leftovers)
+	if [ -n "$left" ]; then
+		echo "left behind: $left" >&2
+		return 1
+	fi
+}
+
+setup() { fb_setup; }
+teardown() { fb_teardown; }
+
+# Write a config with the given suite JSON (an array) at small sizes.
+fb_config() {
+	local suite=$1 extra=${2:-}
+	cat > "$T/config.json" <<JSON
+{ "database": "$DB", "runs": 2, "warmup": 0 $extra,
+  "suite": $suite }
+JSON
+}
+
+# sqlite3 on the test database
+q() { sqlite3 "$DB" "$@"; }

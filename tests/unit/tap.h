@@ -1,0 +1,44 @@
+/* Minimal TAP for the C unit tests: ok/not ok lines that mk/test.sh counts. */
+#ifndef FB_TAP_H
+#define FB_TAP_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+#define OK(cond, ...) do {						\
+	tap_n++;							\
+	if (cond) {							\
+		printf("ok %d - ", tap_n);				\
+	} else {							\
+		tap_failed++;						\
+		printf("not ok %d - ", tap_n);				\
+	}								\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	if (!(cond))							\
+		printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+} while (0)
+
+/* Equal within a relative tolerance (or absolute, near zero). */
+#define NEAR(got, want, tol, name) do {					\
+	double g_ = (got), w_ = (want);					\
+	int ok_ = fabs(g_ - w_) <= (tol) * (fabs(w_) > 1 ? fabs(w_) : 1); \
+	OK(ok_, "%s (got %.10g, want %.10g)", name, g_, w_);		\
+} while (0)
+
+#define STREQ(got, want, name) do {					\
+	const char *g_ = (got), *w_ = (want);				\
+	OK(g_ && !strcmp(g_, w_), "%s (got '%s', want '%s')", name,	\
+	   g_ ? g_ : "(null)", w_);					\
+} while (0)
+
+static inline int tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+#endif

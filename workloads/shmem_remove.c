@@ -1,0 +1,457 @@
+/*
+ * shmem-remove: fill a tmpfs file or memfd (untimed), then time the one
+ * system call that removes its folios: ftruncate to 0, a hole punch over
+ * the whole file, close of a memfd's last fd, or unlink.  The measurement
+ * of the patch that batches shmem truncation (seeds/000).
+ */
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "sys/sys.h"
+
+#define THP "/sys/kernel/mm/transparent_hugepage"
+
+static const char *const ops[] = {
+	"ftruncate", "punch-hole", "memfd-close", "unlink", NULL,
+};
+static const char *const populates[] = { "fallocate", "write", NULL };
+
+/* "4k", "pmd" or an mTHP size such as "64k" */
+static int check_folio(const char *val, char *buf, size_t n)
+{
+	uint64_t b;
+
+	if (!strcmp(val, "4k") || !strcmp(val, "pmd"))
+		return 0;
+	if (parse_size(val, &b) || b < 8192 || (b & (b - 1))) {
+		snprintf(buf, n, "not a folio size (4k, pmd, or a power of "
+			 "two such as 64k)");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct param params[] = {
+	{ "op", PT_ENUM, "unlink", ops, 0, 0, NULL,
+	  "the timed removal" },
+	{ "size", PT_SIZE, "8G", NULL, 1 << 20, 1ull << 40, NULL,
+	  "file size" },
+	{ "folio", PT_STRING, "4k", NULL, 0, 0, check_folio,
+	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
+	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, NULL,
+	  "tmpfs directory of the file (the default uses the runner's own)" },
+	{ "populate", PT_ENUM, "fallocate", populates, 0, 0, NULL,
+	  "how the file is filled, untimed" },
+	{ NULL },
+};
+
+static const struct metric metrics[] = {
+	{ "wall", "ns", LOWER_IS_BETTER, true,
+	  "wall time of the one system call (CLOCK_MONOTONIC)" },
+	{ "sys", "ns", LOWER_IS_BETTER, false,
+	  "system CPU time of the call (getrusage, thread)" },
+	{ "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
+	  "wall time per folio removed" },
+	{ "folios", "count", LOWER_IS_BETTER, false,
+	  "folios in the file" },
+	{ NULL },
+};
+
+struct state {
+	char mnt[4200];		/* private tmpfs mount, when used */
+	char path[4300];
+	int fd;
+	uint64_t size, folio;	/* bytes */
+	int nr_sizes;
+	char size_dir[16][64];	/* hugepages-*kB names */
+	uint64_t alloc_before[16], alloc_after[16];
+	uint64_t huge_before, huge_after;	/* ShmemHugePages */
+	uint64_t blocks;	/* st_blocks * 512 after fill */
+	uint64_t ops_done;
+	char knob[256];
+};
+
+static uint64_t folio_bytes(const struct wl_case *c)
+{
+	const char *f = wl_s(c, "folio");
+	uint64_t b = 4096;
+
+	if (!strcmp(f, "pmd")) {
+		if (read_file_u64(THP "/hpage_pmd_size", &b))
+			b = 2 << 20;
+	} else {
+		parse_size(f, &b);
+	}
+	return b;
+}
+
+static bool is_memfd(const struct wl_case *c)
+{
+	return !strcmp(wl_s(c, "op"), "memfd-close");
+}
+
+static bool default_dir(const struct wl_case *c)
+{
+	return !strcmp(wl_s(c, "dir"), "/dev/shm");
+}
+
+/* Does /dev/shm (or dir) hand out 4K folios only?  huge=never or none. */
+static bool mount_huge_never(const char *dir)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char src[256], mnt[4096], type[64], opts[1024];
+	bool never = true;
+
+	if (!f)
+		return true;
+	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", src, mnt, type,
+		      opts) == 4)
+		if (!strcmp(mnt, dir))
+			never = !strstr(opts, "huge=") ||
+				strstr(opts, "huge=never");
+	fclose(f);
+	return never;
+}
+
+static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+{
+	uint64_t size = wl_u(c, "size"), folio = folio_bytes(c), avail;
+	char need[32], have[32], shortby[32], path[256];
+	const char *dir = default_dir(c) ? "/dev/shm" : wl_s(c, "dir");
+	struct statvfs sv;
+
+	if (folio > 4096) {
+		snprintf(path, sizeof(path), THP "/hugepages-%llukB",
+			 (unsigned long long)(folio >> 10));
+		if (access(path, F_OK)) {
+			wl_errf(e, "this kernel offers no %s shmem folios "
+				"(no %s)", wl_s(c, "folio"), path);
+			return WL_SKIP;
+		}
+	}
+	if (size % folio) {
+		human_size(folio, have, sizeof(have));
+		wl_errf(e, "size %s is not a multiple of the %s folio",
+			wl_s(c, "size"), have);
+		return WL_REFUSE;
+	}
+	human_size(size, need, sizeof(need));
+	if (!is_memfd(c)) {
+		if (statvfs(dir, &sv)) {
+			wl_errf(e, "cannot use directory %s: %s", dir,
+				strerror(errno));
+			return WL_REFUSE;
+		}
+		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+		if (avail < size) {
+			human_size(avail, have, sizeof(have));
+			human_size(size - avail, shortby, sizeof(shortby));
+			wl_errf(e, "needs %s free in %s, has %s: short by %s",
+				need, dir, have, shortby);
+			return WL_REFUSE;
+		}
+	}
+	/* the file lives in memory: keep 256 MiB for everything else */
+	if (!meminfo_bytes("MemAvailable", &avail) &&
+	    avail < size + (256 << 20)) {
+		human_size(avail, have, sizeof(have));
+		human_size(size + (256 << 20) - avail, shortby, sizeof(shortby));
+		wl_errf(e, "needs %s of memory plus 256 MiB, MemAvailable is "
+			"%s: short by %s", need, have, shortby);
+		return WL_REFUSE;
+	}
+	return WL_OK;
+}
+
+static void counters(struct state *st, uint64_t *alloc)
+{
+	char path[256];
+	int i;
+
+	for (i = 0; i < st->nr_sizes; i++) {
+		snprintf(path, sizeof(path), THP "/%s/stats/shmem_alloc",
+			 st->size_dir[i]);
+		if (read_file_u64(path, &alloc[i]))
+			alloc[i] = 0;
+	}
+}
+
+static void find_sizes(struct state *st)
+{
+	static const unsigned kb[] = {
+		8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+		32768, 65536, 524288, 1048576,
+	};
+	char path[256];
+	size_t i;
+
+	st->nr_sizes = 0;
+	for (i = 0; i < ARRAY_SIZE(kb) && st->nr_sizes < 16; i++) {
+		snprintf(path, sizeof(path), THP "/hugepages-%ukB/stats", kb[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(st->size_dir[st->nr_sizes++], sizeof(st->size_dir[0]),
+			 "hugepages-%ukB", kb[i]);
+	}
+}
+
+static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
+{
+	const char *how = wl_s(c, "populate");
+	char hs[32];
+
+	human_size(st->size, hs, sizeof(hs));
+	if (!strcmp(how, "fallocate")) {
+		if (fallocate(st->fd, 0, 0, (off_t)st->size))
+			return wl_errf(e, "cannot fallocate %s (%s): %s",
+				       st->path, hs, strerror(errno));
+		return 0;
+	}
+	{
+		size_t chunk = 1 << 20;
+		char *buf = malloc(chunk);
+		uint64_t off;
+
+		if (!buf)
+			return wl_errf(e, "out of memory");
+		memset(buf, 0x5a, chunk);
+		for (off = 0; off < st->size; off += chunk) {
+			ssize_t w = pwrite(st->fd, buf, chunk, (off_t)off);
+
+			if (w != (ssize_t)chunk) {
+				free(buf);
+				return wl_errf(e, "cannot write %s (%s): %s",
+					       st->path, hs, w < 0 ?
+					       strerror(errno) : "short write");
+			}
+			if (*c->stop) {
+				free(buf);
+				return wl_errf(e, "interrupted");
+			}
+		}
+		free(buf);
+	}
+	return 0;
+}
+
+static int setup(struct wl_case *c, struct wl_err *e)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	const char *dir;
+	char opts[128];
+	struct stat sb;
+	int r;
+
+	if (!st)
+		return wl_errf(e, "out of memory");
+	c->priv = st;
+	st->fd = -1;
+	st->size = wl_u(c, "size");
+	st->folio = folio_bytes(c);
+	find_sizes(st);
+
+	if (is_memfd(c)) {
+		/* memfds follow the top-level shmem_enabled knob */
+		const char *want = st->folio > 4096 ? "always" : "never";
+
+		snprintf(st->knob, sizeof(st->knob), THP "/shmem_enabled");
+		r = sys_knob_set(st->knob, want);
+		if (r)
+			return wl_errf(e, "cannot set %s to %s: %s", st->knob,
+				       want, strerror(-r));
+		snprintf(st->path, sizeof(st->path), "memfd:foliobench");
+		st->fd = memfd_create("foliobench", MFD_CLOEXEC);
+		if (st->fd < 0)
+			return wl_errf(e, "cannot memfd_create: %s",
+				       strerror(errno));
+	} else {
+		if (!default_dir(c)) {
+			dir = wl_s(c, "dir");
+		} else if (st->folio == 4096 && mount_huge_never("/dev/shm")) {
+			dir = c->scratch;	/* on /dev/shm itself */
+		} else {
+			/* a private tmpfs that hands out huge folios */
+			snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs",
+				 c->scratch);
+			if (mkdir(st->mnt, 0700) && errno != EEXIST)
+				return wl_errf(e, "cannot mkdir %s: %s",
+					       st->mnt, strerror(errno));
+			snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
+				 st->folio > 4096 ? "always" : "never",
+				 (unsigned long long)(st->size + (64 << 20)));
+			r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
+			if (r)
+				return wl_errf(e, "cannot mount tmpfs (%s) on "
+					       "%s: %s", opts, st->mnt,
+					       strerror(-r));
+			dir = st->mnt;
+		}
+		snprintf(st->path, sizeof(st->path), "%s/shmem-remove.%d",
+			 dir, c->rep);
+		st->fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			      0600);
+		if (st->fd < 0)
+			return wl_errf(e, "cannot create %s: %s", st->path,
+				       strerror(errno));
+	}
+	counters(st, st->alloc_before);
+	meminfo_bytes("ShmemHugePages", &st->huge_before);
+	r = fill(c, st, e);
+	if (r)
+		return r;
+	if (fstat(st->fd, &sb))
+		return wl_errf(e, "cannot stat %s: %s", st->path,
+			       strerror(errno));
+	st->blocks = (uint64_t)sb.st_blocks * 512;
+	/* what the kernel gave, read before the timed call */
+	counters(st, st->alloc_after);
+	meminfo_bytes("ShmemHugePages", &st->huge_after);
+	if (!strcmp(wl_s(c, "op"), "unlink")) {
+		close(st->fd);
+		st->fd = -1;
+	}
+	return 0;
+}
+
+static uint64_t stime_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+}
+
+static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	const char *op = wl_s(c, "op");
+	uint64_t t0, t1, s0, s1;
+	int r;
+
+	s0 = stime_ns();
+	t0 = now_ns();
+	if (!strcmp(op, "ftruncate"))
+		r = ftruncate(st->fd, 0);
+	else if (!strcmp(op, "punch-hole"))
+		r = fallocate(st->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      0, (off_t)st->size);
+	else if (!strcmp(op, "memfd-close"))
+		r = close(st->fd);
+	else
+		r = unlink(st->path);
+	t1 = now_ns();
+	s1 = stime_ns();
+	if (r)
+		return wl_errf(e, "%s of %s failed: %s", op, st->path,
+			       strerror(errno));
+	if (!strcmp(op, "memfd-close"))
+		st->fd = -1;
+	st->ops_done = 1;
+	wl_set(s, c->wl, "wall", (double)(t1 - t0));
+	wl_set(s, c->wl, "sys", (double)(s1 - s0));
+	wl_set(s, c->wl, "folios", (double)(st->size / st->folio));
+	wl_set(s, c->wl, "ns_per_folio",
+	       (double)(t1 - t0) / (double)(st->size / st->folio));
+	return 0;
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	const char *op = wl_s(c, "op");
+	uint64_t want = st->size / st->folio, given = 0, other = 0;
+	int64_t huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+	char asked[32];
+	struct stat sb;
+	int i;
+
+	(void)e;
+	for (i = 0; i < st->nr_sizes; i++) {
+		uint64_t kb = strtoull(st->size_dir[i] + 10, NULL, 10);
+		uint64_t d = st->alloc_after[i] - st->alloc_before[i];
+
+		if (kb * 1024 == st->folio)
+			given = d;
+		else
+			other += d;
+	}
+	wl_note(s, "allocated_bytes", (double)st->blocks);
+	wl_note(s, "folios_expected", (double)want);
+	wl_note(s, "large_folios_of_size", (double)given);
+	wl_note(s, "large_folios_other_sizes", (double)other);
+	wl_note(s, "shmem_huge_bytes", (double)huge);
+	human_size(st->folio, asked, sizeof(asked));
+	if (st->blocks < st->size)
+		wl_invalid(s, "the file was not fully allocated: st_blocks "
+			   "says %llu of %llu bytes",
+			   (unsigned long long)st->blocks,
+			   (unsigned long long)st->size);
+	if (st->folio == 4096 && (other || huge > 0))
+		wl_invalid(s, "asked for 4K folios, the kernel gave %llu large "
+			   "folios (%lld bytes of ShmemHugePages)",
+			   (unsigned long long)other, (long long)huge);
+	if (st->folio > 4096 && (given != want || other))
+		wl_invalid(s, "asked for %llu folios of %s, the kernel gave "
+			   "%llu of that size and %llu of other sizes",
+			   (unsigned long long)want, asked,
+			   (unsigned long long)given,
+			   (unsigned long long)other);
+	if (st->folio > 4096 && !strcmp(wl_s(c, "folio"), "pmd") &&
+	    huge < (int64_t)st->size)
+		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "
+			   "file size %llu", (long long)huge,
+			   (unsigned long long)st->size);
+	/* and the call did what it claims */
+	if ((!strcmp(op, "ftruncate") || !strcmp(op, "punch-hole")) &&
+	    !fstat(st->fd, &sb) && sb.st_blocks)
+		wl_invalid(s, "%s left %lld blocks in the file", op,
+			   (long long)sb.st_blocks);
+	if (!strcmp(op, "unlink") && !access(st->path, F_OK))
+		wl_invalid(s, "%s still exists after unlink", st->path);
+	return 0;
+}
+
+static void teardown(struct wl_case *c)
+{
+	struct state *st = c->priv;
+
+	if (!st)
+		return;
+	if (st->fd >= 0)
+		close(st->fd);
+	if (st->path[0] == '/')
+		unlink(st->path);
+	if (st->mnt[0]) {
+		sys_umount(st->mnt);
+		rmdir(st->mnt);
+	}
+	if (st->knob[0])
+		sys_knob_restore(st->knob);
+	free(st);
+	c->priv = NULL;
+}
+
+const struct workload wl_shmem_remove = {
+	.name = "shmem-remove",
+	.summary = "fill a tmpfs file or memfd, time its removal "
+		   "(ftruncate, hole punch, memfd close, unlink)",
+	.params = params,
+	.metrics = metrics,
+	.preflight = preflight,
+	.setup = setup,
+	.run = run,
+	.verify = verify,
+	.teardown = teardown,
+};

@@ -1,0 +1,572 @@
+/*
+ * The journal of system changes (see sys.h).  Each change is appended and
+ * fsync'ed before it is made; undoing it appends "ID done".  A runner that
+ * finds entries not done at its start mends them, newest first.
+ */
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/loop.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/common.h"
+
+#define MAX_ENTRIES	256
+
+struct entry {
+	int id;
+	char kind[16];
+	char a[4096];
+	char b[512];
+	bool done;
+};
+
+static struct {
+	char dir[4096];
+	int lock_fd;
+	int fd;			/* journal, O_APPEND */
+	int next_id;
+	struct entry *e;	/* what this process recorded */
+	int n;
+} J = { .lock_fd = -1, .fd = -1 };
+
+const char *sys_state_dir(void)
+{
+	const char *d;
+
+	if (!J.dir[0]) {
+		d = getenv("FOLIOBENCH_STATE");
+		snprintf(J.dir, sizeof(J.dir), "%s",
+			 d && *d ? d : "/run/foliobench");
+	}
+	return J.dir;
+}
+
+static int append(const char *line)
+{
+	size_t len = strlen(line);
+
+	if (J.fd < 0)
+		return -EBADF;
+	if (write(J.fd, line, len) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	if (fsync(J.fd))
+		return -errno;
+	return 0;
+}
+
+/* Record an intended change; returns its entry or NULL. */
+static struct entry *record(const char *kind, const char *a, const char *b)
+{
+	struct entry *e;
+	char line[4500];
+
+	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")))
+		return NULL;
+	if (!J.e)
+		J.e = calloc(MAX_ENTRIES, sizeof(*J.e));
+	if (!J.e || J.n == MAX_ENTRIES)
+		return NULL;
+	e = &J.e[J.n];
+	memset(e, 0, sizeof(*e));
+	e->id = ++J.next_id;
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->a, sizeof(e->a), "%s", a);
+	snprintf(e->b, sizeof(e->b), "%s", b ? b : "");
+	snprintf(line, sizeof(line), "%d\t%s\t%s\t%s\n", e->id, kind, a, e->b);
+	if (J.fd >= 0 && append(line))
+		return NULL;
+	J.n++;
+	return e;
+}
+
+static void mark_done(struct entry *e)
+{
+	char line[32];
+
+	e->done = true;
+	snprintf(line, sizeof(line), "%d\tdone\n", e->id);
+	append(line);
+}
+
+static struct entry *find(const char *kind, const char *a)
+{
+	int i;
+
+	for (i = J.n - 1; i >= 0; i--)
+		if (!J.e[i].done && !strcmp(J.e[i].kind, kind) &&
+		    !strcmp(J.e[i].a, a))
+			return &J.e[i];
+	return NULL;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT)
+		return 0;	/* go on: remove what can be removed */
+	return 0;
+}
+
+int sys_rmtree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
+		return -errno;
+	return access(path, F_OK) ? 0 : -ENOTEMPTY;
+}
+
+static unsigned long long proc_starttime(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_file_str(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	if (!p)
+		return 0;
+	/* field 22 is starttime; after ")" come fields 3.. */
+	for (i = 3; i <= 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p, " %llu", &st);
+	return st;
+}
+
+static int undo_cgroup(const char *path)
+{
+	char procs[4200], parent[4200], pprocs[4300], *slash;
+	int tries;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	for (tries = 0; tries < 50; tries++) {
+		FILE *f;
+		char line[32];
+		const char *name;
+
+		/* v1 has "tasks", v2 "cgroup.procs"; move them to the parent */
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+		snprintf(pprocs, sizeof(pprocs), "%s/cgroup.procs", parent);
+		name = procs;
+		f = fopen(name, "re");
+		if (f) {
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\n")] = '\0';
+				write_file_str(pprocs, line);
+			}
+			fclose(f);
+		}
+		if (!rmdir(path) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		usleep(20000);
+	}
+	return -EBUSY;
+}
+
+static int undo(struct entry *e)
+{
+	int r = 0;
+
+	if (!strcmp(e->kind, "dir")) {
+		r = sys_rmtree(e->a);
+	} else if (!strcmp(e->kind, "knob")) {
+		r = write_file_str(e->a, e->b);
+	} else if (!strcmp(e->kind, "mount")) {
+		if (umount2(e->a, 0) && errno != EINVAL && errno != ENOENT) {
+			if (umount2(e->a, MNT_DETACH) && errno != EINVAL)
+				r = -errno;
+		}
+	} else if (!strcmp(e->kind, "cgroup")) {
+		r = undo_cgroup(e->a);
+	} else if (!strcmp(e->kind, "loop")) {
+		int fd = open(e->a, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			/* ENXIO: already free (autoclear did it) */
+			if (ioctl(fd, LOOP_CLR_FD, 0) && errno != ENXIO)
+				r = -errno;
+			close(fd);
+		}
+	} else if (!strcmp(e->kind, "pid")) {
+		pid_t pid = (pid_t)strtol(e->a, NULL, 10);
+		unsigned long long st = strtoull(e->b, NULL, 10);
+
+		if (pid > 0 && proc_starttime(pid) == st) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);	/* fails harmlessly if not ours */
+		}
+	}
+	mark_done(e);
+	return r;
+}
+
+void sys_undo_all(void)
+{
+	int i;
+
+	for (i = J.n - 1; i >= 0; i--)
+		if (!J.e[i].done)
+			undo(&J.e[i]);
+}
+
+/* Read the journal a dead runner left; undo what it did not. */
+static void mend(char *mended, size_t n)
+{
+	char path[4200], line[4500];
+	FILE *f;
+	size_t used = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/journal", J.dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *id = strtok(line, "\t\n"), *kind = strtok(NULL, "\t\n");
+		char *a = strtok(NULL, "\t\n"), *b = strtok(NULL, "\t\n");
+		struct entry *e;
+
+		if (!id || !kind)
+			continue;
+		if (!strcmp(kind, "done")) {
+			for (i = 0; i < J.n; i++)
+				if (J.e[i].id == atoi(id))
+					J.e[i].done = true;
+			continue;
+		}
+		if (!a)
+			continue;
+		e = record(kind, a, b);	/* J.fd is closed: memory only */
+		if (e)
+			e->id = atoi(id);
+	}
+	fclose(f);
+	for (i = J.n - 1; i >= 0; i--) {
+		struct entry *e = &J.e[i];
+
+		if (e->done)
+			continue;
+		undo(e);
+		if (mended && used < n) {
+			int w = snprintf(mended + used, n - used, "%s%s %s",
+					 used ? ", " : "", e->kind, e->a);
+			if (w > 0)
+				used += (size_t)w;
+		}
+	}
+	J.n = 0;
+	J.next_id = 0;
+}
+
+/* Scratch dirs named foliobench.<pid> of pids that are gone. */
+static void mend_scratch(const char *base, char *mended, size_t n)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4200];
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, "foliobench.", 11))
+			continue;
+		pid = strtol(de->d_name + 11, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 &&
+					 pid != getpid()))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		sys_rmtree(path);
+		if (mended) {
+			size_t used = strlen(mended);
+
+			snprintf(mended + used, n - used, "%sdir %s",
+				 used ? ", " : "", path);
+		}
+	}
+	closedir(d);
+}
+
+int sys_init(char *mended, size_t n, pid_t *holder)
+{
+	char path[4200], buf[32];
+	int fd;
+
+	if (mended && n)
+		mended[0] = '\0';
+	sys_state_dir();
+	if (mkdir(J.dir, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/lock", J.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		if (holder) {
+			*holder = 0;
+			if (pread(fd, buf, sizeof(buf) - 1, 0) > 0)
+				*holder = (pid_t)atoi(buf);
+		}
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0) {
+		close(fd);
+		return -errno;
+	}
+	J.lock_fd = fd;
+	mend(mended, n);
+	mend_scratch("/dev/shm", mended, n);
+	mend_scratch("/var/tmp", mended, n);
+	snprintf(path, sizeof(path), "%s/journal", J.dir);
+	J.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		    0644);
+	if (J.fd < 0) {
+		int e = -errno;
+
+		close(J.lock_fd);
+		J.lock_fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void sys_fini(void)
+{
+	char path[4200];
+
+	sys_undo_all();
+	if (J.fd >= 0) {
+		close(J.fd);
+		J.fd = -1;
+		snprintf(path, sizeof(path), "%s/journal", J.dir);
+		unlink(path);
+	}
+	if (J.lock_fd >= 0) {
+		close(J.lock_fd);
+		J.lock_fd = -1;
+	}
+	free(J.e);
+	J.e = NULL;
+	J.n = 0;
+}
+
+int sys_scratch(const char *base, char *out, size_t n)
+{
+	if ((size_t)snprintf(out, n, "%s/foliobench.%d", base,
+			     (int)getpid()) >= n)
+		return -ENAMETOOLONG;
+	if (!record("dir", out, NULL))
+		return -EIO;
+	if (mkdir(out, 0700) && errno != EEXIST) {
+		int e = -errno;
+
+		mark_done(find("dir", out));
+		return e;
+	}
+	return 0;
+}
+
+/* "always within_size advise [never] deny force" -> "never" */
+static void knob_current(const char *raw, char *out, size_t n)
+{
+	const char *l = strchr(raw, '['), *r = l ? strchr(l, ']') : NULL;
+
+	if (l && r)
+		snprintf(out, n, "%.*s", (int)(r - l - 1), l + 1);
+	else
+		snprintf(out, n, "%s", raw);
+}
+
+int sys_knob_set(const char *path, const char *value)
+{
+	char raw[512], old[512];
+	int r;
+
+	r = read_file_str(path, raw, sizeof(raw));
+	if (r)
+		return r;
+	knob_current(raw, old, sizeof(old));
+	if (!strcmp(old, value))
+		return 0;
+	if (!find("knob", path) && !record("knob", path, old))
+		return -EIO;
+	r = write_file_str(path, value);
+	return r;
+}
+
+int sys_knob_restore(const char *path)
+{
+	struct entry *e = find("knob", path);
+
+	return e ? undo(e) : 0;
+}
+
+int sys_mount_record(const char *target)
+{
+	return record("mount", target, NULL) ? 0 : -EIO;
+}
+
+int sys_mount(const char *src, const char *target, const char *fstype,
+	      unsigned long flags, const char *data)
+{
+	struct entry *e = record("mount", target, NULL);
+
+	if (!e)
+		return -EIO;
+	if (mount(src, target, fstype, flags, data)) {
+		int r = -errno;
+
+		mark_done(e);
+		return r;
+	}
+	return 0;
+}
+
+int sys_umount(const char *target)
+{
+	struct entry *e = find("mount", target);
+
+	if (e)
+		return undo(e);
+	if (umount2(target, 0) && umount2(target, MNT_DETACH))
+		return -errno;
+	return 0;
+}
+
+int sys_cgroup_mkdir(const char *path)
+{
+	struct entry *e = record("cgroup", path, NULL);
+
+	if (!e)
+		return -EIO;
+	if (mkdir(path, 0755)) {
+		int r = -errno;
+
+		mark_done(e);
+		return r;
+	}
+	return 0;
+}
+
+int sys_cgroup_rmdir(const char *path)
+{
+	struct entry *e = find("cgroup", path);
+
+	return e ? undo(e) : undo_cgroup(path);
+}
+
+int sys_loop_attach(const char *file, char *dev, size_t n)
+{
+	struct loop_info64 info;
+	struct entry *e;
+	int ctl, nr, lfd = -1, ffd = -1, r = 0;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return -errno;
+	for (int tries = 0; tries < 8; tries++) {
+		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0) {
+			r = -errno;
+			break;
+		}
+		snprintf(dev, n, "/dev/loop%d", nr);
+		e = record("loop", dev, NULL);
+		if (!e) {
+			r = -EIO;
+			break;
+		}
+		lfd = open(dev, O_RDWR | O_CLOEXEC);
+		ffd = open(file, O_RDWR | O_CLOEXEC);
+		if (lfd < 0 || ffd < 0) {
+			r = -errno;
+			mark_done(e);
+			break;
+		}
+		if (ioctl(lfd, LOOP_SET_FD, ffd)) {
+			r = -errno;
+			mark_done(e);
+			close(lfd);
+			close(ffd);
+			lfd = ffd = -1;
+			if (r == -EBUSY)	/* raced another user: next */
+				continue;
+			break;
+		}
+		memset(&info, 0, sizeof(info));
+		info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		snprintf((char *)info.lo_file_name, sizeof(info.lo_file_name),
+			 "%s", file);
+		if (ioctl(lfd, LOOP_SET_STATUS64, &info)) {
+			r = -errno;
+			undo(e);
+		}
+		break;
+	}
+	if (lfd >= 0)
+		close(lfd);
+	if (ffd >= 0)
+		close(ffd);
+	close(ctl);
+	return r;
+}
+
+int sys_loop_detach(const char *dev)
+{
+	struct entry *e = find("loop", dev);
+
+	return e ? undo(e) : 0;
+}
+
+int sys_pid_record(pid_t pid)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%d", (int)pid);
+	snprintf(b, sizeof(b), "%llu", proc_starttime(pid));
+	return record("pid", a, b) ? 0 : -EIO;
+}
+
+int sys_pid_forget(pid_t pid)
+{
+	char a[32];
+	struct entry *e;
+
+	snprintf(a, sizeof(a), "%d", (int)pid);
+	e = find("pid", a);
+	if (e)
+		mark_done(e);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * What workloads change on the system, each change recorded in a journal
+ * before it is made, so that it is undone at exit, after SIGINT/SIGTERM,
+ * and, after a crash or SIGKILL, by the next runner at its start.
+ *
+ * The journal lives in the state directory (/run/foliobench, or
+ * $FOLIOBENCH_STATE): /run is cleared at boot, exactly like the mounts,
+ * cgroups and knobs it records.  The same directory holds the machine-wide
+ * lock that lets one runner in at a time.
+ */
+#ifndef FB_SYS_H
+#define FB_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Take the lock and mend what a dead runner left (journal entries not
+ * undone, scratch dirs of dead pids).  mended (may be NULL) gets a
+ * human-readable list of what was mended.  Returns 0, -EBUSY when another
+ * runner holds the lock (holder's pid in *holder), or -errno.
+ */
+int sys_init(char *mended, size_t n, pid_t *holder);
+/* Undo everything still recorded, newest first, and release the lock. */
+void sys_fini(void);
+/* Undo everything still recorded, newest first (keeps the lock). */
+void sys_undo_all(void);
+
+/*
+ * Scratch directories of the runner's own, named with the pid:
+ * <base>/foliobench.<pid>; removed recursively on undo.
+ */
+int sys_scratch(const char *base, char *out, size_t n);
+
+/* A sysfs/procfs knob: old value recorded, new one written. */
+int sys_knob_set(const char *path, const char *value);
+int sys_knob_restore(const char *path);
+
+/* mount(2), recorded; sys_umount detaches it (lazily if busy). */
+int sys_mount(const char *src, const char *target, const char *fstype,
+	      unsigned long flags, const char *data);
+int sys_umount(const char *target);
+/* Record a mount that some other code makes (libfuse), before it is made. */
+int sys_mount_record(const char *target);
+
+/* A cgroup directory, recorded; on remove its tasks move to the parent. */
+int sys_cgroup_mkdir(const char *path);
+int sys_cgroup_rmdir(const char *path);
+
+/* A loop device on file (autoclear); dev gets "/dev/loopN". */
+int sys_loop_attach(const char *file, char *dev, size_t n);
+int sys_loop_detach(const char *dev);
+
+/* A helper process to kill (SIGKILL) on undo if still the same process. */
+int sys_pid_record(pid_t pid);
+int sys_pid_forget(pid_t pid);
+
+/* rm -rf, staying on one filesystem; used by undo and by workloads. */
+int sys_rmtree(const char *path);
+
+/* The state directory in use. */
+const char *sys_state_dir(void);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * The workload interface.  A workload says what to set up, what to time and
+ * how to check it; the runner owns repetitions, pinning, progress, storage.
+ */
+#ifndef FB_WORKLOAD_H
+#define FB_WORKLOAD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+#define WL_MAX_PARAMS	16
+#define WL_MAX_METRICS	32
+#define WL_MAX_NOTES	24
+
+enum param_type {
+	PT_SIZE,	/* bytes, "8G" */
+	PT_UINT,	/* plain count */
+	PT_DURATION,	/* nanoseconds, "10s" */
+	PT_ENUM,	/* one of .choices */
+	PT_STRING,	/* free text, checked by .check if set */
+	PT_PERCENT,	/* 0..100, stored as a number */
+};
+
+struct param {
+	const char *name;
+	enum param_type type;
+	const char *def;		/* default, in config syntax */
+	const char *const *choices;	/* PT_ENUM: NULL-terminated */
+	uint64_t min, max;		/* PT_SIZE, PT_UINT, PT_DURATION, PT_PERCENT; max 0 = none */
+	/* optional extra syntax check; writes why into buf, returns -1 */
+	int (*check)(const char *val, char *buf, size_t n);
+	const char *help;
+};
+
+enum metric_better { LOWER_IS_BETTER, HIGHER_IS_BETTER };
+
+struct metric {
+	const char *name;	/* "wall" */
+	const char *unit;	/* "ns", "ns/folio", "MiB/s", "IOPS", "count" */
+	enum metric_better better;
+	bool primary;		/* shown in the run's per-case line */
+	const char *help;
+};
+
+/* A parameter's value in a case: numbers parsed, strings kept. */
+struct wl_value {
+	const char *str;	/* canonical string form */
+	uint64_t u;		/* sizes, counts, durations (ns), percents */
+};
+
+/* One value of one metric in one sample. */
+struct wl_mval {
+	double v;
+	bool set;		/* measured */
+	bool unsupported;	/* the machine cannot measure it (e.g. perf cycles) */
+};
+
+struct wl_note {
+	char key[40];
+	double v;
+};
+
+/* What one repetition produced. */
+struct wl_sample {
+	struct wl_mval m[WL_MAX_METRICS];	/* indexed like workload.metrics */
+	bool invalid;
+	char reason[256];			/* why invalid */
+	struct wl_note notes[WL_MAX_NOTES];	/* what verify found */
+	int nnotes;
+	char text[256];				/* free-form verify facts */
+};
+
+struct workload;
+
+/* What the runner hands a workload for one case. */
+struct wl_case {
+	const struct workload *wl;
+	struct wl_value v[WL_MAX_PARAMS];	/* indexed like workload.params */
+	const char *scratch;		/* runner's own scratch dir (on /dev/shm by default) */
+	const char *disk_scratch;	/* runner's scratch dir on a disk filesystem */
+	int cpu;			/* logical PU of the measuring thread (OS index) */
+	const int *cpus;		/* PUs the workload may use for extra threads */
+	int ncpus;
+	int (*pin_thread)(int os_cpu);	/* bind the calling thread */
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: give up soon */
+	/* report progress of a long setup: done of total bytes/units */
+	void (*progress)(const char *what, uint64_t done, uint64_t total);
+	bool warmup;
+	int rep;
+	void *priv;			/* the workload's own state */
+	char info[256];			/* preflight: what it adapted, said to the user */
+};
+
+/* Result of a preflight. */
+enum wl_verdict {
+	WL_OK = 0,
+	WL_SKIP,	/* not supported here: recorded as skipped, not failed */
+	WL_REFUSE,	/* does not fit: the run is refused before anything is made */
+};
+
+struct wl_err {
+	char msg[512];
+};
+
+struct workload {
+	const char *name;
+	const char *summary;
+	const struct param *params;	/* terminated by { NULL } */
+	const struct metric *metrics;	/* terminated by { NULL } */
+	/* look at the machine; may adapt the case (record why in c->info) */
+	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
+	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
+	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */
+	int (*verify)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);
+	void (*teardown)(struct wl_case *c);	/* always, also after errors */
+	bool uses_perf;		/* runner counts perf events around run() */
+};
+
+/* The registered workloads, NULL-terminated, in registry order. */
+const struct workload *const *workloads_get(void);
+const struct workload *workload_find(const char *name);
+
+/* Index of a param/metric by name; aborts on a name the table lacks. */
+int wl_param_index(const struct workload *w, const char *name);
+int wl_metric_index(const struct workload *w, const char *name);
+static inline uint64_t wl_u(const struct wl_case *c, const char *name)
+{
+	return c->v[wl_param_index(c->wl, name)].u;
+}
+static inline const char *wl_s(const struct wl_case *c, const char *name)
+{
+	return c->v[wl_param_index(c->wl, name)].str;
+}
+void wl_set(struct wl_sample *s, const struct workload *w, const char *metric,
+	    double v);
+void wl_unsupported(struct wl_sample *s, const struct workload *w,
+		    const char *metric);
+void wl_note(struct wl_sample *s, const char *key, double v);
+void wl_invalid(struct wl_sample *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int wl_errf(struct wl_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
