@@ -41,6 +41,16 @@ static int errf(struct ctx *x, const char *fmt, ...)
 	return -1;
 }
 
+/* Up to 12 characters from p, on one line, for messages. */
+static const char *excerpt(const char *p)
+{
+	static char buf[16];
+	size_t n = strcspn(p, "\r\n");
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 12 ? n : 12), p);
+	return buf;
+}
+
 static void line_col(const char *text, const char *at, int *line, int *col)
 {
 	const char *p;
@@ -558,14 +568,14 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 			     "unexpected end of file", line, col);
 		else
 			errf(&x, "line %d, column %d: malformed JSON near "
-			     "'%.12s'", line, col, at ? at : "");
+			     "'%s'", line, col, excerpt(at ? at : ""));
 		goto out;
 	}
 	end += strspn(end, " \t\r\n");
 	if (*end) {
 		line_col(text, end, &line, &col);
 		errf(&x, "line %d, column %d: trailing garbage after the "
-		     "JSON value: '%.12s'", line, col, end);
+		     "JSON value: '%s'", line, col, excerpt(end));
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {

@@ -27,7 +27,9 @@ fb_knobs() {
 # What a run must never leave behind.
 fb_leftovers() {
 	ls -d /dev/shm/foliobench* 2>/dev/null
-	grep -E 'foliobench' /proc/mounts
+	# every mount of ours lives in a scratch dir foliobench.<pid>
+	awk '$2 ~ /foliobench\./' /proc/mounts
+	losetup -a 2>/dev/null | grep foliobench
 	ls -d /sys/fs/cgroup/memory/foliobench* /sys/fs/cgroup/foliobench* \
 	      /sys/fs/cgroup/*/foliobench* 2>/dev/null
 	[ "$(fb_knobs)" = "$THP_BEFORE" ] || echo "knobs changed"
@@ -46,11 +48,11 @@ fb_teardown() {
 setup() { fb_setup; }
 teardown() { fb_teardown; }
 
-# Write a config with the given suite JSON (an array) at small sizes.
+# Write $T/config.json: fb_config SUITE_JSON [WARMUP (0)] [RUNS (2)]
 fb_config() {
-	local suite=$1 extra=${2:-}
+	local suite=$1 warmup=${2:-0} runs=${3:-2}
 	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": 2, "warmup": 0 $extra,
+{ "database": "$DB", "runs": $runs, "warmup": $warmup,
   "suite": $suite }
 JSON
 }

@@ -1,0 +1,252 @@
+/*
+ * The read queries of reports.  Every query is a prepared statement with
+ * bound parameters; a callback that returns nonzero stops the walk and its
+ * value is returned.
+ */
+#include "db_report.h"
+
+#include <stdio.h>
+
+static int fail(struct db *db, const char *what)
+{
+	snprintf(db->err, sizeof(db->err), "%s: %s", what,
+		 sqlite3_errmsg(db->h));
+	return DB_ERR;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
+/* Prepare sql and bind label (when not NULL) as ?1. */
+static int prepare(struct db *db, const char *sql, const char *label,
+		   sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+		return fail(db, "cannot prepare a report query");
+	if (label && sqlite3_bind_text(*st, 1, label, -1,
+				       SQLITE_TRANSIENT) != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		return fail(db, "cannot bind a label");
+	}
+	return DB_OK;
+}
+
+/* Step to the end: DB_OK, or the error of the step. */
+static int step_end(struct db *db, sqlite3_stmt *st, int r, const char *what)
+{
+	if (r != SQLITE_DONE) {
+		fail(db, what);
+		sqlite3_finalize(st);
+		return DB_ERR;
+	}
+	sqlite3_finalize(st);
+	return DB_OK;
+}
+
+int db_report_nruns(struct db *db, int64_t *n)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db, "SELECT count(*) FROM runs", NULL, &st);
+	if (r)
+		return r;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		fail(db, "cannot count runs");
+		sqlite3_finalize(st);
+		return DB_ERR;
+	}
+	*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return DB_OK;
+}
+
+int db_report_label(struct db *db, const char *label, int64_t *nruns,
+		    int64_t *ncomplete)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db, "SELECT count(*), "
+			"coalesce(sum(status = 'complete'), 0) "
+			"FROM runs WHERE label = ?1", label, &st);
+	if (r)
+		return r;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		fail(db, "cannot count the runs of a label");
+		sqlite3_finalize(st);
+		return DB_ERR;
+	}
+	*nruns = sqlite3_column_int64(st, 0);
+	*ncomplete = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	return DB_OK;
+}
+
+int db_report_labels_each(struct db *db,
+			  int (*fn)(const char *label, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db, "SELECT DISTINCT label FROM runs ORDER BY label",
+		    NULL, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot list labels");
+}
+
+int db_report_runs_each(struct db *db, const char *label,
+			int (*fn)(const struct db_report_run *, void *),
+			void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT id, uuid, kernel_release, boot_id, hostname, "
+		    "cpu_model, cmdline, thp, tmpfs, topology, tool_version, "
+		    "started_at, vcpus, mem_bytes FROM runs "
+		    "WHERE label = ?1 AND status = 'complete' "
+		    "ORDER BY started_at, id", label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_report_run run = {
+			.id = sqlite3_column_int64(st, 0),
+			.uuid = col_text(st, 1),
+			.kernel_release = col_text(st, 2),
+			.boot_id = col_text(st, 3),
+			.hostname = col_text(st, 4),
+			.cpu_model = col_text(st, 5),
+			.cmdline = col_text(st, 6),
+			.thp = col_text(st, 7),
+			.tmpfs = col_text(st, 8),
+			.topology = col_text(st, 9),
+			.tool_version = col_text(st, 10),
+			.started_at = col_text(st, 11),
+			.vcpus = sqlite3_column_int64(st, 12),
+			.mem_bytes = sqlite3_column_int64(st, 13),
+		};
+		int stop = fn(&run, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read runs");
+}
+
+int db_report_values_each(struct db *db, const char *label,
+			  int (*fn)(const struct db_report_value *, void *),
+			  void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	/* sample_values.rowid keeps the metric order the workload gave. */
+	r = prepare(db,
+		    "SELECT r.id, r.boot_id, c.workload, c.params, v.metric, "
+		    "v.unit, v.better, v.value, v.supported "
+		    "FROM runs r JOIN cases c ON c.run_id = r.id "
+		    "JOIN samples s ON s.case_id = c.id "
+		    "JOIN sample_values v ON v.sample_id = s.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND s.warmup = 0 AND s.valid = 1 "
+		    "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid",
+		    label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_report_value v = {
+			.run_id = sqlite3_column_int64(st, 0),
+			.boot_id = col_text(st, 1),
+			.workload = col_text(st, 2),
+			.params = col_text(st, 3),
+			.metric = col_text(st, 4),
+			.unit = col_text(st, 5),
+			.better = col_text(st, 6),
+			.value = sqlite3_column_double(st, 7),
+			.supported = sqlite3_column_type(st, 7) != SQLITE_NULL
+				     && sqlite3_column_int(st, 8),
+		};
+		int stop = fn(&v, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read samples");
+}
+
+int db_report_cases_not_done_each(struct db *db, const char *label,
+				  int (*fn)(const struct db_report_case *,
+					    void *),
+				  void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT c.workload, c.params, c.status, c.reason "
+		    "FROM runs r JOIN cases c ON c.run_id = r.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND c.status <> 'done' "
+		    "ORDER BY r.started_at, r.id, c.seq", label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_report_case c = {
+			.workload = col_text(st, 0),
+			.params = col_text(st, 1),
+			.status = col_text(st, 2),
+			.reason = col_text(st, 3),
+		};
+		int stop = fn(&c, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read cases");
+}
+
+int db_report_params_each(struct db *db, const char *params_json,
+			  int (*fn)(const char *key, const char *value,
+				    void *arg),
+			  void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	/* SQLite's own JSON reader: the JSON library stays in reports/. */
+	r = prepare(db, "SELECT key, value FROM json_each(?1) "
+			"WHERE type NOT IN ('object', 'array') ORDER BY id",
+		    params_json, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read case params");
+}

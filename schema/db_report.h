@@ -1,0 +1,65 @@
+/*
+ * The read queries of `bench compare` and `bench export`: complete runs of
+ * a label and the samples that enter a median (no warm-ups, valid only).
+ */
+#ifndef FB_DB_REPORT_H
+#define FB_DB_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* Runs in the whole database. */
+int db_report_nruns(struct db *db, int64_t *n);
+/* Runs of a label, and how many of them are complete. */
+int db_report_label(struct db *db, const char *label, int64_t *nruns,
+		    int64_t *ncomplete);
+/* Every distinct label, for "did you mean". */
+int db_report_labels_each(struct db *db,
+			  int (*fn)(const char *label, void *arg), void *arg);
+
+/* One complete run: what must match between the two sides. */
+struct db_report_run {
+	int64_t id;
+	const char *uuid, *kernel_release, *boot_id, *hostname, *cpu_model;
+	const char *cmdline, *thp, *tmpfs, *topology, *tool_version;
+	const char *started_at;
+	int64_t vcpus, mem_bytes;
+};
+/* Complete runs of a label, oldest first. */
+int db_report_runs_each(struct db *db, const char *label,
+			int (*fn)(const struct db_report_run *, void *),
+			void *arg);
+
+/* One value of a sample that enters a median. */
+struct db_report_value {
+	int64_t run_id;
+	const char *boot_id, *workload, *params, *metric, *unit, *better;
+	double value;
+	bool supported;		/* false: NULL value, not measurable */
+};
+/*
+ * Values of non-warm-up, valid samples of the complete runs of a label, in
+ * the order taken: run start, case order, repetition, metric order.
+ */
+int db_report_values_each(struct db *db, const char *label,
+			  int (*fn)(const struct db_report_value *, void *),
+			  void *arg);
+
+/* Cases of complete runs of a label that did not finish ('skipped' ...). */
+struct db_report_case {
+	const char *workload, *params, *status, *reason;
+};
+int db_report_cases_not_done_each(struct db *db, const char *label,
+				  int (*fn)(const struct db_report_case *,
+					    void *),
+				  void *arg);
+
+/* The keys and values of a canonical params object, in its order. */
+int db_report_params_each(struct db *db, const char *params_json,
+			  int (*fn)(const char *key, const char *value,
+				    void *arg),
+			  void *arg);
+
+#endif

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# The command line: help, version, usage errors and exit codes.
+
+load test_helper
+
+@test "--help lists the commands and exits 0" {
+	run "$BENCH" --help
+	assert_success
+	assert_output --partial "usage: bench <command> [options]"
+	assert_output --partial "  run       run the suite and store every sample"
+	assert_output --partial "  list      workloads, their parameters and defaults"
+}
+
+@test "--version prints the tool version" {
+	run "$BENCH" --version
+	assert_success
+	assert_output --regexp '^foliobench [0-9a-f]'
+}
+
+@test "no command is a usage error (64)" {
+	run "$BENCH"
+	assert_failure 64
+	assert_output --partial "usage: bench"
+}
+
+@test "an unknown command names itself and exits 64" {
+	run "$BENCH" frobnicate
+	assert_failure 64
+	assert_output "bench: 'frobnicate' is not a command; see 'bench --help'"
+}
+
+@test "run rejects an unknown option with 64" {
+	run "$BENCH" run --frob
+	assert_failure 64
+	assert_line --index 0 "bench: unknown option '--frob'"
+}
+
+@test "run --runs must be a positive whole number" {
+	run "$BENCH" run --runs 0
+	assert_failure 64
+	assert_output "bench: --runs: '0' is not a whole number from 1 to 100000"
+	run "$BENCH" run --runs abc
+	assert_failure 64
+}
+
+@test "run --help shows its options" {
+	run "$BENCH" run --help
+	assert_success
+	assert_output --partial "--config FILE"
+	assert_output --partial "--quiet"
+}
+
+@test "list shows every workload with typed parameters and defaults" {
+	run "$BENCH" list
+	assert_success
+	assert_line "shmem-remove"
+	assert_line --regexp '^    op +choice +default unlink +the timed removal \(ftruncate, punch-hole, memfd-close, unlink\)$'
+	assert_line --regexp '^    size +size +default 8G '
+	assert_line --regexp '^    wall +ns +lower is better'
+}
+
+@test "runs on a missing database says so and exits 66" {
+	run "$BENCH" runs --db "$T/none.db"
+	assert_failure 66
+	assert_output "bench: no database at $T/none.db (run \`bench run\` first)"
+	[ ! -e "$T/none.db" ]
+}
+
+@test "runs on a file that is not a database exits 65" {
+	echo "hello" > "$T/x.db"
+	run "$BENCH" runs --db "$T/x.db"
+	assert_failure 65
+	assert_output --partial "bench: cannot open database $T/x.db"
+}
+
+@test "a database of a newer schema is refused, not touched" {
+	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
+	run "$BENCH" runs --db "$DB"
+	assert_failure 65
+	assert_output "bench: cannot open database $DB: schema version 99 is newer than this tool's 1"
+	run sqlite3 "$DB" "PRAGMA user_version"
+	assert_output "99"
+}

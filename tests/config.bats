@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# Config validation: every error names file, place and value, exits 78, and
+# creates nothing (no database, no run row, no scratch file).
+
+load test_helper
+
+cfg() { printf '%s\n' "$1" > "$T/c.json"; }
+
+# Run with $T/c.json; the database must not appear.
+run_cfg() {
+	run "$BENCH" run --config "$T/c.json" --db "$DB"
+	assert_failure 78
+	[ ! -e "$DB" ]
+}
+
+@test "malformed JSON reports line and column" {
+	cfg '{ "runs": 2,
+  "suite": [ { "workload": "shmem-remove", } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 2, column 45: malformed JSON near ' ] }'"
+}
+
+@test "a truncated file is an unexpected end of file" {
+	cfg '{ "suite": [ '
+	run_cfg
+	assert_output --regexp "^bench: $T/c.json: line 2, column 1: malformed JSON: unexpected end of file\$"
+}
+
+@test "trailing garbage after the JSON value is an error" {
+	cfg '{ "suite": [ { "workload": "shmem-remove" } ] } xyz'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 49: trailing garbage after the JSON value: 'xyz'"
+}
+
+@test "an unknown top-level key suggests the nearest" {
+	cfg '{ "rusn": 3, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: rusn: unknown key in the top level; did you mean \"runs\"?"
+}
+
+@test "an unknown workload parameter suggests the nearest" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "szie": "64M" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].szie: unknown key in shmem-remove; did you mean \"size\"?"
+}
+
+@test "an unknown workload is named" {
+	cfg '{ "suite": [ { "workload": "shmem-remov" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].workload: unknown workload \"shmem-remov\"; did you mean \"shmem-remove\"?"
+}
+
+@test "a size that does not parse names the key path and value" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": "8Q" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].size: \"8Q\" is not a size (a whole number of bytes, or with k, M, G, T: \"64M\", \"8G\")"
+}
+
+@test "a size inside a sweep names its index" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": ["64M", "x"] } ] }'
+	run_cfg
+	assert_output --partial "suite[0].size[1]: \"x\" is not a size"
+}
+
+@test "a negative size is an error" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": -1 } ] }'
+	run_cfg
+	assert_output --partial "suite[0].size: -1 is not a size"
+}
+
+@test "an out-of-range size gives the range" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": "4k" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].size: \"4k\" is out of range (1M to 1T)"
+}
+
+@test "a wrong type is an error" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "op": 3 } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].op: 3 is not one of the listed choices"
+}
+
+@test "an enum value outside its choices lists them" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "op": "truncate" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].op: \"truncate\" is not one of: ftruncate, punch-hole, memfd-close, unlink"
+}
+
+@test "runs must be a positive whole number" {
+	cfg '{ "runs": 0, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: runs: 0 is not a whole number from 1 to 100000"
+	cfg '{ "runs": 2.5, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+}
+
+@test "duplicate keys are an error" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": "64M", "size": "8G" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].size: duplicate key"
+}
+
+@test "an empty sweep runs nothing and is an error" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "op": [] } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].op: an empty sweep runs nothing"
+}
+
+@test "a missing suite is an error" {
+	cfg '{ "runs": 3 }'
+	run_cfg
+	assert_output "bench: $T/c.json: missing key \"suite\" (the list of workloads to run)"
+}
+
+@test "a bad folio names what is allowed" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "folio": "3k" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].folio: \"3k\": not a folio size (4k, pmd, or a power of two such as 64k)"
+}
+
+@test "a cpu this process may not use is a config error" {
+	cfg '{ "cpu": 4000, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output --partial "cpu: 4000 is not a logical CPU this process may use"
+}
+
+@test "a missing config file is an error naming it" {
+	run "$BENCH" run --config "$T/nope.json" --db "$DB"
+	assert_failure 78
+	assert_output "bench: cannot read $T/nope.json: No such file or directory"
+	[ ! -e "$DB" ]
+}
+
+@test "comment keys are ignored and the example config is valid" {
+	run "$BENCH" check --config "$BATS_TEST_DIRNAME/../config.example.json"
+	# ok or refused for size on a small machine, never a config error
+	[ "$status" -ne 78 ]
+	assert_output --partial "shmem-remove op=ftruncate size=8G folio=4k"
+}
+
+@test "a sweep expands to the cartesian product" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "op": ["ftruncate", "unlink"], "size": "64M", "folio": ["4k", "pmd"] } ] }'
+	run "$BENCH" check --config "$T/c.json"
+	assert_success
+	assert_line --index 0 "ok     shmem-remove op=ftruncate size=64M folio=4k"
+	assert_line --index 1 "ok     shmem-remove op=ftruncate size=64M folio=pmd"
+	assert_line --index 2 "ok     shmem-remove op=unlink size=64M folio=4k"
+	assert_line --index 3 "ok     shmem-remove op=unlink size=64M folio=pmd"
+}

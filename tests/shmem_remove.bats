@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# shmem-remove at small sizes: every op, 4K and PMD folios, stored with the
+# kernel and boot it ran on, verified, and nothing left behind.
+
+load test_helper
+
+@test "all four ops with 4K and PMD folios land in the database" {
+	fb_config '[ { "workload": "shmem-remove", "op": ["ftruncate", "punch-hole", "memfd-close", "unlink"], "size": "64M", "folio": ["4k", "pmd"] } ]' 1
+	run "$BENCH" run --config "$T/config.json" --label base
+	assert_success
+	assert_line --regexp '^shmem-remove op=unlink size=64M folio=4k: wall median [0-9.]+ (ms|us) \(min .*, max .*\), [0-9]+ ns/folio \[2 valid\]$'
+	# 8 cases, 3 samples each (1 warm-up), 4 values per sample
+	run q "select count(*) from cases where status = 'done'"
+	assert_output 8
+	run q "select count(*), sum(warmup), sum(valid) from samples"
+	assert_output "24|8|24"
+	run q "select label, kernel_release, boot_id, status from runs"
+	assert_output "base|$(uname -r)|$(cat /proc/sys/kernel/random/boot_id)|complete"
+	run q "select count(*) from sample_values where metric = 'wall' and value > 0"
+	assert_output 24
+	# what verify found is stored: fully allocated, the folios asked for
+	run q "select json_extract(verify, '$.allocated_bytes'), json_extract(verify, '$.large_folios_of_size') from samples s join cases c on s.case_id = c.id where c.params like '%\"pmd\"%' limit 1"
+	assert_output "67108864|32"
+	run q "select count(*) from samples s join cases c on s.case_id = c.id where c.params like '%\"4k\"%' and json_extract(verify, '$.large_folios_other_sizes') = 0"
+	assert_output 12
+	# the folios column: 64M of 4K is 16384, of PMD 32
+	run q "select distinct value from sample_values v join samples s on v.sample_id = s.id join cases c on s.case_id = c.id where metric = 'folios' order by value"
+	assert_output "32.0
+16384.0"
+}
+
+@test "the canonical params name every parameter, defaults included" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select params from cases"
+	assert_output '{"op":"unlink","size":"64M","folio":"4k","dir":"/dev/shm","populate":"fallocate"}'
+}
+
+@test "each sample records the CPU it ran on, the pinned one" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": "ftruncate" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	pinned=$(q "select json_extract(topology, '$.measuring_pu') from runs")
+	run q "select distinct cpu from samples"
+	assert_output "$pinned"
+	run q "select json_extract(topology, '$.pus') > 0 from runs"
+	assert_output 1
+}
+
+@test "populate=write fills with real data and is verified the same way" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "populate": "write", "op": "punch-hole" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.allocated_bytes') >= 67108864"
+	assert_output 2
+}
+
+@test "a memfd of PMD folios sets shmem_enabled only for the run" {
+	before=$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": "memfd-close", "folio": "pmd" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select min(json_extract(verify, '$.large_folios_of_size')) from samples"
+	assert_output "32"
+	[ "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)" = "$before" ]
+}
+
+@test "an mTHP size the kernel does not hand to tmpfs files is stored invalid" {
+	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] || skip "no 64kB mTHP"
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": "unlink", "folio": "64k" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	# verified either way: valid only when the kernel gave 64kB folios
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.large_folios_of_size') = 1024"
+	valid=$output
+	run q "select count(*) from samples where valid = 0 and invalid_reason like 'asked for 1024 folios of 64 KiB, the kernel gave%'"
+	[ $((valid + output)) -eq 2 ]
+}
+
+@test "an mTHP size the kernel does not offer is skipped with the reason" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "folio": "8192k" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line "shmem-remove size=64M folio=8192k: skipped: this kernel offers no 8192k shmem folios (no /sys/kernel/mm/transparent_hugepage/hugepages-8192kB)"
+	run q "select status, reason from cases"
+	assert_output "skipped|this kernel offers no 8192k shmem folios (no /sys/kernel/mm/transparent_hugepage/hugepages-8192kB)"
+}
+
+@test "a file larger than tmpfs free space is refused before anything is made" {
+	fb_config '[ { "workload": "shmem-remove", "size": "1T" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_failure 69
+	assert_output --regexp "^bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB\$"
+	[ ! -e "$DB" ]
+}
+
+@test "check lists what would run and creates nothing" {
+	fb_config '[ { "workload": "shmem-remove", "size": ["64M", "1T"] } ]'
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line --partial "bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm"
+	assert_line "ok     shmem-remove size=64M"
+	assert_line --regexp "^refuse shmem-remove size=1T"
+	[ ! -e "$DB" ]
+}
+
+@test "runs lists the recorded runs" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	"$BENCH" run --config "$T/config.json" --label first --quiet
+	run "$BENCH" runs --db "$DB"
+	assert_success
+	assert_line --index 0 --regexp '^id +uuid +label +kernel +boot +status +started +samples$'
+	assert_line --index 1 --regexp "^1 +[0-9a-f-]{36} +first +$(uname -r) +[0-9a-f]{8} +complete +[0-9T:Z-]+ +2\$"
+}
+
+@test "--only keeps the named workloads and rejects unknown ones" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	run "$BENCH" run --config "$T/config.json" --only nosuch
+	assert_failure 64
+	assert_output "bench: --only: unknown workload \"nosuch\" (see \`bench list\`)"
+}
