@@ -555,6 +555,7 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 	if (!text) {
 		strbuf_addf(err, "cannot read %s: %s", path,
 			    e == EILSEQ ? "not a text file" : strerror(e));
+		config_release(cfg);
 		return -1;
 	}
 	x.text = text;
