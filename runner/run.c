@@ -370,6 +370,12 @@ int runner_main(const struct run_opts *o, const char *version)
 		ret = EX_CONFIG;
 		goto out;
 	}
+	if (geteuid() != 0) {
+		say_err("refused: foliobench needs root (it mounts, makes "
+			"cgroups and sets THP knobs); run it with sudo");
+		ret = EX_UNAVAILABLE;
+		goto out;
+	}
 	handle_signals();
 	r = sys_init(mended, sizeof(mended), &holder);
 	if (r == -EBUSY) {
@@ -381,7 +387,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	if (r) {
 		say_err("cannot take the runner lock in %s: %s",
 			sys_state_dir(), strerror(-r));
-		ret = r == -EACCES || r == -EPERM ? EX_NOPERM : EX_IOERR;
+		ret = EX_IOERR;
 		goto out;
 	}
 	sys_up = true;
@@ -397,12 +403,6 @@ int runner_main(const struct run_opts *o, const char *version)
 	tl = calloc((size_t)cfg.ncases, sizeof(*tl));
 	if (!pr || !tl)
 		goto out;
-	if (geteuid() != 0) {
-		say_err("refused: foliobench needs root (it mounts, makes "
-			"cgroups and sets THP knobs); run it with sudo");
-		ret = EX_NOPERM;
-		goto out;
-	}
 	for (i = 0; i < cfg.ncases; i++) {
 		struct wl_case c;
 		struct wl_err e = { { 0 } };

@@ -81,3 +81,16 @@ load test_helper
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
+
+@test "a user who is not root is refused with 69 before anything is made" {
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	# nobody cannot reach bats' private directory: a readable copy
+	cfgfile=$(mktemp /tmp/foliobench-test.XXXXXX)
+	cp "$T/config.json" "$cfgfile"; chmod 644 "$cfgfile"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BENCH" run --config "$cfgfile"
+	rm -f "$cfgfile"
+	assert_failure 69
+	assert_output "bench: refused: foliobench needs root (it mounts, makes cgroups and sets THP knobs); run it with sudo"
+	[ ! -e "$DB" ]
+}
