@@ -84,6 +84,8 @@ load test_helper
 
 @test "a user who is not root is refused with 69 before anything is made" {
 	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$BENCH" ||
+		skip "nobody cannot reach $BENCH"
 	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
 	# nobody cannot reach bats' private directory: a readable copy
 	cfgfile=$(mktemp /tmp/foliobench-test.XXXXXX)
