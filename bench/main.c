@@ -27,28 +27,30 @@ static const struct cmd {
 	{ "upload", cmd_upload, "send the outbox to the dashboard" },
 };
 
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", fb_prog, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void fb_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", fb_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void fb_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: warning: ", fb_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)

@@ -312,3 +312,17 @@ void strbuf_release(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
 }
+
+void strbuf_json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addf(sb, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addf(sb, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			strbuf_addf(sb, "\\u%04x", *s);
+		else
+			strbuf_addf(sb, "%c", *s);
+	}
+	strbuf_addf(sb, "\"");
+}

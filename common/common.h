@@ -52,6 +52,8 @@ struct strbuf {
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_release(struct strbuf *sb);
+/* Append s as a JSON string literal, quoted and escaped. */
+void strbuf_json_str(struct strbuf *sb, const char *s);
 static inline const char *strbuf_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";

@@ -333,19 +333,6 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 	return 0;
 }
 
-static void json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addf(sb, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			strbuf_addf(sb, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			strbuf_addf(sb, "\\u%04x", *s);
-		else
-			strbuf_addf(sb, "%c", *s);
-	}
-	strbuf_addf(sb, "\"");
-}
 
 static int add_cases(struct config *cfg, const struct workload *w,
 		     struct axis *axes, const bool *given, int np,
@@ -371,9 +358,9 @@ static int add_cases(struct config *cfg, const struct workload *w,
 			c->v[i].str = strdup(axes[i].vals[idx[i]].str);
 			c->v[i].u = axes[i].vals[idx[i]].u;
 			strbuf_addf(&pj, "%s", i ? "," : "");
-			json_str(&pj, w->params[i].name);
+			strbuf_json_str(&pj, w->params[i].name);
 			strbuf_addf(&pj, ":");
-			json_str(&pj, c->v[i].str);
+			strbuf_json_str(&pj, c->v[i].str);
 			/* the title names what the config chose */
 			if (given[i])
 				strbuf_addf(&title, "%s%s=%s",

@@ -7,17 +7,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static void json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addf(sb, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			strbuf_addf(sb, "\\%c", *s);
-		else if ((unsigned char)*s >= 0x20)
-			strbuf_addf(sb, "%c", *s);
-	}
-	strbuf_addf(sb, "\"");
-}
 
 static void thp_add(struct strbuf *sb, const char *key, const char *path)
 {
@@ -26,9 +15,9 @@ static void thp_add(struct strbuf *sb, const char *key, const char *path)
 	if (read_file_str(path, buf, sizeof(buf)))
 		return;
 	strbuf_addf(sb, "%s", sb->len > 1 ? "," : "");
-	json_str(sb, key);
+	strbuf_json_str(sb, key);
 	strbuf_addf(sb, ":");
-	json_str(sb, buf);
+	strbuf_json_str(sb, buf);
 }
 
 static void cpu_model(char *out, size_t n)

@@ -192,19 +192,6 @@ static void case_summary(const struct workload *w, const struct tally *t,
 	strbuf_addf(sb, "]");
 }
 
-static void json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addf(sb, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			strbuf_addf(sb, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			strbuf_addf(sb, "\\u%04x", *s);
-		else
-			strbuf_addf(sb, "%c", *s);
-	}
-	strbuf_addf(sb, "\"");
-}
 
 static char *verify_json(const struct wl_sample *s, int cpu)
 {
@@ -214,7 +201,7 @@ static char *verify_json(const struct wl_sample *s, int cpu)
 	strbuf_addf(&sb, "{\"cpu\":%d", cpu);
 	for (i = 0; i < s->nnotes; i++) {
 		strbuf_addf(&sb, ",");
-		json_str(&sb, s->notes[i].key);
+		strbuf_json_str(&sb, s->notes[i].key);
 		if (isfinite(s->notes[i].v))
 			strbuf_addf(&sb, ":%.17g", s->notes[i].v);
 		else
@@ -222,7 +209,7 @@ static char *verify_json(const struct wl_sample *s, int cpu)
 	}
 	if (s->text[0]) {
 		strbuf_addf(&sb, ",\"text\":");
-		json_str(&sb, s->text);
+		strbuf_json_str(&sb, s->text);
 	}
 	strbuf_addf(&sb, "}");
 	return sb.buf;
