@@ -241,18 +241,19 @@ static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
 }
 
 struct prepared {
+	struct wl_value v[WL_MAX_PARAMS];	/* as preflight left them */
 	enum wl_verdict verdict;
 	char msg[512];
 	char info[256];
 };
 
 static void case_init(struct wl_case *c, const struct plan_case *pc,
-		      const struct placement *pl, const char *scratch,
-		      const char *disk_scratch)
+		      const struct wl_value *v, const struct placement *pl,
+		      const char *scratch, const char *disk_scratch)
 {
 	memset(c, 0, sizeof(*c));
 	c->wl = pc->wl;
-	memcpy(c->v, pc->v, sizeof(c->v));
+	memcpy(c->v, v ? v : pc->v, sizeof(c->v));
 	c->scratch = scratch;
 	c->disk_scratch = disk_scratch;
 	c->cpu = pl->cpu;
@@ -395,9 +396,11 @@ int runner_main(const struct run_opts *o, const char *version)
 		struct wl_err e = { { 0 } };
 		const struct plan_case *pc = &cfg.cases[i];
 
-		case_init(&c, pc, &pl, scratch, disk_scratch);
+		case_init(&c, pc, NULL, &pl, scratch, disk_scratch);
 		pr[i].verdict = pc->wl->preflight ?
 				pc->wl->preflight(&c, &e) : WL_OK;
+		/* a preflight may adapt the case (a smaller size): keep it */
+		memcpy(pr[i].v, c.v, sizeof(pr[i].v));
 		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
@@ -520,7 +523,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			int cpu = -1;
 
 			memset(&s, 0, sizeof(s));
-			case_init(&c, pc, &pl, scratch, disk_scratch);
+			case_init(&c, pc, pr[i].v, &pl, scratch, disk_scratch);
 			c.rep = (int)rep;
 			c.warmup = rep < pc->warmup;
 			snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u",

@@ -92,13 +92,25 @@ static struct entry *record(const char *kind, const char *a, const char *b)
 	return e;
 }
 
+static void forget(int i)
+{
+	if (i >= 0 && i < J.n) {
+		memmove(&J.e[i], &J.e[i + 1],
+			sizeof(J.e[0]) * (size_t)(J.n - i - 1));
+		J.n--;
+	}
+}
+
+/* Undone: say so in the journal and forget it, so that slots are reused. */
 static void mark_done(struct entry *e)
 {
 	char line[32];
+	int i = (int)(e - J.e);
 
 	e->done = true;
 	snprintf(line, sizeof(line), "%d\tdone\n", e->id);
 	append(line);
+	forget(i);
 }
 
 static struct entry *find(const char *kind, const char *a)
@@ -257,7 +269,7 @@ static void mend(char *mended, size_t n)
 		if (!strcmp(kind, "done")) {
 			for (i = 0; i < J.n; i++)
 				if (J.e[i].id == atoi(id))
-					J.e[i].done = true;
+					forget(i--);
 			continue;
 		}
 		if (!a)
@@ -269,13 +281,15 @@ static void mend(char *mended, size_t n)
 	fclose(f);
 	for (i = J.n - 1; i >= 0; i--) {
 		struct entry *e = &J.e[i];
+		char what[600];
 
 		if (e->done)
 			continue;
-		undo(e);
+		snprintf(what, sizeof(what), "%s %.500s", e->kind, e->a);
+		undo(e);	/* forgets e */
 		if (mended && used < n) {
-			int w = snprintf(mended + used, n - used, "%s%s %s",
-					 used ? ", " : "", e->kind, e->a);
+			int w = snprintf(mended + used, n - used, "%s%s",
+					 used ? ", " : "", what);
 			if (w > 0)
 				used += (size_t)w;
 		}
@@ -526,7 +540,13 @@ int sys_loop_attach(const char *file, char *dev, size_t n)
 			break;
 		}
 		memset(&info, 0, sizeof(info));
-		info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		/*
+		 * No LO_FLAGS_AUTOCLEAR: it frees the device at the last
+		 * close, which is the close of lfd below, before anyone can
+		 * mount it.  Undo clears it; LOOP_CLR_FD on a device still
+		 * mounted sets autoclear, so it goes at the unmount.
+		 */
+		info.lo_flags = 0;
 		snprintf((char *)info.lo_file_name, sizeof(info.lo_file_name),
 			 "%s", file);
 		if (ioctl(lfd, LOOP_SET_STATUS64, &info)) {

@@ -49,7 +49,7 @@ int sys_mount_record(const char *target);
 int sys_cgroup_mkdir(const char *path);
 int sys_cgroup_rmdir(const char *path);
 
-/* A loop device on file (autoclear); dev gets "/dev/loopN". */
+/* A loop device on file, detached on undo; dev gets "/dev/loopN". */
 int sys_loop_attach(const char *file, char *dev, size_t n);
 int sys_loop_detach(const char *dev);
 
