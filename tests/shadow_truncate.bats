@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# shadow-truncate at small sizes: shadow entries really there before the
+# timed call, a sample below the coverage threshold stored invalid, and the
+# FUSE mount, the cgroup and the reader gone after a run, after SIGINT, and
+# after SIGKILL at the next start.  This machine has cgroup v1; the v2 path
+# (memory.reclaim, memory.max) cannot be exercised here.
+
+load test_helper
+
+CG_V1=/sys/fs/cgroup/memory
+
+# the value of a note of every sample, one a line
+notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
+
+@test "shadow entries cover the file before the truncate, counted with cachestat" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "512M" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line --regexp '^shadow-truncate size=512M: wall median [0-9.]+ (ms|us) \(min .*, max .*\), [0-9.]+ ns/entry \[2 valid\]$'
+	# 131072 pages; the one pinned page per 64 went without a shadow
+	run notes evicted_pages
+	assert_output "129024
+129024"
+	run notes cached_pages
+	assert_output "0
+0"
+	run q "select count(*) from sample_values where metric = 'coverage' and value = 98.4375"
+	assert_output 2
+	run q "select count(*) from sample_values where metric = 'shadow_entries' and value = 129024"
+	assert_output 2
+	run q "select count(*) from sample_values where metric = 'ns_per_shadow' and value > 0"
+	assert_output 2
+	# asked and used size, the cgroup, the shrinker left them alone
+	run q "select json_extract(verify, '$.size_asked'), json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version'), json_extract(verify, '$.nodereclaim_setup') from samples limit 1"
+	assert_output "536870912|536870912|1|1|0"
+	run q "select json_extract(verify, '$.text') from samples limit 1"
+	assert_output "cgroup v1; keep=pin; reclaim=memory.limit_in_bytes; counted with cachestat(2)"
+	run q "select count(*) from samples where valid = 1"
+	assert_output 2
+}
+
+@test "unlink removes the file with its shadow entries, verified gone" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "op": "unlink" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.evicted_pages') = 64512"
+	assert_output 2
+}
+
+@test "a mlocked ballast keeps every shadow entry" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "512M", "keep": "ballast" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select json_extract(verify, '$.keep_bytes'), count(*) from samples where valid = 1 and json_extract(verify, '$.evicted_pages') >= 131072 * 9 / 10 group by 1"
+	assert_output "67108864|2"
+}
+
+@test "fs=dir: a sparse file on the disk scratch, kept by a ballast, removed afterwards" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "512M", "fs": "dir" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.coverage') >= 90 and json_extract(verify, '$.text') like '%keep=ballast%'"
+	assert_output 2
+	[ -z "$(ls -d /var/tmp/foliobench* 2>/dev/null)" ]
+}
+
+@test "a coverage above what the pins allow makes invalid samples with the reason" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "coverage": 100 } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line "shadow-truncate size=256M coverage=100: rep 0 invalid: shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached"
+	assert_line --regexp '^shadow-truncate +size=256M coverage=100 +no valid sample$'
+	run q "select valid, invalid_reason from samples order by id limit 1"
+	assert_output "0|shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached"
+	run q "select count(*) from samples where valid = 0"
+	assert_output 2
+}
+
+@test "without cachestat the counts are estimated from vmstat, and said so" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M" } ]'
+	FOLIOBENCH_NO_CACHESTAT=1 run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select distinct json_extract(verify, '$.cachestat'), json_extract(verify, '$.text') from samples"
+	assert_output "0|cgroup v1; keep=pin; reclaim=memory.limit_in_bytes; no cachestat(2): shadow entries estimated from /proc/vmstat workingset_nodes"
+	run q "select count(*) from samples where json_extract(verify, '$.evicted_pages') > 0"
+	assert_output 2
+}
+
+@test "a size memory cannot hold is shrunk to what fits, and both are said" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "1T", "keep": "ballast" } ]'
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	assert_line --regexp '^ok +shadow-truncate size=1T keep=ballast; asked 1T, using [0-9]+G: the cgroup would need 13[0-9.]+ GiB \(ballast, shadow nodes, 256 MiB of cache\), more than the [0-9.]+ GiB it may take here$'
+}
+
+@test "memory.reclaim on cgroup v1 is skipped with the reason" {
+	[ -d $CG_V1 ] || skip "not a cgroup v1 machine"
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "reclaim": "memory.reclaim" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line "shadow-truncate size=256M reclaim=memory.reclaim: skipped: reclaim=memory.reclaim needs cgroup v2; this machine has the memory controller on cgroup v1 (reclaim=limit works on both)"
+	run q "select status from cases"
+	assert_output skipped
+}
+
+@test "fs=dir on tmpfs and a limit the reader cannot live in are refused" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "fs": "dir", "dir": "/dev/shm" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	[ "$status" -eq 69 ]
+	assert_output --partial "bench: refused: shadow-truncate size=256M fs=dir dir=/dev/shm: fs=dir needs a disk filesystem: /dev/shm is tmpfs, whose sparse files cache nothing and leave no shadow entries"
+	fb_config '[ { "workload": "shadow-truncate", "size": "64G", "limit": "512M" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	[ "$status" -eq 69 ]
+	assert_output --partial "limit 512 MiB is below the 1.4 GiB the cgroup holds besides page cache (what keep=pin holds and the shadow nodes, plus 64 MiB): its reader would be OOM-killed"
+}
+
+@test "bad ballast and limit values are configuration errors" {
+	fb_config '[ { "workload": "shadow-truncate", "ballast": "lots" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	[ "$status" -eq 78 ]
+	assert_output --partial '"lots": not "auto" or a size'
+}
+
+# Fails naming the first of the given pids that still runs (a zombie that
+# init has not reaped yet is dead).
+all_gone() {
+	local p st
+	for p in "$@"; do
+		st=$(ps -o stat= -p "$p" 2>/dev/null || true)
+		if [ -n "$st" ] && [ "${st#Z}" = "$st" ]; then
+			echo "process $p ($st) still runs" >&2
+			return 1
+		fi
+	done
+}
+
+# A setup long enough to interrupt: 64G, stopped once the reader reads.
+start_slow() {
+	fb_config '[ { "workload": "shadow-truncate", "size": "64G" } ]'
+	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
+	PID=$!
+	for _ in $(seq 200); do
+		CG=$(ls -d $CG_V1/foliobench.$PID.shadow /sys/fs/cgroup/foliobench.$PID.shadow 2>/dev/null | head -1)
+		if [ -n "$CG" ] && [ -n "$(cat "$CG/cgroup.procs" 2>/dev/null)" ] &&
+		   grep -q "foliobench.$PID/fuse" /proc/mounts; then
+			CHILDREN=$(pgrep -P $PID)
+			# the FUSE server and the reader
+			[ "$(echo $CHILDREN | wc -w)" -eq 2 ] || return 1
+			sleep 0.5	# into the read
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "the reader never started" >&2
+	return 1
+}
+
+@test "SIGINT mid-setup: exit 130; no mount, cgroup, reader or server left" {
+	start_slow
+	kill -INT $PID
+	rc=0; wait $PID || rc=$?
+	[ "$rc" -eq 130 ]
+	[ ! -e "$CG" ]
+	run grep "foliobench.$PID" /proc/mounts
+	assert_failure
+	all_gone $CHILDREN
+	run q "select status from runs"
+	assert_output aborted
+}
+
+@test "SIGKILL mid-setup: the next run mends the mount and the cgroup" {
+	start_slow
+	kill -KILL $PID
+	wait $PID || true
+	# the reader and the server die with the runner; their traces stay
+	for _ in $(seq 50); do all_gone $CHILDREN 2>/dev/null && break; sleep 0.1; done
+	all_gone $CHILDREN
+	[ -d "$CG" ]
+	grep -q "foliobench.$PID/fuse" /proc/mounts
+	fb_config '[ { "workload": "shadow-truncate", "size": "64M" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	assert_line --regexp "^bench: mended what an earlier run left: .*cgroup $CG"
+	assert_line --regexp "^bench: mended what an earlier run left: .*mount /dev/shm/foliobench.$PID/fuse"
+	[ ! -e "$CG" ]
+	run grep "foliobench.$PID" /proc/mounts
+	assert_failure
+}

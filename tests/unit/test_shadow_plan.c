@@ -1,0 +1,89 @@
+/*
+ * shadow-truncate's memory arithmetic: what the cgroup must hold per keep
+ * method, and the rule that shrinks a case that does not fit.  The
+ * workload's functions are static, so the file is included whole.
+ */
+#include "workloads/shadow_truncate.c"
+
+#include "tap.h"
+
+#define G	(1ull << 30)
+#define M	(1ull << 20)
+
+static struct plan plan_for(enum keep k, uint64_t asked, uint64_t total,
+			    uint64_t avail, uint64_t limit, uint64_t ballast,
+			    int *r)
+{
+	struct plan p;
+
+	memset(&p, 0, sizeof(p));
+	p.asked = asked;
+	p.keep = k;
+	*r = plan_size(&p, total, avail, limit, ballast);
+	return p;
+}
+
+int main(void)
+{
+	struct plan p;
+	int r;
+
+	OK(pow2_floor(1) == 1 && pow2_floor(200) == 128 &&
+	   pow2_floor(256) == 256, "pow2_floor: 1, 200 -> 128, 256");
+
+	/* one pinned page per 64 and a page-table page per 2 MiB mapped */
+	OK(pin_bytes(200 * G) == 200 * G / 64 + 200 * G / 512,
+	   "pins for 200G: 3.125 GiB of pages + 400 MiB of page tables");
+	OK(node_bytes(8 * G) == 32 * M, "shadow nodes for 8G: 32 MiB");
+	OK(ballast_bytes(8 * G, 0) == G && ballast_bytes(8 * G, 3 * G) == 3 * G,
+	   "ballast: auto is 1/8 of the file, or as given");
+	OK(auto_limit(KEEP_NONE, 8 * G, 0) == 32 * M + 256 * M,
+	   "keep=none: nodes and 256 MiB of cache");
+	OK(least_limit(KEEP_PIN, 8 * G, 0) ==
+	   pin_bytes(8 * G) + 32 * M + 64 * M, "least limit of pins at 8G");
+
+	/* this VM: 24 GiB, 22 available; budget min(12, 16.5) */
+	p = plan_for(KEEP_PIN, 200 * G, 24 * G, 22 * G, 0, 0, &r);
+	OK(r == 0 && p.size == 200 * G, "pins: 200G fits in 24 GiB");
+	OK(p.budget == 12 * G, "budget is half of MemTotal (12 GiB)");
+	OK(p.limit == pin_bytes(200 * G) + node_bytes(200 * G) + 256 * M,
+	   "limit = pins + nodes + 256 MiB (%llu)",
+	   (unsigned long long)p.limit);
+	OK(p.why[0] == '\0', "no reason when nothing is shrunk");
+
+	p = plan_for(KEEP_BALLAST, 200 * G, 24 * G, 22 * G, 0, 0, &r);
+	OK(r == 0 && p.size == 64 * G,
+	   "ballast: 200G shrinks to 64G (got %llu GiB)",
+	   (unsigned long long)(p.size / G));
+	OK(p.ballast == 8 * G && p.limit == 8 * G + 256 * M + 256 * M,
+	   "the ballast and limit follow the used size");
+	STREQ(p.why, "the cgroup would need 26.0 GiB (ballast, shadow nodes, "
+	      "256 MiB of cache), more than the 12 GiB it may take here",
+	      "the reason names both");
+
+	/* MemAvailable is the tighter bound: 3/4 of 8 GiB */
+	p = plan_for(KEEP_BALLAST, 200 * G, 128 * G, 8 * G, 0, 0, &r);
+	OK(r == 0 && p.budget == 6 * G && p.size == 32 * G,
+	   "128 GiB machine with 8 available: 32G (got %llu)",
+	   (unsigned long long)(p.size / G));
+
+	/* asked sizes that are not whole GiB shrink to powers of two too */
+	p = plan_for(KEEP_BALLAST, 3 * G / 2, 4 * G, 4 * G, 0, 0, &r);
+	OK(r == 0 && p.size == 3 * G / 2, "1.5G that fits is kept as is");
+	p = plan_for(KEEP_BALLAST, 100 * G, 2 * G, 2 * G, 0, 0, &r);
+	OK(r == 0 && p.size == 4 * G,
+	   "1 GiB budget: 100G ballast case shrinks to 4G (got %llu MiB)",
+	   (unsigned long long)(p.size / M));
+
+	/* not even 1 GiB fits */
+	p = plan_for(KEEP_BALLAST, 200 * G, 512 * M, 256 * M, 0, 0, &r);
+	OK(r == -ENOMEM && p.size == G, "too small a machine: -ENOMEM at 1G");
+
+	/* a limit given is what the cgroup takes: no shrinking */
+	p = plan_for(KEEP_PIN, 200 * G, 24 * G, 22 * G, 20 * G, 0, &r);
+	OK(r == -ENOMEM && p.size == 200 * G && p.limit == 20 * G,
+	   "a limit above the budget is refused, size kept");
+	p = plan_for(KEEP_PIN, 8 * G, 24 * G, 22 * G, 2 * G, 0, &r);
+	OK(r == 0 && p.limit == 2 * G, "a limit that fits is used as given");
+	return tap_done();
+}

@@ -1,0 +1,1136 @@
+/*
+ * shadow-truncate: read a file inside a memory cgroup, let real reclaim
+ * evict its page cache so that (nearly) every page leaves a shadow entry,
+ * then time the truncate (or unlink) that removes them.  The measurement of
+ * the patch that removes shadow entries in one tree walk (seeds/002): a
+ * 200 GiB file on FUSE, reclaimed with memory.reclaim, `truncate -s 0`.
+ *
+ * The shadow-node shrinker frees xarray nodes made only of shadow entries
+ * beyond about 8 entries per page on the cgroup's LRU, and a cgroup whose
+ * cache was just reclaimed holds few LRU pages.  keep=pin (the default on
+ * FUSE) keeps every leaf node off the shrinker's list instead: before the
+ * read the reader mlocks one page in each 64 (one per leaf node, 256 KiB),
+ * so no node is ever made only of shadow entries while reclaim runs; after
+ * the last reclaim the pins are dropped with fadvise, which leaves an empty
+ * slot, no shadow.  That is 63 shadow entries per node (98.4%) for 1/64 of
+ * the file in memory, where the published way, keep=ballast (mlocked
+ * anonymous memory of 1/8 of the file in the cgroup), needs 1/8.
+ */
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys/fuse_zero.h"
+#include "sys/memcg.h"
+#include "sys/sys.h"
+
+#ifndef __NR_cachestat
+#define __NR_cachestat	451	/* the same on every architecture */
+#endif
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC	0x01021994
+#endif
+
+/* linux/mman.h of 6.5+; Debian 12's headers lack them */
+struct fb_cachestat_range {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct fb_cachestat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+#define PAGE		4096ull
+#define GiB		(1ull << 30)
+#define MiB		(1ull << 20)
+/* one xarray leaf node covers 64 slots: one pin per node */
+#define PIN_STRIDE	(64 * PAGE)
+/* page cache the cgroup may hold beside what it keeps, during the read */
+#define HEADROOM	(256 * MiB)
+#define READ_BUF	(1u << 20)
+#define PROGRESS_STEP	(64 * MiB)
+
+static const char *const fss[] = { "fuse", "dir", NULL };
+static const char *const opnames[] = { "truncate", "unlink", NULL };
+static const char *const keeps[] = { "auto", "pin", "ballast", "none", NULL };
+static const char *const reclaims[] = {
+	"auto", "limit", "memory.reclaim", NULL,
+};
+
+/* "auto" or a size */
+static int check_auto_size(const char *val, char *buf, size_t n)
+{
+	uint64_t b;
+
+	if (!strcmp(val, "auto") || !parse_size(val, &b))
+		return 0;
+	snprintf(buf, n, "not \"auto\" or a size (\"512M\", \"4G\")");
+	return -1;
+}
+
+/* "scratch" or an absolute path */
+static int check_dir(const char *val, char *buf, size_t n)
+{
+	if (!strcmp(val, "scratch") || val[0] == '/')
+		return 0;
+	snprintf(buf, n, "not \"scratch\" or an absolute path");
+	return -1;
+}
+
+static const struct param params[] = {
+	{ "size", PT_SIZE, "200G", NULL, 16 << 20, 1ull << 50, NULL,
+	  "file size; where memory cannot hold what keeps its shadow "
+	  "entries, the largest size that fits is used and said" },
+	{ "fs", PT_ENUM, "fuse", fss, 0, 0, NULL,
+	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
+	  "sparse file in dir" },
+	{ "dir", PT_STRING, "scratch", NULL, 0, 0, check_dir,
+	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
+	  "disk scratch)" },
+	{ "op", PT_ENUM, "truncate", opnames, 0, 0, NULL,
+	  "the timed call: truncate(2) to 0 or unlink(2)" },
+	{ "keep", PT_ENUM, "auto", keeps, 0, 0, NULL,
+	  "how shadow entries escape the shadow-node shrinker: pin one page "
+	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
+	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
+	{ "ballast", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
+	  "the file)" },
+	{ "reclaim", PT_ENUM, "auto", reclaims, 0, 0, NULL,
+	  "how the cache is evicted: the cgroup's limit during the read, or "
+	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
+	  "limit on v1; what is left is reclaimed at the end either way" },
+	{ "limit", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	  "memory limit of the cgroup during the read (auto: what keep holds, "
+	  "the shadow nodes and 256 MiB of page cache)" },
+	{ "coverage", PT_PERCENT, "90", NULL, 0, 100, NULL,
+	  "least share of the file's pages with a shadow entry for a valid "
+	  "sample" },
+	{ NULL },
+};
+
+static const struct metric metrics[] = {
+	{ "wall", "ns", LOWER_IS_BETTER, true,
+	  "wall time of the truncate(2) or unlink(2) (CLOCK_MONOTONIC)" },
+	{ "sys", "ns", LOWER_IS_BETTER, false,
+	  "system CPU time of the call (getrusage, thread)" },
+	{ "ns_per_shadow", "ns/entry", LOWER_IS_BETTER, false,
+	  "wall time per shadow entry removed" },
+	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
+	  "pages with a shadow entry before the call (cachestat nr_evicted; "
+	  "one large folio's entry counts all its pages)" },
+	{ "cached_pages", "count", LOWER_IS_BETTER, false,
+	  "pages still cached before the call (cachestat nr_cache)" },
+	{ "coverage", "%", HIGHER_IS_BETTER, false,
+	  "shadow entries per page of the file" },
+	{ NULL },
+};
+
+enum keep { KEEP_PIN, KEEP_BALLAST, KEEP_NONE };
+
+/* What a case will do, from its params and the machine's memory. */
+struct plan {
+	uint64_t asked, size;	/* file size asked and used */
+	enum keep keep;
+	uint64_t keep_bytes;	/* pins and their page tables, or ballast */
+	uint64_t ballast;
+	uint64_t nodes;		/* xarray nodes of the shadow entries */
+	uint64_t limit;		/* the cgroup's limit during the read */
+	uint64_t budget;	/* what the cgroup may take of this machine */
+	char why[160];		/* why size < asked */
+};
+
+/*
+ * What the cgroup holds besides page cache, per byte of file: pins are one
+ * page per 64 and need a page-table page per 2 MiB mapped; the shadow
+ * entries sit in 576-byte leaf nodes of 64 slots (0.22%, taken as 1/256
+ * for the inner nodes and slab slack).  Charged to the cgroup, so they
+ * count against its limit.
+ */
+static uint64_t pin_bytes(uint64_t size)
+{
+	return size / 64 + size / 512;
+}
+
+static uint64_t node_bytes(uint64_t size)
+{
+	return size / 256;
+}
+
+static uint64_t ballast_bytes(uint64_t size, uint64_t given)
+{
+	return given ? given : size / 8;
+}
+
+static uint64_t keep_bytes(enum keep k, uint64_t size, uint64_t ballast)
+{
+	if (k == KEEP_PIN)
+		return pin_bytes(size);
+	if (k == KEEP_BALLAST)
+		return ballast_bytes(size, ballast);
+	return 0;
+}
+
+/* The least limit under which the reader is not OOM-killed. */
+static uint64_t least_limit(enum keep k, uint64_t size, uint64_t ballast)
+{
+	return keep_bytes(k, size, ballast) + node_bytes(size) + 64 * MiB;
+}
+
+static uint64_t auto_limit(enum keep k, uint64_t size, uint64_t ballast)
+{
+	return keep_bytes(k, size, ballast) + node_bytes(size) + HEADROOM;
+}
+
+/* Largest power of two not above x (x > 0). */
+static uint64_t pow2_floor(uint64_t x)
+{
+	uint64_t p = 1;
+
+	while (p <= x / 2)
+		p <<= 1;
+	return p;
+}
+
+/* Everything that follows from the size used. */
+static void plan_fill(struct plan *p, uint64_t size, uint64_t limit_given,
+		      uint64_t ballast_given)
+{
+	p->size = size;
+	p->ballast = p->keep == KEEP_BALLAST ?
+		     ballast_bytes(size, ballast_given) : 0;
+	p->keep_bytes = keep_bytes(p->keep, size, ballast_given);
+	p->nodes = node_bytes(size);
+	p->limit = limit_given ? limit_given :
+		   auto_limit(p->keep, size, ballast_given);
+}
+
+/*
+ * The size rule.  The cgroup may take half of MemTotal and three quarters
+ * of MemAvailable, whichever is less.  When the asked size needs more (with
+ * limit=auto), use the largest power of two of GiB that fits, so that a
+ * shrunk case lands on the same size on boots whose free memory differs a
+ * little, and results stay comparable.  Returns 0, or -ENOMEM when not even
+ * 1 GiB fits (or a given limit does not).
+ */
+static int plan_size(struct plan *p, uint64_t mem_total, uint64_t mem_avail,
+		     uint64_t limit_given, uint64_t ballast_given)
+{
+	uint64_t budget = mem_total / 2, size = p->asked;
+	char a[32], b[32];
+
+	if (mem_avail / 4 * 3 < budget)
+		budget = mem_avail / 4 * 3;
+	p->budget = budget;
+	p->why[0] = '\0';
+	if (!limit_given &&
+	    auto_limit(p->keep, size, ballast_given) > budget) {
+		/* what the cgroup needs grows with size: halve until it fits */
+		size = pow2_floor(size / GiB ? size / GiB : 1) * GiB;
+		while (size > GiB &&
+		       auto_limit(p->keep, size, ballast_given) > budget)
+			size /= 2;
+		human_size(auto_limit(p->keep, p->asked, ballast_given), a,
+			   sizeof(a));
+		human_size(budget, b, sizeof(b));
+		snprintf(p->why, sizeof(p->why), "the cgroup would need %s "
+			 "(%sshadow nodes, 256 MiB of cache), more than the "
+			 "%s it may take here", a,
+			 p->keep == KEEP_PIN ? "pins, " :
+			 p->keep == KEEP_BALLAST ? "ballast, " : "", b);
+	}
+	plan_fill(p, size, limit_given, ballast_given);
+	return p->limit > budget ? -ENOMEM : 0;
+}
+
+static enum keep keep_of(const struct wl_case *c)
+{
+	const char *k = wl_s(c, "keep");
+
+	if (!strcmp(k, "pin"))
+		return KEEP_PIN;
+	if (!strcmp(k, "ballast"))
+		return KEEP_BALLAST;
+	if (!strcmp(k, "none"))
+		return KEEP_NONE;
+	/*
+	 * Pins would split a disk filesystem's large folios (a cached page
+	 * in every 256 KiB caps the folios readahead makes), changing what
+	 * is measured; a ballast leaves them alone.
+	 */
+	return strcmp(wl_s(c, "fs"), "fuse") ? KEEP_BALLAST : KEEP_PIN;
+}
+
+static const char *keep_name(enum keep k)
+{
+	return k == KEEP_PIN ? "pin" : k == KEEP_BALLAST ? "ballast" : "none";
+}
+
+static uint64_t auto_or_size(const struct wl_case *c, const char *name)
+{
+	uint64_t b = 0;
+	const char *v = wl_s(c, name);
+
+	if (strcmp(v, "auto"))
+		parse_size(v, &b);
+	return b;
+}
+
+/*
+ * The size decided at preflight, for setup: the runner hands setup a fresh
+ * case, and a second reading of MemAvailable could decide another size
+ * than the one preflight announced.
+ */
+static struct {
+	char key[512];
+	uint64_t size;
+} decided[32];
+
+static void case_key(const struct wl_case *c, char *buf, size_t n)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; c->wl->params[i].name && used < n; i++)
+		used += (size_t)snprintf(buf + used, n - used, "%s=%s;",
+					 c->wl->params[i].name,
+					 c->v[i].str ? c->v[i].str : "");
+}
+
+static int make_plan(const struct wl_case *c, struct plan *p,
+		     bool from_preflight)
+{
+	uint64_t total = 0, avail = 0;
+	char key[512];
+	size_t i;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->asked = wl_u(c, "size");
+	p->keep = keep_of(c);
+	if (meminfo_bytes("MemTotal", &total) ||
+	    meminfo_bytes("MemAvailable", &avail))
+		return -EIO;
+	r = plan_size(p, total, avail, auto_or_size(c, "limit"),
+		      auto_or_size(c, "ballast"));
+	case_key(c, key, sizeof(key));
+	for (i = 0; i < ARRAY_SIZE(decided); i++) {
+		if (!decided[i].key[0] || !strcmp(decided[i].key, key))
+			break;
+	}
+	if (i == ARRAY_SIZE(decided))
+		return r;
+	if (from_preflight || !decided[i].key[0]) {
+		snprintf(decided[i].key, sizeof(decided[i].key), "%s", key);
+		decided[i].size = p->size;
+	} else if (decided[i].size != p->size) {
+		plan_fill(p, decided[i].size, auto_or_size(c, "limit"),
+			  auto_or_size(c, "ballast"));
+	}
+	return r;
+}
+
+static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
+{
+	const char *r = wl_s(c, "reclaim");
+
+	if (!strcmp(r, "auto"))
+		return m->version == MEMCG_V2;
+	return !strcmp(r, "memory.reclaim");
+}
+
+static bool default_dir(const struct wl_case *c)
+{
+	return !strcmp(wl_s(c, "dir"), "scratch");
+}
+
+/* The directory the runner's disk scratch is made in (after preflight). */
+static void disk_scratch_base(const struct wl_case *c, char *buf, size_t n)
+{
+	char *slash;
+
+	snprintf(buf, n, "%s", c->disk_scratch);
+	slash = strrchr(buf, '/');
+	if (slash && slash != buf)
+		*slash = '\0';
+}
+
+/* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
+static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf)) {
+		wl_errf(e, "cannot use directory %s: %s", dir,
+			strerror(errno));
+		return WL_REFUSE;
+	}
+	if (sf.f_type == TMPFS_MAGIC) {
+		wl_errf(e, "fs=dir needs a disk filesystem: %s is tmpfs, "
+			"whose sparse files cache nothing and leave no shadow "
+			"entries", dir);
+		return WL_REFUSE;
+	}
+	return WL_OK;
+}
+
+static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+{
+	char why[512], a[32], b[32], d[32], base[4096];
+	uint64_t given_limit = auto_or_size(c, "limit");
+	enum wl_verdict v;
+	struct plan p;
+	struct memcg m;
+	int r;
+
+	if (!strcmp(wl_s(c, "fs"), "fuse")) {
+		if (fuse_zero_available(why, sizeof(why))) {
+			wl_errf(e, "%s", why);
+			return WL_SKIP;
+		}
+	} else {
+		disk_scratch_base(c, base, sizeof(base));
+		v = check_disk_dir(default_dir(c) ? base : wl_s(c, "dir"), e);
+		if (v != WL_OK)
+			return v;
+	}
+	if (memcg_detect(&m, why, sizeof(why))) {
+		wl_errf(e, "%s", why);
+		return WL_SKIP;
+	}
+	if (!strcmp(wl_s(c, "reclaim"), "memory.reclaim") &&
+	    m.version != MEMCG_V2) {
+		wl_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
+			"machine has the memory controller on cgroup v1 "
+			"(reclaim=limit works on both)");
+		return WL_SKIP;
+	}
+	r = make_plan(c, &p, true);
+	if (r == -EIO) {
+		wl_errf(e, "cannot read /proc/meminfo");
+		return WL_REFUSE;
+	}
+	if (given_limit &&
+	    given_limit < least_limit(p.keep, p.size, p.ballast)) {
+		human_size(given_limit, a, sizeof(a));
+		human_size(least_limit(p.keep, p.size, p.ballast), b,
+			   sizeof(b));
+		wl_errf(e, "limit %s is below the %s the cgroup holds besides "
+			"page cache (what keep=%s holds and the shadow nodes, "
+			"plus 64 MiB): its reader would be OOM-killed", a, b,
+			keep_name(p.keep));
+		return WL_REFUSE;
+	}
+	if (r) {
+		human_size(p.limit, a, sizeof(a));
+		human_size(p.budget, b, sizeof(b));
+		human_size(p.limit - p.budget, d, sizeof(d));
+		wl_errf(e, "the cgroup needs %s of memory for %s; it may "
+			"take %s here (half of MemTotal, 3/4 of "
+			"MemAvailable): short by %s", a,
+			p.size == p.asked ? wl_s(c, "size") : "even 1 GiB",
+			b, d);
+		return WL_REFUSE;
+	}
+	if (p.size != p.asked) {
+		format_size(p.size, a, sizeof(a));
+		snprintf(c->info, sizeof(c->info), "asked %s, using %s: %s",
+			 wl_s(c, "size"), a, p.why);
+	}
+	return WL_OK;
+}
+
+/* ---- the reader: a child in the cgroup that reads and reclaims ---- */
+
+enum msg_kind { MSG_PROGRESS, MSG_READY, MSG_ERROR };
+
+/* One message from the reader; smaller than PIPE_BUF, so writes are whole. */
+struct msg {
+	int kind;
+	uint64_t done, total;
+	uint64_t ns;		/* the read took, with the last "reading" */
+	char what[24];
+	char text[200];
+};
+
+struct state {
+	struct plan plan;
+	struct memcg m;
+	struct fuse_zero fz;
+	bool fuse;
+	char dir[4200];		/* fs=dir: our own directory, if any */
+	char path[4400];	/* the file */
+	pid_t reader;
+	int ctl;		/* to the reader: closed = exit */
+	int msgs;		/* from the reader */
+	bool memory_reclaim;
+	uint64_t t_setup;	/* ns, whole setup */
+	uint64_t read_ns;
+	uint64_t nodereclaim0, nodereclaim1, nodereclaim2;
+	uint64_t nodes0, nodes1;
+	bool have_cachestat;
+	struct fb_cachestat cs;
+	uint64_t cached_est;
+};
+
+static void say(int fd, int kind, const char *what, uint64_t done,
+		uint64_t total, uint64_t ns)
+{
+	struct msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = kind;
+	m.done = done;
+	m.total = total;
+	m.ns = ns;
+	snprintf(m.what, sizeof(m.what), "%s", what ? what : "");
+	if (write(fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		_exit(3);
+}
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+fail(int fd, const char *fmt, ...)
+{
+	struct msg m;
+	va_list ap;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = MSG_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	if (write(fd, &m, sizeof(m)) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/*
+ * Pin one page per xarray leaf node.  MLOCK_ONFAULT locks only what is
+ * faulted in, and MADV_RANDOM keeps the fault from reading ahead; nothing
+ * else of the file is cached yet, so fault-around maps no neighbour.  The
+ * pages are first asked for with WILLNEED, which queues their reads
+ * without waiting for each, so the faults find them cached.
+ */
+static char *pin_pages(int fd, const char *path, uint64_t size, int out)
+{
+	volatile char sink = 0;
+	uint64_t off, step = 4096 * PIN_STRIDE;
+	char *map;
+
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		fail(out, "cannot mmap %s: %s", path, strerror(errno));
+	if (madvise(map, size, MADV_RANDOM))
+		fail(out, "cannot madvise %s: %s", path,
+		     strerror(errno));
+	if (mlock2(map, size, MLOCK_ONFAULT))
+		fail(out, "cannot mlock %s: %s", path, strerror(errno));
+	for (off = 0; off < size; off += PIN_STRIDE) {
+		posix_fadvise(fd, (off_t)off, PAGE, POSIX_FADV_WILLNEED);
+		if (off % step == 0)
+			say(out, MSG_PROGRESS, "pinning", off / 2, size, 0);
+	}
+	for (off = 0; off < size; off += PIN_STRIDE) {
+		sink += map[off];
+		if (off % step == 0)
+			say(out, MSG_PROGRESS, "pinning", size / 2 + off / 2,
+			    size, 0);
+	}
+	(void)sink;
+	return map;
+}
+
+/* Drop the pins without reclaim: an invalidated page leaves no shadow. */
+static void unpin_pages(int fd, char *map, uint64_t size)
+{
+	uint64_t off;
+
+	munmap(map, size);
+	for (off = 0; off < size; off += PIN_STRIDE)
+		posix_fadvise(fd, (off_t)off, PAGE, POSIX_FADV_DONTNEED);
+}
+
+struct reader_args {
+	const char *path;
+	uint64_t size;
+	enum keep keep;
+	uint64_t ballast;
+	const struct memcg *m;
+	bool memory_reclaim;
+	uint64_t step;		/* memory.reclaim after this many bytes */
+	int ctl, out;
+	pid_t parent;
+};
+
+static void __attribute__((noreturn)) reader(const struct reader_args *a)
+{
+	uint64_t done = 0, since = 0, next = PROGRESS_STEP, t0, unevictable;
+	char *buf, *map = NULL, c;
+	ssize_t n;
+	int fd, r;
+
+	/* die with the runner; its signals are its to handle */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != a->parent)
+		_exit(1);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* wait until the runner has moved us into the cgroup */
+	if (read(a->ctl, &c, 1) != 1)
+		_exit(1);
+	if (a->ballast) {
+		void *b = mmap(NULL, a->ballast, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+			       0);
+
+		if (b == MAP_FAILED || mlock(b, a->ballast))
+			fail(a->out, "cannot mlock a ballast of %llu "
+			     "bytes: %s", (unsigned long long)a->ballast,
+			     strerror(errno));
+		/*
+		 * The shrinker sizes its cap from the cgroup's statistics,
+		 * which are flushed at most every two seconds: reading
+		 * memory.stat flushes them now, so the ballast counts from
+		 * the first reclaim on (measured: without this, 8G with a
+		 * 1.25G ballast kept 53-60% of its shadow entries).
+		 */
+		memcg_stat(a->m, "unevictable", &unevictable);
+	}
+	fd = open(a->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail(a->out, "cannot open %s: %s", a->path,
+		     strerror(errno));
+	if (a->keep == KEEP_PIN)
+		map = pin_pages(fd, a->path, a->size, a->out);
+	buf = aligned_alloc(PAGE, READ_BUF);
+	if (!buf)
+		fail(a->out, "out of memory");
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	t0 = now_ns();
+	while ((n = read(fd, buf, READ_BUF)) > 0) {
+		done += (uint64_t)n;
+		since += (uint64_t)n;
+		if (a->memory_reclaim && since >= a->step) {
+			/* -EAGAIN: less than asked; the limit backs it up */
+			r = memcg_reclaim(a->m, since);
+			if (r && r != -EAGAIN)
+				fail(a->out, "cannot write %s/memory."
+				     "reclaim: %s", a->m->path, strerror(-r));
+			since = 0;
+		}
+		if (done >= next) {
+			say(a->out, MSG_PROGRESS, "reading", done, a->size,
+			    0);
+			next += PROGRESS_STEP;
+		}
+	}
+	if (n < 0)
+		fail(a->out, "cannot read %s at %llu: %s", a->path,
+		     (unsigned long long)done, strerror(errno));
+	if (done != a->size)
+		fail(a->out, "read %llu bytes of %s, not %llu",
+		     (unsigned long long)done, a->path,
+		     (unsigned long long)a->size);
+	say(a->out, MSG_PROGRESS, "reading", done, a->size, now_ns() - t0);
+	/* evict what the read left cached, through the same reclaim */
+	r = memcg_reclaim(a->m, UINT64_MAX);
+	if (r && r != -EAGAIN)
+		fail(a->out, "cannot reclaim %s: %s", a->m->path,
+		     strerror(-r));
+	if (map)
+		unpin_pages(fd, map, a->size);
+	free(buf);
+	close(fd);
+	say(a->out, MSG_READY, NULL, 0, 0, 0);
+	/* hold the ballast (and our place in the cgroup) until teardown */
+	while (read(a->ctl, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* ---- the runner's side ---- */
+
+static uint64_t vmstat(const char *key)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char name[64];
+	unsigned long long v, r = 0;
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		if (!strcmp(name, key)) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+static int do_cachestat(const char *path, struct fb_cachestat *cs)
+{
+	struct fb_cachestat_range range = { 0, 0 };	/* 0: to the end */
+	const char *off = getenv("FOLIOBENCH_NO_CACHESTAT");
+	int fd, r = 0;
+
+	/* lets the tests take the fallback on kernels that have cachestat */
+	if (off && *off == '1')
+		return -ENOSYS;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(cs, 0, sizeof(*cs));
+	if (syscall(__NR_cachestat, fd, &range, cs, 0))
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
+{
+	char base[4096];
+	int fd, r;
+
+	if (st->fuse) {
+		char mnt[4200], why[256];
+
+		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
+		r = fuse_zero_start(&st->fz, mnt, st->plan.size, c->cpus,
+				    c->ncpus, why, sizeof(why));
+		if (r)
+			return wl_errf(e, "%s", why);
+		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
+		return 0;
+	}
+	if (default_dir(c)) {
+		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
+			 c->disk_scratch, c->rep);
+	} else {
+		/*
+		 * A directory of our own in dir, journalled, so a killed
+		 * run's file goes at the next start; but never the runner's
+		 * own disk scratch, which has the same name.
+		 */
+		disk_scratch_base(c, base, sizeof(base));
+		if (!strcmp(base, wl_s(c, "dir"))) {
+			snprintf(st->path, sizeof(st->path),
+				 "%s/shadow-truncate.%d", c->disk_scratch,
+				 c->rep);
+		} else {
+			r = sys_scratch(wl_s(c, "dir"), st->dir,
+					sizeof(st->dir));
+			if (r)
+				return wl_errf(e, "cannot make a directory "
+					       "in %s: %s", wl_s(c, "dir"),
+					       strerror(-r));
+			snprintf(st->path, sizeof(st->path),
+				 "%s/shadow-truncate.%d", st->dir, c->rep);
+		}
+	}
+	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return wl_errf(e, "cannot create %s: %s", st->path,
+			       strerror(errno));
+	/* sparse: reads of it are zeros from the page cache, no disk */
+	if (ftruncate(fd, (off_t)st->plan.size)) {
+		r = errno;
+		close(fd);
+		return wl_errf(e, "cannot size %s to %llu bytes: %s",
+			       st->path, (unsigned long long)st->plan.size,
+			       strerror(r));
+	}
+	close(fd);
+	return 0;
+}
+
+static int start_reader(struct wl_case *c, struct state *st,
+			struct wl_err *e)
+{
+	struct reader_args a;
+	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, r;
+	pid_t pid;
+
+	if (pipe2(ctl, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		r = errno;
+		goto fail;
+	}
+	memset(&a, 0, sizeof(a));
+	a.path = st->path;
+	a.size = st->plan.size;
+	a.keep = st->plan.keep;
+	a.ballast = st->plan.ballast;
+	a.m = &st->m;
+	a.memory_reclaim = st->memory_reclaim;
+	a.step = HEADROOM / 2;
+	a.ctl = ctl[0];
+	a.out = out[1];
+	a.parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		r = errno;
+		goto fail;
+	}
+	if (!pid) {
+		/*
+		 * Keep nothing of the runner's but the two pipes, as 3 and 4:
+		 * an inherited descriptor of its lock or database must not
+		 * outlive it.
+		 */
+		int hi_ctl = fcntl(ctl[0], F_DUPFD, 100);
+		int hi_out = fcntl(out[1], F_DUPFD, 100);
+
+		if (hi_ctl < 0 || hi_out < 0 || dup2(hi_ctl, 3) < 0 ||
+		    dup2(hi_out, 4) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 5u, ~0u, 0u);
+		a.ctl = 3;
+		a.out = 4;
+		fuse_zero_place(c->cpus, c->ncpus);
+		reader(&a);
+	}
+	st->reader = pid;
+	sys_pid_record(pid);
+	close(ctl[0]);
+	close(out[1]);
+	st->ctl = ctl[1];
+	st->msgs = out[0];
+	r = memcg_attach(&st->m, pid);
+	if (r)
+		return wl_errf(e, "cannot move the reader into %s: %s",
+			       st->m.path, strerror(-r));
+	if (write(st->ctl, "g", 1) != 1)
+		return wl_errf(e, "cannot start the reader: %s",
+			       strerror(errno));
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	return wl_errf(e, "cannot start the reader: %s", strerror(r));
+}
+
+static void reap_reader(struct state *st)
+{
+	if (st->reader <= 0)
+		return;
+	if (st->ctl >= 0) {
+		close(st->ctl);
+		st->ctl = -1;
+	}
+	kill(st->reader, SIGKILL);
+	while (waitpid(st->reader, NULL, 0) < 0 && errno == EINTR)
+		;
+	sys_pid_forget(st->reader);
+	st->reader = 0;
+}
+
+/* Why the reader is gone, for the error message. */
+static void reader_death(struct state *st, char *buf, size_t n)
+{
+	int s = 0, w;
+
+	if (st->ctl >= 0) {
+		close(st->ctl);
+		st->ctl = -1;
+	}
+	while ((w = waitpid(st->reader, &s, 0)) < 0 && errno == EINTR)
+		;
+	if (w > 0) {
+		sys_pid_forget(st->reader);
+		st->reader = 0;
+	}
+	if (w > 0 && WIFSIGNALED(s))
+		snprintf(buf, n, "the reader was killed by %s%s",
+			 strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
+			 " (the cgroup's OOM killer? its limit may be too "
+			 "small)" : "");
+	else if (w > 0)
+		snprintf(buf, n, "the reader exited with status %d",
+			 WEXITSTATUS(s));
+	else
+		snprintf(buf, n, "the reader is gone");
+}
+
+/* Follow the reader until it is ready; poll stop all along. */
+static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
+{
+	struct pollfd pfd = { .fd = st->msgs, .events = POLLIN };
+	struct msg m;
+	char why[200];
+	ssize_t n;
+
+	for (;;) {
+		if (*c->stop) {
+			reap_reader(st);
+			return wl_errf(e, "interrupted");
+		}
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;	/* timeout, or EINTR: look at stop */
+		n = read(st->msgs, &m, sizeof(m));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(m)) {
+			reader_death(st, why, sizeof(why));
+			return wl_errf(e, "setup of %s failed: %s", st->path,
+				       why);
+		}
+		switch (m.kind) {
+		case MSG_PROGRESS:
+			if (m.ns)
+				st->read_ns = m.ns;
+			if (c->progress)
+				c->progress(m.what, m.done, m.total);
+			break;
+		case MSG_READY:
+			return 0;
+		default:
+			reap_reader(st);
+			return wl_errf(e, "setup of %s failed: %s", st->path,
+				       m.text);
+		}
+	}
+}
+
+static int setup(struct wl_case *c, struct wl_err *e)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	uint64_t t0 = now_ns();
+	char why[512];
+	int r;
+
+	if (!st)
+		return wl_errf(e, "out of memory");
+	c->priv = st;
+	st->ctl = st->msgs = -1;
+	st->fuse = !strcmp(wl_s(c, "fs"), "fuse");
+	if (make_plan(c, &st->plan, false) == -EIO)
+		return wl_errf(e, "cannot read /proc/meminfo");
+	r = memcg_create(&st->m, "shadow", why, sizeof(why));
+	if (r)
+		return wl_errf(e, "%s", why);
+	st->memory_reclaim = use_memory_reclaim(c, &st->m);
+	r = make_file(c, st, e);
+	if (r)
+		return r;
+	/* memory.reclaim keeps it below; the limit backs that up */
+	r = memcg_set_limit(&st->m, st->plan.limit);
+	if (r)
+		return wl_errf(e, "cannot limit %s to %llu bytes: %s",
+			       st->m.path, (unsigned long long)st->plan.limit,
+			       strerror(-r));
+	st->nodereclaim0 = vmstat("workingset_nodereclaim");
+	st->nodes0 = vmstat("workingset_nodes");
+	r = start_reader(c, st, e);
+	if (!r)
+		r = wait_reader(c, st, e);
+	if (r)
+		return r;
+	st->nodereclaim1 = vmstat("workingset_nodereclaim");
+	st->nodes1 = vmstat("workingset_nodes");
+	/* what the timed call will find, counted just before it */
+	r = do_cachestat(st->path, &st->cs);
+	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
+		return wl_errf(e, "cannot cachestat %s: %s", st->path,
+			       strerror(-r));
+	st->have_cachestat = !r;
+	if (!st->have_cachestat) {
+		uint64_t cache = 0;
+
+		if (st->m.version == MEMCG_V2)
+			memcg_stat(&st->m, "file", &cache);
+		else
+			memcg_stat(&st->m, "cache", &cache);
+		st->cached_est = cache / PAGE;
+	}
+	st->t_setup = now_ns() - t0;
+	return 0;
+}
+
+static uint64_t stime_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+}
+
+static uint64_t file_pages(const struct state *st)
+{
+	return (st->plan.size + PAGE - 1) / PAGE;
+}
+
+/* Shadow entries and cached pages, measured or estimated. */
+static void counts(const struct state *st, uint64_t *evicted,
+		   uint64_t *cached)
+{
+	uint64_t pages = file_pages(st), nodes, per;
+
+	if (st->have_cachestat) {
+		*evicted = st->cs.nr_evicted;
+		*cached = st->cs.nr_cache;
+		return;
+	}
+	/*
+	 * Without cachestat: the nodes made only of shadow entries that
+	 * appeared during setup (a machine-wide count), each full but for
+	 * the pin's slot.  An estimate, and said to be one.
+	 */
+	nodes = st->nodes1 > st->nodes0 ? st->nodes1 - st->nodes0 : 0;
+	per = st->plan.keep == KEEP_PIN ? 63 : 64;
+	*cached = st->cached_est;
+	*evicted = nodes * per;
+	if (*evicted > pages - (*cached < pages ? *cached : pages))
+		*evicted = pages - (*cached < pages ? *cached : pages);
+}
+
+static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	bool unl = !strcmp(wl_s(c, "op"), "unlink");
+	uint64_t t0, t1, s0, s1, evicted, cached;
+	int r;
+
+	s0 = stime_ns();
+	t0 = now_ns();
+	r = unl ? unlink(st->path) : truncate(st->path, 0);
+	t1 = now_ns();
+	s1 = stime_ns();
+	if (r)
+		return wl_errf(e, "%s of %s failed: %s", unl ? "unlink" :
+			       "truncate", st->path, strerror(errno));
+	st->nodereclaim2 = vmstat("workingset_nodereclaim");
+	counts(st, &evicted, &cached);
+	wl_set(s, c->wl, "wall", (double)(t1 - t0));
+	wl_set(s, c->wl, "sys", (double)(s1 - s0));
+	wl_set(s, c->wl, "shadow_entries", (double)evicted);
+	wl_set(s, c->wl, "cached_pages", (double)cached);
+	wl_set(s, c->wl, "coverage",
+	       100.0 * (double)evicted / (double)(file_pages(st)));
+	if (evicted)
+		wl_set(s, c->wl, "ns_per_shadow",
+		       (double)(t1 - t0) / (double)evicted);
+	return 0;
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	uint64_t pages = file_pages(st), evicted, cached;
+	uint64_t want = wl_u(c, "coverage");
+	double cov;
+	struct stat sb;
+
+	(void)e;
+	counts(st, &evicted, &cached);
+	cov = 100.0 * (double)evicted / (double)pages;
+	wl_note(s, "size_asked", (double)st->plan.asked);
+	wl_note(s, "size_used", (double)st->plan.size);
+	wl_note(s, "file_pages", (double)pages);
+	wl_note(s, "evicted_pages", (double)evicted);
+	wl_note(s, "cached_pages", (double)cached);
+	wl_note(s, "coverage", cov);
+	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
+	wl_note(s, "cgroup_version", st->m.version == MEMCG_V2 ? 2 : 1);
+	wl_note(s, "nodereclaim_setup",
+		(double)(st->nodereclaim1 - st->nodereclaim0));
+	wl_note(s, "nodereclaim_run",
+		(double)(st->nodereclaim2 - st->nodereclaim1));
+	wl_note(s, "workingset_nodes_setup",
+		(double)((int64_t)st->nodes1 - (int64_t)st->nodes0));
+	wl_note(s, "keep_bytes", (double)st->plan.keep_bytes);
+	wl_note(s, "limit_bytes", (double)st->plan.limit);
+	wl_note(s, "setup_s", (double)st->t_setup / 1e9);
+	if (st->read_ns)
+		wl_note(s, "read_mib_s", (double)st->plan.size / MiB /
+			((double)st->read_ns / 1e9));
+	snprintf(s->text, sizeof(s->text),
+		 "cgroup %s; keep=%s; reclaim=%s; %s%s",
+		 memcg_version_name(st->m.version), keep_name(st->plan.keep),
+		 st->memory_reclaim ? "memory.reclaim" :
+		 st->m.version == MEMCG_V2 ? "memory.max" :
+		 "memory.limit_in_bytes",
+		 st->have_cachestat ? "counted with cachestat(2)" :
+		 "no cachestat(2): shadow entries estimated from "
+		 "/proc/vmstat workingset_nodes",
+		 st->plan.size != st->plan.asked ? "; size shrunk to fit" :
+		 "");
+	if (cov < (double)want)
+		wl_invalid(s, "shadow coverage %.1f%% is below the %llu%% "
+			   "threshold: %llu of %llu pages left a shadow "
+			   "entry, %llu are cached%s", cov,
+			   (unsigned long long)want,
+			   (unsigned long long)evicted,
+			   (unsigned long long)pages,
+			   (unsigned long long)cached,
+			   st->have_cachestat ? "" : " (estimated)");
+	/* and the call did what it claims */
+	if (!strcmp(wl_s(c, "op"), "unlink")) {
+		if (!access(st->path, F_OK))
+			wl_invalid(s, "%s still exists after unlink",
+				   st->path);
+	} else if (stat(st->path, &sb) || sb.st_size) {
+		wl_invalid(s, "%s is not empty after truncate", st->path);
+	}
+	return 0;
+}
+
+static void teardown(struct wl_case *c)
+{
+	struct state *st = c->priv;
+
+	if (!st)
+		return;
+	reap_reader(st);
+	if (st->msgs >= 0)
+		close(st->msgs);
+	memcg_destroy(&st->m);
+	if (st->fuse) {
+		fuse_zero_stop(&st->fz);
+	} else if (st->path[0]) {
+		unlink(st->path);
+		if (st->dir[0])
+			sys_rmtree(st->dir);
+	}
+	free(st);
+	c->priv = NULL;
+}
+
+const struct workload wl_shadow_truncate = {
+	.name = "shadow-truncate",
+	.summary = "read a file in a memory cgroup, reclaim its cache into "
+		   "shadow entries, time the truncate (or unlink)",
+	.params = params,
+	.metrics = metrics,
+	.preflight = preflight,
+	.setup = setup,
+	.run = run,
+	.verify = verify,
+	.teardown = teardown,
+};

@@ -1,0 +1,39 @@
+/*
+ * A FUSE filesystem of our own that serves one file of zeros of a given
+ * size, needing no disk: a page cache of any size, for the shadow-entry
+ * workload, filled at memory speed.
+ */
+#ifndef FB_FUSE_ZERO_H
+#define FB_FUSE_ZERO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The name of the one file, in the root of the mount. */
+#define FUSE_ZERO_NAME	"zero"
+
+struct fuse_zero {
+	char dir[4096];		/* mount point, made and removed */
+	char file[4200];	/* dir + "/" FUSE_ZERO_NAME */
+	pid_t server;		/* forked server process, 0 when none */
+	int mounted;
+};
+
+/*
+ * Make dir, mount the filesystem on it (recorded in the journal of sys.h
+ * before it is made) and start its server in a forked child (pid
+ * recorded too) that may run on cpus (all of them: the caller is usually
+ * pinned to one, which the server must not share).  Returns 0 or -errno
+ * with the reason in err.
+ */
+int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
+		    const int *cpus, int ncpus, char *err, size_t n);
+/* Let the calling process run on cpus (none given: leave it as it is). */
+void fuse_zero_place(const int *cpus, int ncpus);
+/* Unmount, kill and reap the server, remove dir; safe to call twice. */
+void fuse_zero_stop(struct fuse_zero *fz);
+/* Whether this kernel has FUSE (/dev/fuse can be opened); why in buf. */
+int fuse_zero_available(char *why, size_t n);
+
+#endif

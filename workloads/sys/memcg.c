@@ -1,0 +1,240 @@
+/*
+ * Memory cgroups for workloads, on either hierarchy.  The child is made at
+ * the root of the hierarchy that holds the memory controller: on v2 the
+ * root is the one cgroup exempt from the no-internal-process rule, so a
+ * child there has the memory.* files although the root holds processes
+ * (one made under the runner's own, populated cgroup would have none); on
+ * v1 the root is simply the place every tool looks.
+ */
+#include "memcg.h"
+#include "sys.h"
+#include "common/common.h"
+
+#include <errno.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *memcg_version_name(enum memcg_version v)
+{
+	return v == MEMCG_V2 ? "v2" : v == MEMCG_V1 ? "v1" : "none";
+}
+
+/* Whether a space-separated list ("cpu io memory") holds word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == '\0' || p[len] == ' ' || p[len] == '\n'))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+static int file_has_word(const char *dir, const char *file, const char *word,
+			 bool *yes)
+{
+	char path[4300], buf[1024];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	r = read_file_str(path, buf, sizeof(buf));
+	if (r)
+		return r;
+	*yes = has_word(buf, word);
+	return 0;
+}
+
+int memcg_detect(struct memcg *m, char *why, size_t n)
+{
+	char v2[4096] = "", v1[4096] = "";
+	struct mntent ent, *e;
+	char line[8192];
+	FILE *f;
+	bool yes;
+
+	memset(m, 0, sizeof(*m));
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f) {
+		snprintf(why, n, "cannot read /proc/self/mounts: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	while ((e = getmntent_r(f, &ent, line, sizeof(line)))) {
+		if (!strcmp(e->mnt_type, "cgroup2") && !v2[0])
+			snprintf(v2, sizeof(v2), "%s", e->mnt_dir);
+		else if (!strcmp(e->mnt_type, "cgroup") && !v1[0] &&
+			 hasmntopt(e, "memory"))
+			snprintf(v1, sizeof(v1), "%s", e->mnt_dir);
+	}
+	endmntent(f);
+
+	/*
+	 * A hybrid machine mounts cgroup2 without the memory controller
+	 * (it is bound to v1 then): look at what the v2 root offers.
+	 */
+	if (v2[0] && !file_has_word(v2, "cgroup.controllers", "memory", &yes) &&
+	    yes) {
+		if (file_has_word(v2, "cgroup.subtree_control", "memory",
+				  &yes) || !yes) {
+			snprintf(why, n,
+				 "cgroup v2 at %s does not enable the memory "
+				 "controller for its children (echo +memory > "
+				 "%s/cgroup.subtree_control)", v2, v2);
+			return -ENOENT;
+		}
+		m->version = MEMCG_V2;
+		snprintf(m->root, sizeof(m->root), "%s", v2);
+		return 0;
+	}
+	if (v1[0]) {
+		m->version = MEMCG_V1;
+		snprintf(m->root, sizeof(m->root), "%s", v1);
+		return 0;
+	}
+	snprintf(why, n, "no memory cgroup: neither cgroup v2 with the memory "
+		 "controller nor a cgroup v1 memory hierarchy is mounted");
+	return -ENOENT;
+}
+
+static int cg_path(const struct memcg *m, const char *file, char *buf,
+		   size_t n)
+{
+	if ((size_t)snprintf(buf, n, "%s/%s", m->path, file) >= n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int cg_write(const struct memcg *m, const char *file, const char *val)
+{
+	char path[4400];
+	int r = cg_path(m, file, path, sizeof(path));
+
+	return r ? r : write_file_str(path, val);
+}
+
+int memcg_create(struct memcg *m, const char *tag, char *err, size_t n)
+{
+	int r;
+
+	r = memcg_detect(m, err, n);
+	if (r)
+		return r;
+	if (tag && *tag)
+		snprintf(m->path, sizeof(m->path), "%s/foliobench.%d.%s",
+			 m->root, (int)getpid(), tag);
+	else
+		snprintf(m->path, sizeof(m->path), "%s/foliobench.%d",
+			 m->root, (int)getpid());
+	r = sys_cgroup_mkdir(m->path);
+	if (r) {
+		snprintf(err, n, "cannot create cgroup %s: %s", m->path,
+			 strerror(-r));
+		return r;
+	}
+	m->made = true;
+	return 0;
+}
+
+int memcg_attach(const struct memcg *m, pid_t pid)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	return cg_write(m, "cgroup.procs", val);
+}
+
+int memcg_set_limit(const struct memcg *m, uint64_t bytes)
+{
+	char val[32];
+
+	if (m->version == MEMCG_V2) {
+		if (bytes)
+			snprintf(val, sizeof(val), "%llu",
+				 (unsigned long long)bytes);
+		else
+			snprintf(val, sizeof(val), "max");
+		return cg_write(m, "memory.max", val);
+	}
+	snprintf(val, sizeof(val), "%lld", bytes ? (long long)bytes : -1LL);
+	return cg_write(m, "memory.limit_in_bytes", val);
+}
+
+int memcg_reclaim(const struct memcg *m, uint64_t bytes)
+{
+	char val[32];
+	uint64_t cur;
+	int r;
+
+	if (m->version == MEMCG_V1) {
+		/*
+		 * force_empty loops try_to_free_mem_cgroup_pages(), the same
+		 * reclaim as memory.reclaim, until nothing more goes; it can
+		 * only be asked for everything.
+		 */
+		if (bytes != UINT64_MAX)
+			return -EOPNOTSUPP;
+		return cg_write(m, "memory.force_empty", "0");
+	}
+	if (bytes == UINT64_MAX) {
+		r = memcg_usage(m, &cur);
+		if (r)
+			return r;
+		if (!cur)
+			return 0;
+		bytes = cur;
+	}
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
+	return cg_write(m, "memory.reclaim", val);
+}
+
+int memcg_usage(const struct memcg *m, uint64_t *bytes)
+{
+	char path[4400];
+	int r;
+
+	r = cg_path(m, m->version == MEMCG_V2 ? "memory.current" :
+		    "memory.usage_in_bytes", path, sizeof(path));
+	return r ? r : read_file_u64(path, bytes);
+}
+
+int memcg_stat(const struct memcg *m, const char *key, uint64_t *val)
+{
+	char path[4400], line[256];
+	size_t klen = strlen(key);
+	int r = -ENOENT;
+	FILE *f;
+
+	if (cg_path(m, "memory.stat", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (strncmp(line, key, klen) || line[klen] != ' ')
+			continue;
+		if (sscanf(line + klen + 1, "%llu", &v) == 1) {
+			*val = v;
+			r = 0;
+		}
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+void memcg_destroy(struct memcg *m)
+{
+	if (!m->made)
+		return;
+	sys_cgroup_rmdir(m->path);
+	m->made = false;
+}
