@@ -93,10 +93,15 @@ test-unit: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do $$t || exit 1; done
 
 compare: all
-	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) '$(BASE)' '$(PATCH)'
+	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) $(if $(AA),--aa '$(BASE)','$(BASE)' '$(PATCH)')
 
 export: all
 	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'
+
+# seq-read against fio and a bare read loop on one file (RUNTIME, SIZE, BS,
+# ROUNDS from the environment or the command line); a benchmark, not a test.
+bench-seqread: all
+	$(Q)sh bench/seqread_vs_fio.sh $(B)/bench
 
 clean:
 	rm -rf build

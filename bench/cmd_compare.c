@@ -1,0 +1,216 @@
+/*
+ * `bench compare BASE PATCH`: the table a patch changelog quotes, with the
+ * boot as the statistical unit.  `--aa LABEL` compares the two halves of
+ * one label's boots, which shows the false-positive rate of the machine.
+ *
+ * Exit codes (sysexits where one fits; each failure its own code so that
+ * scripts can tell them apart):
+ *   0  ok                         64  usage
+ *   65 not a foliobench database, or rows it cannot use
+ *   66 no database file           67  no run has the label
+ *   68 the label has no complete run (--aa: fewer than 2 boots)
+ *   69 --strict: the sides differ in more than the kernel
+ *   70 out of memory              72  the database holds no run at all
+ *   74 cannot read the database or write the report
+ *   76 the database has a newer schema than this tool
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/compare.h"
+#include "schema/db.h"
+#include "workloads/workload.h"
+
+int report_cmd_open(struct db *db, const char *path)
+{
+	int r = db_open(db, path, false);
+
+	switch (r) {
+	case DB_OK:
+		return EX_OK;
+	case DB_MISSING:
+		fb_err("no database at %s (record runs with `bench run` "
+		       "first)", path);
+		return EX_NOINPUT;
+	case DB_TOO_NEW:
+		fb_err("cannot read %s: %s; use a newer foliobench", path,
+		       db->err);
+		return EX_NEWER_DB;
+	case DB_NOT_DB:
+		fb_err("%s is not a foliobench database: %s", path, db->err);
+		return EX_DATAERR;
+	default:
+		fb_err("cannot open database %s: %s", path, db->err);
+		return EX_IOERR;
+	}
+}
+
+int report_cmd_load_exit(int r, const struct strbuf *err)
+{
+	if (r && r != REPORT_ENOMEM)
+		fb_err("%s", strbuf_str(err));
+	switch (r) {
+	case REPORT_OK:
+		return EX_OK;
+	case REPORT_EEMPTY:
+		return EX_EMPTY_DB;
+	case REPORT_ELABEL:
+		return EX_NOUSER;
+	case REPORT_ENOCOMPLETE:
+	case REPORT_EFEW:
+		return EX_NOHOST;
+	case REPORT_ENOMEM:
+		fb_err("out of memory");
+		return EX_SOFTWARE;
+	case REPORT_EDATA:
+		return EX_DATAERR;
+	case REPORT_EDB:
+		return EX_IOERR;
+	default:
+		return EX_SOFTWARE;
+	}
+}
+
+bool report_cmd_primary(const char *workload, const char *metric)
+{
+	const struct workload *w = workload_find(workload);
+	const struct metric *m;
+
+	if (!w)
+		return true;
+	for (m = w->metrics; m->name; m++)
+		if (!strcmp(m->name, metric))
+			return m->primary;
+	return true;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
+		"[--strict] BASE PATCH\n"
+		"       bench compare --aa [--db FILE] [--format FORMAT] "
+		"LABEL\n\n"
+		"Compares the complete runs of two labels (kernels): the "
+		"median of each boot,\nthe mean across boots, Welch's t-test "
+		"on the boot medians (Holm-corrected),\nMann-Whitney U with "
+		"4 or more boots a side.\n\n"
+		"  --db FILE        results database (default results.db)\n"
+		"  --format FORMAT  text (default), changelog, markdown, "
+		"csv, json\n"
+		"  --strict         refuse when the runs differ in more than "
+		"the kernel\n"
+		"  --aa             compare the odd and even boots of one "
+		"label (false positives)\n\n"
+		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
+		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
+		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
+		"database, 74 I/O error, 76 newer schema\n");
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "aa", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "results.db", *base, *patch;
+	struct report_side a = { 0 }, b = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	enum report_format fmt = REPORT_TEXT;
+	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_cmp c = { 0 };
+	bool strict = false, aa = false;
+	struct db db = { 0 };
+	int ch, ex, r;
+	size_t i;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd': path = optarg; break;
+		case 'f':
+			if (report_format_parse(optarg, &fmt)) {
+				fb_err("unknown format '%s' (text, changelog, "
+				       "markdown, csv, json)", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 's': strict = true; break;
+		case 'a': aa = true; break;
+		case 'h':
+			usage(stdout);
+			return EX_OK;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			return EX_USAGE;
+		}
+	}
+	if (argc - optind != (aa ? 1 : 2)) {
+		fb_err(aa ? "--aa takes one label" :
+		       "compare takes two labels, BASE and PATCH");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	base = argv[optind];
+	patch = aa ? base : argv[optind + 1];
+	if (!base[0] || !patch[0]) {
+		fb_err("empty label: name BASE and PATCH (make compare "
+		       "BASE=... PATCH=...)");
+		return EX_USAGE;
+	}
+	if (!aa && !strcmp(base, patch)) {
+		fb_err("BASE and PATCH are both '%s'; to compare a label with "
+		       "itself use --aa", base);
+		return EX_USAGE;
+	}
+	ex = report_cmd_open(&db, path);
+	if (ex)
+		return ex;
+	r = report_side_load(&db, base, aa ? 1 : 0, &a, &err);
+	if (!r)
+		r = report_side_load(&db, patch, aa ? 2 : 0, &b, &err);
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
+	opts.aa = aa;
+	/* people read one row a case; machines get every metric */
+	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
+	if (report_compare(&a, &b, &opts, &c)) {
+		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
+		goto out;
+	}
+	c.tool_version = fb_version;
+	c.schema_version = db_schema_version(&db);
+	for (i = 0; i < c.nwarn; i++)
+		fb_warn("%s", c.warn[i]);
+	if (strict && c.nwarn) {
+		fb_err("refusing to compare %s with %s: %zu difference%s "
+		       "besides the kernel (--strict)", a.label, b.label,
+		       c.nwarn, c.nwarn == 1 ? "" : "s");
+		ex = EX_UNAVAILABLE;
+		goto out;
+	}
+	if (report_print(stdout, &c, fmt)) {
+		fb_err("cannot write the report: %m");
+		ex = EX_IOERR;
+	}
+out:
+	report_cmp_release(&c);
+	report_side_release(&a);
+	report_side_release(&b);
+	strbuf_release(&err);
+	db_close(&db);
+	return ex;
+}

@@ -1,0 +1,103 @@
+/*
+ * `bench export LABEL`: one kernel's results for a changelog, as `bench
+ * compare` prints them: the median of each boot, the mean across boots and
+ * its spread.  Exit codes as for compare: 64 usage, 65 bad data, 66 no
+ * database, 67 unknown label, 68 no complete run, 70 internal error,
+ * 72 empty database, 74 I/O error, 76 newer schema.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/compare.h"
+#include "schema/db.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n\n"
+		"One kernel's results: the median of each boot, the mean "
+		"across boots and its\nspread.\n\n"
+		"  --db FILE        results database (default results.db)\n"
+		"  --format FORMAT  text (default), changelog, markdown, "
+		"csv, json\n");
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "results.db", *label;
+	struct strbuf err = STRBUF_INIT;
+	enum report_format fmt = REPORT_TEXT;
+	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_side s = { 0 };
+	struct report_cmp c = { 0 };
+	struct db db = { 0 };
+	int ch, ex, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd': path = optarg; break;
+		case 'f':
+			if (report_format_parse(optarg, &fmt)) {
+				fb_err("unknown format '%s' (text, changelog, "
+				       "markdown, csv, json)", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return EX_OK;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			return EX_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fb_err("export takes one label");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	label = argv[optind];
+	if (!label[0]) {
+		fb_err("empty label: name one (make export LABEL=...)");
+		return EX_USAGE;
+	}
+	ex = report_cmd_open(&db, path);
+	if (ex)
+		return ex;
+	r = report_side_load(&db, label, 0, &s, &err);
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
+	/* people read one row a case; machines get every metric */
+	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
+	if (report_compare(&s, NULL, &opts, &c)) {
+		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
+		goto out;
+	}
+	c.tool_version = fb_version;
+	c.schema_version = db_schema_version(&db);
+	if (report_print(stdout, &c, fmt)) {
+		fb_err("cannot write the report: %m");
+		ex = EX_IOERR;
+	}
+out:
+	report_cmp_release(&c);
+	report_side_release(&s);
+	strbuf_release(&err);
+	db_close(&db);
+	return ex;
+}

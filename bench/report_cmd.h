@@ -1,0 +1,21 @@
+/* What `bench compare` and `bench export` share: exit codes, metric table. */
+#ifndef FB_REPORT_CMD_H
+#define FB_REPORT_CMD_H
+
+#include <stdbool.h>
+
+#include "common/common.h"
+#include "schema/db.h"
+
+/* Exit codes beyond sysexits' own names (see cmd_compare.c). */
+#define EX_EMPTY_DB	72
+#define EX_NEWER_DB	76
+
+/* Open the results database read-side; an exit code, EX_OK when open. */
+int report_cmd_open(struct db *db, const char *path);
+/* The exit code of a report_side_load() status, its message printed. */
+int report_cmd_load_exit(int status, const struct strbuf *err);
+/* Is metric the headline of workload?  Unknown to this build: yes. */
+bool report_cmd_primary(const char *workload, const char *metric);
+
+#endif

@@ -1,0 +1,1469 @@
+/*
+ * Compare two kernels, or describe one: load the complete runs of a label,
+ * take each boot's median, test the boot medians, and say what differs
+ * between the two sides besides the kernel.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare.h"
+#include "reports/stats.h"
+#include "schema/db_report.h"
+
+static const char *const format_names[] = {
+	[REPORT_TEXT] = "text",
+	[REPORT_CHANGELOG] = "changelog",
+	[REPORT_MARKDOWN] = "markdown",
+	[REPORT_CSV] = "csv",
+	[REPORT_JSON] = "json",
+};
+
+int report_format_parse(const char *name, enum report_format *f)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(format_names); i++)
+		if (!strcmp(name, format_names[i])) {
+			*f = (enum report_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Make room for need elements of size bytes in *p. */
+static int grow(void *pp, size_t *alloc, size_t need, size_t size)
+{
+	void **p = pp, *np;
+	size_t n = *alloc ? *alloc : 8;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need)
+		n *= 2;
+	np = realloc(*p, n * size);
+	if (!np)
+		return -ENOMEM;
+	memset((char *)np + *alloc * size, 0, (n - *alloc) * size);
+	*p = np;
+	*alloc = n;
+	return 0;
+}
+
+/* A growable list of strings. */
+static int list_add(char ***list, size_t *n, size_t *alloc, const char *s)
+{
+	char *d;
+
+	if (grow(list, alloc, *n + 1, sizeof(**list)))
+		return -ENOMEM;
+	d = strdup(s);
+	if (!d)
+		return -ENOMEM;
+	(*list)[(*n)++] = d;
+	return 0;
+}
+
+static void list_free(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* --- loading one side --------------------------------------------------- */
+
+struct load {
+	struct db *db;
+	struct report_side *s;
+	size_t runs_alloc, boots_alloc, ser_alloc, nd_alloc;
+	size_t last;		/* last series hit: rows come in runs */
+	struct strbuf *err;
+	int half;
+};
+
+static int dup_all(char **out[], const char *in[], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*out[i] = strdup(in[i]);
+		if (!*out[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int load_run(const struct db_report_run *r, void *arg)
+{
+	struct load *l = arg;
+	struct report_side *s = l->s;
+	struct report_run *d;
+	size_t b;
+
+	if (grow(&s->runs, &l->runs_alloc, s->nruns + 1, sizeof(*s->runs)))
+		return REPORT_ENOMEM;
+	d = &s->runs[s->nruns++];
+	d->id = r->id;
+	d->vcpus = r->vcpus;
+	d->mem_bytes = r->mem_bytes;
+	{
+		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
+				 &d->hostname, &d->cpu_model, &d->cmdline,
+				 &d->thp, &d->tmpfs, &d->tool_version,
+				 &d->started_at };
+		const char *in[] = { r->uuid, r->kernel_release, r->boot_id,
+				     r->hostname, r->cpu_model, r->cmdline,
+				     r->thp, r->tmpfs, r->tool_version,
+				     r->started_at };
+
+		if (dup_all(out, in, ARRAY_SIZE(in)))
+			return REPORT_ENOMEM;
+	}
+	/* Boots in the order of their first complete run. */
+	for (b = 0; b < s->nboots; b++)
+		if (!strcmp(s->boot_ids[b], r->boot_id))
+			break;
+	if (b == s->nboots && list_add(&s->boot_ids, &s->nboots,
+				       &l->boots_alloc, r->boot_id))
+		return REPORT_ENOMEM;
+	d->boot = (int)b;
+	return 0;
+}
+
+/* Keep the runs of one half of the boots and number those boots anew. */
+static void keep_half(struct report_side *s, int half)
+{
+	size_t i, k = 0, nb = 0;
+
+	for (i = 0; i < s->nboots; i++) {
+		if ((int)(i % 2) == half - 1)
+			s->boot_ids[nb++] = s->boot_ids[i];
+		else
+			free(s->boot_ids[i]);
+	}
+	for (i = 0; i < s->nruns; i++) {
+		struct report_run *r = &s->runs[i];
+
+		if (r->boot % 2 != half - 1) {
+			free(r->uuid);
+			free(r->kernel_release);
+			free(r->boot_id);
+			free(r->hostname);
+			free(r->cpu_model);
+			free(r->cmdline);
+			free(r->thp);
+			free(r->tmpfs);
+			free(r->tool_version);
+			free(r->started_at);
+			continue;
+		}
+		r->boot /= 2;
+		s->runs[k++] = *r;
+	}
+	s->nruns = k;
+	s->nboots = nb;
+}
+
+static struct report_run *find_run(struct report_side *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nruns; i++)
+		if (s->runs[i].id == id)
+			return &s->runs[i];
+	return NULL;
+}
+
+static bool same_series(const struct report_series *x,
+			const struct db_report_value *v)
+{
+	return !strcmp(x->workload, v->workload) &&
+	       !strcmp(x->params, v->params) && !strcmp(x->metric, v->metric);
+}
+
+static int load_value(const struct db_report_value *v, void *arg)
+{
+	struct load *l = arg;
+	struct report_side *s = l->s;
+	struct report_series *x = NULL;
+	struct report_boot_vals *bv;
+	struct report_run *run;
+	size_t i;
+
+	run = find_run(s, v->run_id);
+	if (!run)		/* a run of the other half */
+		return 0;
+	if (l->last < s->nser && same_series(&s->ser[l->last], v))
+		x = &s->ser[l->last];
+	for (i = 0; !x && i < s->nser; i++)
+		if (same_series(&s->ser[i], v)) {
+			x = &s->ser[i];
+			l->last = i;
+		}
+	if (!x) {
+		if (grow(&s->ser, &l->ser_alloc, s->nser + 1, sizeof(*s->ser)))
+			return REPORT_ENOMEM;
+		l->last = s->nser;
+		x = &s->ser[s->nser++];
+		{
+			char **out[] = { &x->workload, &x->params, &x->metric,
+					 &x->unit };
+			const char *in[] = { v->workload, v->params, v->metric,
+					     v->unit };
+
+			if (dup_all(out, in, ARRAY_SIZE(in)))
+				return REPORT_ENOMEM;
+		}
+		x->higher = !strcmp(v->better, "higher");
+	}
+	if (strcmp(x->unit, v->unit)) {
+		strbuf_addf(l->err, "%s %s: metric %s is stored both in %s "
+			    "and in %s", x->workload, x->params, x->metric,
+			    x->unit, v->unit);
+		return REPORT_EDATA;
+	}
+	if (!v->supported) {
+		x->unmeasurable = true;
+		return 0;
+	}
+	if (!isfinite(v->value)) {
+		strbuf_addf(l->err, "%s %s: metric %s has a value that is not "
+			    "a finite number", x->workload, x->params,
+			    x->metric);
+		return REPORT_EDATA;
+	}
+	bv = NULL;
+	for (i = x->nboots; i > 0; i--)
+		if (x->boots[i - 1].boot == run->boot) {
+			bv = &x->boots[i - 1];
+			break;
+		}
+	if (!bv) {
+		/* boots is sized exactly: at most one entry per boot */
+		struct report_boot_vals *nb;
+
+		nb = realloc(x->boots, (x->nboots + 1) * sizeof(*nb));
+		if (!nb)
+			return REPORT_ENOMEM;
+		x->boots = nb;
+		bv = &x->boots[x->nboots++];
+		memset(bv, 0, sizeof(*bv));
+		bv->boot = run->boot;
+	}
+	if (grow(&bv->v, &bv->alloc, bv->n + 1, sizeof(*bv->v)))
+		return REPORT_ENOMEM;
+	bv->v[bv->n++] = v->value;
+	return 0;
+}
+
+static int load_notdone(const struct db_report_case *c, void *arg)
+{
+	struct load *l = arg;
+	struct report_side *s = l->s;
+	struct report_notdone *d;
+	size_t i;
+
+	for (i = 0; i < s->nnotdone; i++)
+		if (!strcmp(s->notdone[i].workload, c->workload) &&
+		    !strcmp(s->notdone[i].params, c->params) &&
+		    !strcmp(s->notdone[i].status, c->status))
+			return 0;
+	if (grow(&s->notdone, &l->nd_alloc, s->nnotdone + 1,
+		 sizeof(*s->notdone)))
+		return REPORT_ENOMEM;
+	d = &s->notdone[s->nnotdone++];
+	{
+		char **out[] = { &d->workload, &d->params, &d->status,
+				 &d->reason };
+		const char *in[] = { c->workload, c->params, c->status,
+				     c->reason };
+
+		if (dup_all(out, in, ARRAY_SIZE(in)))
+			return REPORT_ENOMEM;
+	}
+	return 0;
+}
+
+struct kv_load {
+	struct report_series *x;
+	size_t alloc;
+};
+
+static int load_kv(const char *key, const char *value, void *arg)
+{
+	struct kv_load *k = arg;
+	struct report_kv *kv;
+
+	if (grow(&k->x->kv, &k->alloc, k->x->nkv + 1, sizeof(*k->x->kv)))
+		return REPORT_ENOMEM;
+	kv = &k->x->kv[k->x->nkv++];
+	kv->key = strdup(key);
+	kv->value = strdup(value);
+	return kv->key && kv->value ? 0 : REPORT_ENOMEM;
+}
+
+/* Medians of each boot, their mean and spread, every value in one array. */
+static int summarize_series(struct report_series *x)
+{
+	size_t i, k = 0;
+
+	x->mean = x->sd = NAN;
+	if (!x->nboots)
+		return 0;
+	x->med = calloc(x->nboots, sizeof(*x->med));
+	for (i = 0; i < x->nboots; i++)
+		x->nall += x->boots[i].n;
+	x->all = calloc(x->nall, sizeof(*x->all));
+	if (!x->med || !x->all)
+		return REPORT_ENOMEM;
+	x->runs_min = SIZE_MAX;
+	for (i = 0; i < x->nboots; i++) {
+		struct report_boot_vals *b = &x->boots[i];
+
+		x->med[i] = stats_median(b->v, b->n);
+		memcpy(x->all + k, b->v, b->n * sizeof(*b->v));
+		k += b->n;
+		if (b->n < x->runs_min)
+			x->runs_min = b->n;
+		if (b->n > x->runs_max)
+			x->runs_max = b->n;
+	}
+	x->mean = stats_mean(x->med, x->nboots);
+	x->sd = stats_sd(x->med, x->nboots);
+	return 0;
+}
+
+/* Why a label cannot be used: no runs at all, unknown, or none complete. */
+struct near_label {
+	const char *want;
+	char best[256];
+	unsigned dist;
+	struct strbuf all;
+	int n;
+};
+
+static int near_label(const char *label, void *arg)
+{
+	struct near_label *nl = arg;
+	unsigned d = edit_distance(nl->want, label);
+
+	if (d < nl->dist) {
+		nl->dist = d;
+		snprintf(nl->best, sizeof(nl->best), "%s", label);
+	}
+	if (nl->n < 8)
+		strbuf_addf(&nl->all, "%s%s", nl->n ? ", " : "", label);
+	else if (nl->n == 8)
+		strbuf_addf(&nl->all, ", ...");
+	nl->n++;
+	return 0;
+}
+
+static int check_label(struct db *db, const char *label, struct strbuf *err)
+{
+	struct near_label nl = { .want = label, .dist = ~0u,
+				 .all = STRBUF_INIT };
+	int64_t nall, nruns, ncomplete;
+	int r;
+
+	if (db_report_nruns(db, &nall))
+		goto db_err;
+	if (!nall) {
+		strbuf_addf(err, "%s holds no runs yet (record some with "
+			    "`bench run`)", db->path);
+		return REPORT_EEMPTY;
+	}
+	if (db_report_label(db, label, &nruns, &ncomplete))
+		goto db_err;
+	if (!nruns) {
+		r = db_report_labels_each(db, near_label, &nl);
+		if (r == DB_ERR) {
+			strbuf_release(&nl.all);
+			goto db_err;
+		}
+		if (nl.dist <= 3)
+			strbuf_addf(err, "no run has the label '%s' in %s; "
+				    "did you mean '%s'?", label, db->path,
+				    nl.best);
+		else
+			strbuf_addf(err, "no run has the label '%s' in %s "
+				    "(labels: %s)", label, db->path,
+				    strbuf_str(&nl.all));
+		strbuf_release(&nl.all);
+		return REPORT_ELABEL;
+	}
+	if (!ncomplete) {
+		strbuf_addf(err, "label '%s' has %lld run%s in %s but none "
+			    "complete (see `bench runs`)", label,
+			    (long long)nruns, nruns == 1 ? "" : "s", db->path);
+		return REPORT_ENOCOMPLETE;
+	}
+	return 0;
+db_err:
+	strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
+	return REPORT_EDB;
+}
+
+int report_side_load(struct db *db, const char *label, int half,
+		     struct report_side *s, struct strbuf *err)
+{
+	struct load l = { .db = db, .s = s, .err = err, .half = half };
+	size_t i;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	r = check_label(db, label, err);
+	if (r)
+		return r;
+	s->db_label = strdup(label);
+	if (half) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "%s (%s boots)", label,
+			    half == 1 ? "odd" : "even");
+		s->label = sb.buf;
+	} else {
+		s->label = strdup(label);
+	}
+	if (!s->label || !s->db_label)
+		return REPORT_ENOMEM;
+	r = db_report_runs_each(db, label, load_run, &l);
+	if (r)
+		goto fail;
+	if (half) {
+		if (s->nboots < 2) {
+			strbuf_addf(err, "label '%s' has complete runs in %zu "
+				    "boot%s; an A/A comparison needs at least "
+				    "2", label, s->nboots,
+				    s->nboots == 1 ? "" : "s");
+			return REPORT_EFEW;
+		}
+		keep_half(s, half);
+	}
+	r = db_report_values_each(db, label, load_value, &l);
+	if (r)
+		goto fail;
+	r = db_report_cases_not_done_each(db, label, load_notdone, &l);
+	if (r)
+		goto fail;
+	for (i = 0; i < s->nser; i++) {
+		struct kv_load k = { .x = &s->ser[i] };
+
+		r = db_report_params_each(db, s->ser[i].params, load_kv, &k);
+		if (r == DB_ERR) {
+			strbuf_addf(err, "case %s of label '%s' has params "
+				    "that are not a JSON object: %s",
+				    s->ser[i].workload, label,
+				    s->ser[i].params);
+			return REPORT_EDATA;
+		}
+		if (r)
+			return r;
+		r = summarize_series(&s->ser[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+fail:
+	if (r == DB_ERR) {
+		strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
+		return REPORT_EDB;
+	}
+	return r;
+}
+
+void report_side_release(struct report_side *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nruns; i++) {
+		struct report_run *r = &s->runs[i];
+
+		free(r->uuid);
+		free(r->kernel_release);
+		free(r->boot_id);
+		free(r->hostname);
+		free(r->cpu_model);
+		free(r->cmdline);
+		free(r->thp);
+		free(r->tmpfs);
+		free(r->tool_version);
+		free(r->started_at);
+	}
+	free(s->runs);
+	list_free(s->boot_ids, s->nboots);
+	for (i = 0; i < s->nser; i++) {
+		struct report_series *x = &s->ser[i];
+
+		free(x->workload);
+		free(x->params);
+		free(x->metric);
+		free(x->unit);
+		for (j = 0; j < x->nkv; j++) {
+			free(x->kv[j].key);
+			free(x->kv[j].value);
+		}
+		free(x->kv);
+		for (j = 0; j < x->nboots; j++)
+			free(x->boots[j].v);
+		free(x->boots);
+		free(x->med);
+		free(x->all);
+	}
+	free(s->ser);
+	for (i = 0; i < s->nnotdone; i++) {
+		free(s->notdone[i].workload);
+		free(s->notdone[i].params);
+		free(s->notdone[i].status);
+		free(s->notdone[i].reason);
+	}
+	free(s->notdone);
+	free(s->label);
+	free(s->db_label);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- comparing ----------------------------------------------------------- */
+
+struct cmp_build {
+	size_t rows_alloc, warn_alloc, unm_alloc;
+};
+
+static const char *kv_get(const struct report_series *x, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < x->nkv; i++)
+		if (!strcmp(x->kv[i].key, key))
+			return x->kv[i].value;
+	return NULL;
+}
+
+static const struct report_series *row_ser(const struct report_row *r)
+{
+	return r->a ? r->a : r->b;
+}
+
+/* Does key take more than one value over the rows of this workload? */
+static bool key_varies(const struct report_cmp *c, const char *workload,
+		       const char *key)
+{
+	const char *first = NULL, *v;
+	bool seen = false;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+
+		if (strcmp(x->workload, workload))
+			continue;
+		v = kv_get(x, key);
+		if (!seen) {
+			first = v;
+			seen = true;
+		} else if (!v != !first || (v && strcmp(v, first))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Does the table hold more than one metric for this workload? */
+static bool metrics_vary(const struct report_cmp *c, const char *workload)
+{
+	const char *first = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+
+		if (strcmp(x->workload, workload))
+			continue;
+		if (!first)
+			first = x->metric;
+		else if (strcmp(first, x->metric))
+			return true;
+	}
+	return false;
+}
+
+/* "shmem-remove op=unlink folio=4k wall": only what tells rows apart. */
+static int name_rows(struct report_cmp *c)
+{
+	size_t i, k;
+
+	/*
+	 * One workload and nothing that varies: the heading names the
+	 * workload, so the row takes its first param ("op=unlink").
+	 */
+	if (c->workload && c->nrows) {
+		const struct report_series *x = row_ser(&c->rows[0]);
+		bool varies = false;
+
+		for (k = 0; k < x->nkv; k++)
+			varies |= key_varies(c, x->workload, x->kv[k].key);
+		if (!varies && x->nkv)
+			c->name_key = x->kv[0].key;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+		struct strbuf sb = STRBUF_INIT;
+		const char *nv = c->name_key ? kv_get(x, c->name_key) : NULL;
+
+		if (nv)
+			strbuf_addf(&sb, "%s=%s", c->name_key, nv);
+
+		/* One workload: the table's heading names it, rows need not. */
+		if (!c->workload)
+			strbuf_addf(&sb, "%s", x->workload);
+		for (k = 0; k < x->nkv; k++)
+			if (!nv && key_varies(c, x->workload, x->kv[k].key))
+				strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "",
+					    x->kv[k].key, x->kv[k].value);
+		if (metrics_vary(c, x->workload))
+			strbuf_addf(&sb, "%s%s", sb.len ? " " : "",
+				    x->metric);
+		if (!sb.len)
+			strbuf_addf(&sb, "%s", x->workload);
+		if (!sb.buf)
+			return REPORT_ENOMEM;
+		c->rows[i].name = sb.buf;
+	}
+	return 0;
+}
+
+/* 8589934592 -> "8 GiB"; what a changelog reader expects. */
+static void size_words(const char *s, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB",
+					     "TiB" };
+	uint64_t u;
+	size_t i = 0;
+
+	if (parse_size(s, &u) || !u) {
+		snprintf(buf, n, "%s", s);
+		return;
+	}
+	while (i + 1 < ARRAY_SIZE(units) && !(u % 1024)) {
+		u /= 1024;
+		i++;
+	}
+	if (i == 0 && u >= 1024)
+		human_size(u, buf, n);
+	else
+		snprintf(buf, n, "%llu %s", (unsigned long long)u, units[i]);
+}
+
+/* "4k" -> "4K", "pmd" -> "PMD-sized": the kernel's way to name folios. */
+static void folio_words(const char *s, char *buf, size_t n)
+{
+	uint64_t u;
+
+	if (!strcasecmp(s, "pmd"))
+		snprintf(buf, n, "PMD-sized");
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 30)))
+		snprintf(buf, n, "%lluG", (unsigned long long)(u >> 30));
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 20)))
+		snprintf(buf, n, "%lluM", (unsigned long long)(u >> 20));
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % 1024))
+		snprintf(buf, n, "%lluK", (unsigned long long)(u >> 10));
+	else
+		snprintf(buf, n, "%s", s);
+}
+
+/* The params every row of a workload shares, as words. */
+static void workload_phrase(const struct report_cmp *c,
+			    const struct report_series *x, struct strbuf *sb)
+{
+	const char *size = NULL, *folio = NULL;
+	char w1[64], w2[64];
+	size_t k, start = sb->len;
+
+	for (k = 0; k < x->nkv; k++) {
+		if (key_varies(c, x->workload, x->kv[k].key))
+			continue;
+		if (!strcmp(x->kv[k].key, "size"))
+			size = x->kv[k].value;
+		else if (!strcmp(x->kv[k].key, "folio"))
+			folio = x->kv[k].value;
+	}
+	if (size) {
+		size_words(size, w1, sizeof(w1));
+		strbuf_addf(sb, "%s file", w1);
+	}
+	if (folio) {
+		folio_words(folio, w2, sizeof(w2));
+		strbuf_addf(sb, "%s%s folios", size ? " of " : "", w2);
+	}
+	for (k = 0; k < x->nkv; k++) {
+		const char *key = x->kv[k].key;
+
+		if (!strcmp(key, "size") || !strcmp(key, "folio") ||
+		    key_varies(c, x->workload, key) ||
+		    (c->name_key && !strcmp(key, c->name_key)))
+			continue;
+		strbuf_addf(sb, "%s%s=%s", sb->len > start ? ", " : "", key,
+			    x->kv[k].value);
+	}
+}
+
+static int build_phrase(struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, nwl = 0;
+
+	/* One workload: its phrase; several: "name: phrase; name: ..." */
+	for (i = 0; i < c->nrows; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(row_ser(&c->rows[j])->workload,
+				    row_ser(&c->rows[i])->workload))
+				break;
+		nwl += j == i;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+		size_t before;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(row_ser(&c->rows[j])->workload,
+				    x->workload))
+				break;
+		if (j < i)
+			continue;
+		before = sb.len;
+		if (nwl > 1)
+			strbuf_addf(&sb, "%s%s: ", sb.len ? "; " : "",
+				    x->workload);
+		workload_phrase(c, x, &sb);
+		if (nwl > 1 && sb.len == before + strlen(x->workload) + 2 +
+		    (before ? 2 : 0)) {
+			/* nothing shared: drop "name: " */
+			sb.len = before;
+			sb.buf[sb.len] = '\0';
+		}
+	}
+	c->phrase = sb.buf ? sb.buf : strdup("");
+	return c->phrase ? 0 : REPORT_ENOMEM;
+}
+
+static size_t boots_with_values(const struct report_side *s)
+{
+	bool *seen;
+	size_t i, j, n = 0;
+
+	if (!s->nboots)
+		return 0;
+	seen = calloc(s->nboots, sizeof(*seen));
+	if (!seen)
+		return s->nboots;
+	for (i = 0; i < s->nser; i++)
+		for (j = 0; j < s->ser[i].nboots; j++)
+			seen[s->ser[i].boots[j].boot] = true;
+	for (i = 0; i < s->nboots; i++)
+		n += seen[i];
+	free(seen);
+	return n;
+}
+
+/*
+ * "Median of 5 runs, averaged over 2 boots of each kernel, on a 2-CPU
+ * machine; 8 GiB file of 4K folios." from what the database holds.
+ */
+static int build_method(struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t ba = boots_with_values(c->a);
+	size_t bb = c->b ? boots_with_values(c->b) : 0;
+	char runs[48];
+
+	if (c->runs_min == c->runs_max)
+		snprintf(runs, sizeof(runs), "%zu", c->runs_max);
+	else
+		snprintf(runs, sizeof(runs), "%zu-%zu", c->runs_min,
+			 c->runs_max);
+	if (c->runs_max == 1)
+		strbuf_addf(&sb, "One run a boot");
+	else
+		strbuf_addf(&sb, "Median of %s runs", runs);
+	if (!c->b) {
+		if (ba == 1)
+			strbuf_addf(&sb, " in one boot");
+		else
+			strbuf_addf(&sb, ", averaged over %zu boots", ba);
+	} else if (c->aa && ba == bb) {
+		strbuf_addf(&sb, ", averaged over %zu boot%s in each half of "
+			    "%s", ba, ba == 1 ? "" : "s", c->a->db_label);
+	} else if (c->aa) {
+		strbuf_addf(&sb, ", averaged over %zu and %zu boots in the "
+			    "two halves of %s", ba, bb, c->a->db_label);
+	} else if (ba == bb && ba == 1) {
+		strbuf_addf(&sb, " in one boot of each kernel");
+	} else if (ba == bb) {
+		strbuf_addf(&sb, ", averaged over %zu boots of each kernel",
+			    ba);
+	} else {
+		strbuf_addf(&sb, ", averaged over %zu boot%s of %s and %zu "
+			    "of %s", ba, ba == 1 ? "" : "s", c->a->label, bb,
+			    c->b->label);
+	}
+	if (c->a->nruns)
+		strbuf_addf(&sb, ", on a %lld-CPU machine",
+			    (long long)c->a->runs[0].vcpus);
+	if (c->phrase[0])
+		strbuf_addf(&sb, "; %s", c->phrase);
+	strbuf_addf(&sb, ".");
+	c->method = sb.buf;
+	return c->method ? 0 : REPORT_ENOMEM;
+}
+
+static void row_tests(struct report_row *r)
+{
+	const struct report_series *a = r->a, *b = r->b;
+	struct stats_summary sa, sb;
+	struct stats_welch w;
+	struct stats_mwu m;
+	const double *ua, *ub;
+
+	r->p = r->p_adj = r->p_mw = r->p_mw_adj = r->df = NAN;
+	r->ci_lo = r->ci_hi = r->mde = NAN;
+	r->delta = a->mean != 0 ? 100 * (b->mean / a->mean - 1) : NAN;
+	if (a->nboots >= 2 && b->nboots >= 2) {
+		ua = a->med;
+		r->na = a->nboots;
+		ub = b->med;
+		r->nb = b->nboots;
+	} else {
+		/* A single boot has no boot-to-boot spread: use its runs. */
+		r->within = true;
+		ua = a->all;
+		r->na = a->nall;
+		ub = b->all;
+		r->nb = b->nall;
+	}
+	stats_summarize(ua, r->na, &sa);
+	stats_summarize(ub, r->nb, &sb);
+	if (!stats_welch(&sa, &sb, &w)) {
+		r->p = w.p;
+		r->df = w.df;
+		stats_delta_ci(&sa, &sb, REPORT_CONF, &r->ci_lo, &r->ci_hi);
+	}
+	if (r->na >= REPORT_MWU_MIN && r->nb >= REPORT_MWU_MIN &&
+	    !stats_mwu(ua, r->na, ub, r->nb, &m)) {
+		r->p_mw = m.p;
+		r->mw_exact = m.exact;
+	}
+}
+
+/* What the current boots can detect, and what the change seen needs. */
+static void row_plan(struct report_row *r)
+{
+	const struct report_series *a = r->a, *b = r->b;
+	double va, vb, sp;
+
+	r->need = -1;
+	if (r->sig || r->within || isnan(r->p) || a->nboots < 2 ||
+	    b->nboots < 2 || a->mean == 0)
+		return;
+	va = stats_var(a->med, a->nboots);
+	vb = stats_var(b->med, b->nboots);
+	sp = sqrt(((a->nboots - 1) * va + (b->nboots - 1) * vb) /
+		  (a->nboots + b->nboots - 2));
+	if (sp == 0)		/* no spread at all: nothing to plan */
+		return;
+	r->mde = 100 * stats_mde(sp, a->nboots, b->nboots, REPORT_ALPHA,
+				 REPORT_POWER) / fabs(a->mean);
+	r->need = stats_n_needed(sp, b->mean - a->mean, REPORT_ALPHA,
+				 REPORT_POWER, REPORT_NEED_CAP);
+}
+
+static void row_export(struct report_row *r)
+{
+	const struct report_series *a = r->a;
+	double t, sd;
+	size_t n;
+
+	r->p = r->p_adj = r->p_mw = r->p_mw_adj = r->df = NAN;
+	r->ci_lo = r->ci_hi = r->mde = r->delta = NAN;
+	r->need = -1;
+	r->within = a->nboots < 2;
+	sd = r->within ? stats_sd(a->all, a->nall) : a->sd;
+	n = r->within ? a->nall : a->nboots;
+	r->na = n;
+	r->spread = sd;
+	r->ci_mean_lo = r->ci_mean_hi = NAN;
+	if (n >= 2 && !isnan(sd)) {
+		t = stats_t_quantile((1 + REPORT_CONF) / 2, n - 1);
+		r->ci_mean_lo = a->mean - t * sd / sqrt(n);
+		r->ci_mean_hi = a->mean + t * sd / sqrt(n);
+	}
+}
+
+static int add_row(struct report_cmp *c, struct cmp_build *cb,
+		   const struct report_series *a,
+		   const struct report_series *b)
+{
+	struct report_row *r;
+
+	if (grow(&c->rows, &cb->rows_alloc, c->nrows + 1, sizeof(*c->rows)))
+		return REPORT_ENOMEM;
+	r = &c->rows[c->nrows++];
+	r->a = a;
+	r->b = b;
+	return 0;
+}
+
+static int add_unmeasurable(struct report_cmp *c, struct cmp_build *cb,
+			    const struct report_series *x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int r;
+
+	strbuf_addf(&sb, "%s %s", x->workload, x->metric);
+	for (i = 0; i < c->nunmeasurable; i++)
+		if (!strcmp(c->unmeasurable[i], strbuf_str(&sb))) {
+			strbuf_release(&sb);
+			return 0;
+		}
+	r = list_add(&c->unmeasurable, &c->nunmeasurable, &cb->unm_alloc,
+		     strbuf_str(&sb));
+	strbuf_release(&sb);
+	return r ? REPORT_ENOMEM : 0;
+}
+
+static const struct report_series *match(const struct report_side *s,
+					 const struct report_series *x)
+{
+	size_t i;
+
+	for (i = 0; i < s->nser; i++)
+		if (!strcmp(s->ser[i].workload, x->workload) &&
+		    !strcmp(s->ser[i].params, x->params) &&
+		    !strcmp(s->ser[i].metric, x->metric) &&
+		    !strcmp(s->ser[i].unit, x->unit))
+			return &s->ser[i];
+	return NULL;
+}
+
+static bool is_primary(const struct report_opts *o,
+		       const struct report_series *x)
+{
+	return !o->primary || o->primary(x->workload, x->metric);
+}
+
+/* The metric of the same case measured per folio ("ns/folio"). */
+static const struct report_series *folio_sibling(const struct report_side *s,
+						 const struct report_series *x)
+{
+	size_t i;
+
+	for (i = 0; i < s->nser; i++) {
+		const struct report_series *y = &s->ser[i];
+		const char *u = strstr(y->unit, "/folio");
+
+		if (y != x && y->nboots && u && !u[6] &&
+		    !strcmp(y->workload, x->workload) &&
+		    !strcmp(y->params, x->params))
+			return y;
+	}
+	return NULL;
+}
+
+static int build_rows(struct report_cmp *c, struct cmp_build *cb,
+		      const struct report_opts *o)
+{
+	const struct report_series *a, *b;
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->a->nser; i++) {
+		a = &c->a->ser[i];
+		b = c->b ? match(c->b, a) : NULL;
+		if (!a->nboots && (!c->b || !b || !b->nboots)) {
+			if (a->unmeasurable &&
+			    (r = add_unmeasurable(c, cb, a)))
+				return r;
+			continue;
+		}
+		if (o->primary_only && !is_primary(o, a))
+			continue;
+		r = add_row(c, cb, a->nboots ? a : NULL,
+			    b && b->nboots ? b : NULL);
+		if (r)
+			return r;
+	}
+	for (i = 0; c->b && i < c->b->nser; i++) {
+		b = &c->b->ser[i];
+		a = match(c->a, b);
+		if (a)
+			continue;	/* paired above */
+		if (!b->nboots) {
+			if (b->unmeasurable &&
+			    (r = add_unmeasurable(c, cb, b)))
+				return r;
+			continue;
+		}
+		if (o->primary_only && !is_primary(o, b))
+			continue;
+		if ((r = add_row(c, cb, NULL, b)))
+			return r;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		struct report_row *row = &c->rows[i];
+
+		row->primary = is_primary(o, row_ser(row));
+		row->delta_folio = NAN;
+		/* a time per case gets the same time per folio beside it */
+		if (strcmp(row_ser(row)->unit, "ns"))
+			continue;
+		row->fa = row->a ? folio_sibling(c->a, row->a) : NULL;
+		row->fb = row->b ? folio_sibling(c->b, row->b) : NULL;
+		if (row->fa && row->fb)
+			row->delta_folio = row->fb->mean - row->fa->mean;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const char *w = row_ser(&c->rows[i])->workload;
+
+		if (!i)
+			c->workload = w;
+		else if (c->workload && strcmp(c->workload, w))
+			c->workload = NULL;
+	}
+	return 0;
+}
+
+static int warnf(struct report_cmp *c, struct cmp_build *cb,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int warnf(struct report_cmp *c, struct cmp_build *cb,
+		 const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return list_add(&c->warn, &c->nwarn, &cb->warn_alloc, buf) ?
+	       REPORT_ENOMEM : 0;
+}
+
+/*
+ * The kernel command line without what names the kernel image: a patched
+ * kernel boots another BOOT_IMAGE (and initrd) by design.
+ */
+static void cmdline_norm(const char *in, struct strbuf *out)
+{
+	const char *p = in, *e;
+	size_t len;
+
+	while (*p) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		e = p + strcspn(p, " \t");
+		len = (size_t)(e - p);
+		if (strncmp(p, "BOOT_IMAGE=", 11) && strncmp(p, "initrd=", 7))
+			strbuf_addf(out, "%s%.*s", out->len ? " " : "",
+				    (int)len, p);
+		p = e;
+	}
+}
+
+typedef const char *(*field_fn)(const struct report_run *r,
+				struct strbuf *tmp);
+
+static const char *f_cpu(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->cpu_model;
+}
+
+static const char *f_vcpus(const struct report_run *r, struct strbuf *t)
+{
+	strbuf_addf(t, "%lld", (long long)r->vcpus);
+	return strbuf_str(t);
+}
+
+static const char *f_cmdline(const struct report_run *r, struct strbuf *t)
+{
+	cmdline_norm(r->cmdline, t);
+	return strbuf_str(t);
+}
+
+static const char *f_thp(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->thp;
+}
+
+static const char *f_tmpfs(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->tmpfs;
+}
+
+static const char *f_tool(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->tool_version;
+}
+
+/* The distinct values of one field over a side's runs, "a" or "a | b". */
+static void distinct(const struct report_side *s, field_fn fn,
+		     struct strbuf *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nruns; i++) {
+		struct strbuf ti = STRBUF_INIT, tj = STRBUF_INIT;
+		const char *v = fn(&s->runs[i], &ti);
+		bool dup = false;
+
+		for (j = 0; j < i && !dup; j++) {
+			dup = !strcmp(v, fn(&s->runs[j], &tj));
+			strbuf_release(&tj);
+		}
+		if (!dup)
+			strbuf_addf(out, "%s'%s'", out->len ? " | " : "", v);
+		strbuf_release(&ti);
+	}
+}
+
+static int diff_meta(struct report_cmp *c, struct cmp_build *cb)
+{
+	static const struct {
+		const char *name;
+		field_fn fn;
+	} fields[] = {
+		{ "CPU model", f_cpu },
+		{ "vCPUs", f_vcpus },
+		{ "kernel command line", f_cmdline },
+		{ "THP and shmem settings", f_thp },
+		{ "/dev/shm mount", f_tmpfs },
+		{ "tool version", f_tool },
+	};
+	int64_t lo = INT64_MAX, hi = 0;
+	size_t i, k;
+	int r = 0;
+
+	for (k = 0; k < ARRAY_SIZE(fields) && !r; k++) {
+		struct strbuf va = STRBUF_INIT, vb = STRBUF_INIT;
+
+		distinct(c->a, fields[k].fn, &va);
+		distinct(c->b, fields[k].fn, &vb);
+		if (strcmp(strbuf_str(&va), strbuf_str(&vb)))
+			r = warnf(c, cb, "%s differs: %s has %s; %s has %s",
+				  fields[k].name, c->a->label, strbuf_str(&va),
+				  c->b->label, strbuf_str(&vb));
+		strbuf_release(&va);
+		strbuf_release(&vb);
+	}
+	/*
+	 * MemTotal moves by a few MiB with the size of the kernel image
+	 * itself, so only a difference over 1% is a different machine.
+	 */
+	for (k = 0; k < 2; k++) {
+		const struct report_side *s = k ? c->b : c->a;
+
+		for (i = 0; i < s->nruns; i++) {
+			if (s->runs[i].mem_bytes < lo)
+				lo = s->runs[i].mem_bytes;
+			if (s->runs[i].mem_bytes > hi)
+				hi = s->runs[i].mem_bytes;
+		}
+	}
+	if (!r && lo > 0 && hi > lo + lo / 100) {
+		char l[32], h[32];
+
+		human_size((uint64_t)lo, l, sizeof(l));
+		human_size((uint64_t)hi, h, sizeof(h));
+		r = warnf(c, cb, "memory differs by more than 1%%: from %s to "
+			  "%s across the runs of %s and %s", l, h,
+			  c->a->label, c->b->label);
+	}
+	return r;
+}
+
+static int diff_cases(struct report_cmp *c, struct cmp_build *cb)
+{
+	size_t i, k;
+	int r = 0;
+
+	for (i = 0; i < c->nrows && !r; i++) {
+		const struct report_row *row = &c->rows[i];
+		const struct report_series *x = row_ser(row);
+		size_t j;
+
+		if (row->a && row->b)
+			continue;
+		/* one line a case, however many of its metrics are rows */
+		for (j = 0; j < i; j++) {
+			const struct report_row *o = &c->rows[j];
+
+			if (!o->a != !row->a || (o->a && o->b))
+				continue;
+			if (!strcmp(row_ser(o)->workload, x->workload) &&
+			    !strcmp(row_ser(o)->params, x->params))
+				break;
+		}
+		if (j < i)
+			continue;
+		r = warnf(c, cb, "%s %s was measured on %s only", x->workload,
+			  x->params, row->a ? c->a->label : c->b->label);
+	}
+	for (k = 0; k < 2 && !r; k++) {
+		const struct report_side *s = k ? c->b : c->a;
+
+		for (i = 0; i < s->nnotdone && !r; i++)
+			r = warnf(c, cb, "%s %s %s on %s%s%s",
+				  s->notdone[i].workload,
+				  s->notdone[i].params, s->notdone[i].status,
+				  s->label, s->notdone[i].reason[0] ? ": " : "",
+				  s->notdone[i].reason);
+	}
+	return r;
+}
+
+/*
+ * Over the headline metrics: wall time and time per folio of one case are
+ * one result, and counting it twice would weigh it twice.
+ */
+static void geomean(struct report_cmp *c)
+{
+	bool lower = false, higher = false;
+	double s = 0, ratio;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (!c->rows[i].a || !c->rows[i].b || !c->rows[i].primary)
+			continue;
+		if (c->rows[i].a->higher)
+			higher = true;
+		else
+			lower = true;
+	}
+	/* Mixed directions: invert higher-is-better ratios into costs. */
+	c->geo_cost = lower && higher;
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (!r->a || !r->b || !r->primary || !(r->a->mean > 0) ||
+		    !(r->b->mean > 0))
+			continue;
+		ratio = r->b->mean / r->a->mean;
+		if (c->geo_cost && r->a->higher)
+			ratio = 1 / ratio;
+		s += log(ratio);
+		c->geo_n++;
+	}
+	c->geo = c->geo_n ? 100 * (exp(s / c->geo_n) - 1) : NAN;
+}
+
+/*
+ * Holm over one family: the headline metrics, or the other metrics (which
+ * only the machine formats carry).  A table of headline metrics then shows
+ * the same adjusted p in every format.
+ */
+static int holm_family(struct report_cmp *c, double *p, double *pm,
+		       bool primary)
+{
+	double *fp, *fm;
+	size_t i, n = 0;
+
+	fp = calloc(c->nrows + 1, sizeof(*fp));
+	fm = calloc(c->nrows + 1, sizeof(*fm));
+	if (!fp || !fm) {
+		free(fp);
+		free(fm);
+		return REPORT_ENOMEM;
+	}
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].primary == primary) {
+			fp[n] = p[i];
+			fm[n++] = pm[i];
+		}
+	stats_holm(fp, n, fp);
+	stats_holm(fm, n, fm);
+	for (i = n = 0; i < c->nrows; i++)
+		if (c->rows[i].primary == primary) {
+			c->rows[i].p_adj = fp[n];
+			c->rows[i].p_mw_adj = fm[n++];
+		}
+	free(fp);
+	free(fm);
+	return 0;
+}
+
+int report_compare(struct report_side *a, struct report_side *b,
+		   const struct report_opts *o, struct report_cmp *c)
+{
+	struct cmp_build cb = { 0 };
+	double *p = NULL, *pm = NULL;
+	size_t i;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->a = a;
+	c->b = b;
+	c->aa = o->aa;
+	r = build_rows(c, &cb, o);
+	if (r)
+		return r;
+	c->runs_min = SIZE_MAX;
+	c->boots_min = SIZE_MAX;
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x[2] = { c->rows[i].a,
+						     c->rows[i].b };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			if (!x[k])
+				continue;
+			if (x[k]->runs_min < c->runs_min)
+				c->runs_min = x[k]->runs_min;
+			if (x[k]->runs_max > c->runs_max)
+				c->runs_max = x[k]->runs_max;
+			if (x[k]->nboots < c->boots_min)
+				c->boots_min = x[k]->nboots;
+			if (x[k]->nboots > c->boots_max)
+				c->boots_max = x[k]->nboots;
+		}
+	}
+	if (!c->nrows)
+		c->runs_min = c->boots_min = 0;
+	if ((r = name_rows(c)) || (r = build_phrase(c)) ||
+	    (r = build_method(c)))
+		return r;
+	if (!b) {
+		for (i = 0; i < c->nrows; i++)
+			row_export(&c->rows[i]);
+		return 0;
+	}
+	p = calloc(c->nrows + 1, sizeof(*p));
+	pm = calloc(c->nrows + 1, sizeof(*pm));
+	if (!p || !pm) {
+		r = REPORT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		struct report_row *row = &c->rows[i];
+
+		row->p = row->p_mw = row->delta = NAN;
+		row->ci_lo = row->ci_hi = row->mde = row->df = NAN;
+		row->need = -1;
+		if (row->a && row->b)
+			row_tests(row);
+		p[i] = row->p;
+		pm[i] = row->p_mw;
+		if (!row->primary)
+			continue;
+		c->ntested += !isnan(row->p);
+		c->nmw += !isnan(row->p_mw);
+		c->nsig_raw += row->p < REPORT_ALPHA;
+	}
+	if ((r = holm_family(c, p, pm, true)) ||
+	    (r = holm_family(c, p, pm, false)))
+		goto out;
+	for (i = 0; i < c->nrows; i++) {
+		struct report_row *row = &c->rows[i];
+
+		row->sig = row->p_adj < REPORT_ALPHA;
+		c->nsig += row->sig && row->primary;
+		if (row->sig)
+			row->dir = (row->b->mean < row->a->mean) !=
+				   row->a->higher ? 1 : -1;
+		row_plan(row);
+	}
+	geomean(c);
+	if ((r = diff_meta(c, &cb)) || (r = diff_cases(c, &cb)))
+		goto out;
+out:
+	free(p);
+	free(pm);
+	return r;
+}
+
+void report_cmp_release(struct report_cmp *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		free(c->rows[i].name);
+	free(c->rows);
+	list_free(c->warn, c->nwarn);
+	list_free(c->unmeasurable, c->nunmeasurable);
+	free(c->method);
+	free(c->phrase);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *report_dir_word(const struct report_row *r)
+{
+	const char *u = row_ser(r)->unit;
+	bool speed;
+
+	if (!r->dir)
+		return "";
+	/* Times and rates go faster or slower; other counts better or worse. */
+	speed = !strncmp(u, "ns", 2) || !strncmp(u, "us", 2) ||
+		!strncmp(u, "ms", 2) || !strcmp(u, "s") || strstr(u, "/s") ||
+		!strcmp(u, "IOPS");
+	if (speed)
+		return r->dir > 0 ? "faster" : "slower";
+	return r->dir > 0 ? "better" : "worse";
+}
+
+/* Digits that show a change of a few percent, no more. */
+static void digits(double v, const char *unit, char *buf, size_t n)
+{
+	double a = fabs(v);
+
+	if (a >= 100 || a == 0)
+		snprintf(buf, n, "%.0f%s%s", v, unit[0] ? " " : "", unit);
+	else if (a >= 10)
+		snprintf(buf, n, "%.1f%s%s", v, unit[0] ? " " : "", unit);
+	else
+		snprintf(buf, n, "%.2f%s%s", v, unit[0] ? " " : "", unit);
+}
+
+void report_value(double v, double ref, const char *unit, bool ascii,
+		  char *buf, size_t n)
+{
+	static const struct {
+		double div;
+		const char *name, *ascii;
+	} scale[] = {
+		{ 1e9, "s", "s" },
+		{ 1e6, "ms", "ms" },
+		{ 1e3, "\xc2\xb5s", "us" },	/* µs */
+		{ 1, "ns", "ns" },
+	};
+	char u[64];
+	size_t i;
+
+	if (isnan(v)) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	/* Times are stored in ns ("ns", "ns/folio"): scale by the reference. */
+	if (!strncmp(unit, "ns", 2) && (!unit[2] || unit[2] == '/')) {
+		ref = fabs(isnan(ref) ? v : ref);
+		for (i = 0; i + 1 < ARRAY_SIZE(scale); i++)
+			if (ref >= scale[i].div)
+				break;
+		snprintf(u, sizeof(u), "%s%s",
+			 ascii ? scale[i].ascii : scale[i].name, unit + 2);
+		digits(v / scale[i].div, u, buf, n);
+		return;
+	}
+	if (!strcmp(unit, "count"))
+		unit = "";
+	digits(v, unit, buf, n);
+}

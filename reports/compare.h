@@ -1,0 +1,187 @@
+/*
+ * Kernel-vs-kernel comparison and one-kernel export.  A boot is the
+ * statistical unit: the median of a boot's valid samples, then the mean of
+ * those medians across boots, and the tests run on the boot medians.
+ */
+#ifndef FB_COMPARE_H
+#define FB_COMPARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/common.h"
+#include "schema/db.h"
+
+/* Significance level and power of every test and plan in a report. */
+#define REPORT_ALPHA	0.05
+#define REPORT_POWER	0.8
+#define REPORT_CONF	0.95
+/* Boots per kernel beyond which a plan says "more than". */
+#define REPORT_NEED_CAP	10000
+/* Fewest units a side for the Mann-Whitney U test. */
+#define REPORT_MWU_MIN	4
+/* Fewest boots a side for the boot-to-boot variance to mean something. */
+#define REPORT_BOOTS_OK	3
+
+enum report_status {
+	REPORT_OK = 0,
+	REPORT_EDB = -1,	/* SQLite could not read: err says */
+	REPORT_ENOMEM = -2,
+	REPORT_EEMPTY = -3,	/* the database holds no run at all */
+	REPORT_ELABEL = -4,	/* no run has this label */
+	REPORT_ENOCOMPLETE = -5,	/* runs, but none complete */
+	REPORT_EFEW = -6,	/* too few boots for what was asked (--aa) */
+	REPORT_EDATA = -7,	/* rows that make no sense: err says which */
+};
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_CHANGELOG,
+	REPORT_MARKDOWN,
+	REPORT_CSV,
+	REPORT_JSON,
+};
+/* "text", "changelog", ... into *f; -1 for a name that is none of them. */
+int report_format_parse(const char *name, enum report_format *f);
+
+struct report_run {
+	int64_t id;
+	char *uuid, *kernel_release, *boot_id, *hostname, *cpu_model;
+	char *cmdline, *thp, *tmpfs, *tool_version, *started_at;
+	int64_t vcpus, mem_bytes;
+	int boot;			/* index into report_side.boot_ids */
+};
+
+struct report_kv {
+	char *key, *value;
+};
+
+/* The values of one boot for one series. */
+struct report_boot_vals {
+	int boot;
+	double *v;
+	size_t n, alloc;
+};
+
+/* One case and metric on one side. */
+struct report_series {
+	char *workload, *params, *metric, *unit;
+	bool higher;			/* higher is better */
+	bool unmeasurable;		/* a value stored as not supported */
+	struct report_kv *kv;		/* params decoded, in their order */
+	size_t nkv;
+	struct report_boot_vals *boots;	/* boots that gave values */
+	size_t nboots;
+	double *med;			/* median of each boot */
+	double mean, sd;		/* of the boot medians (sd NAN for 1) */
+	double *all;			/* every value, boot after boot */
+	size_t nall;
+	size_t runs_min, runs_max;	/* values a boot */
+};
+
+/* A case that did not finish in a complete run ('skipped', 'failed'). */
+struct report_notdone {
+	char *workload, *params, *status, *reason;
+};
+
+struct report_side {
+	char *label;			/* as asked, or "LABEL (odd boots)" */
+	char *db_label;			/* the label in the database */
+	struct report_run *runs;
+	size_t nruns;
+	char **boot_ids;
+	size_t nboots;
+	struct report_series *ser;
+	size_t nser;
+	struct report_notdone *notdone;
+	size_t nnotdone;
+};
+
+/*
+ * Load the complete runs of a label.  half 0 takes every boot; 1 and 2 take
+ * the odd and even boots in time order (an A/A comparison splits a label
+ * this way so that drift over time falls on both halves).  err gets a
+ * message for everything but REPORT_OK.
+ */
+int report_side_load(struct db *db, const char *label, int half,
+		     struct report_side *s, struct strbuf *err);
+void report_side_release(struct report_side *s);
+
+struct report_row {
+	const struct report_series *a, *b;	/* NULL: absent on that side */
+	/* the same case's per-folio metric, where the workload gives one */
+	const struct report_series *fa, *fb;
+	double delta_folio;		/* fb - fa, in their unit; NAN none */
+	bool primary;			/* the workload's headline metric */
+	char *name;			/* workload and the params that vary */
+	bool within;			/* tests on runs within a boot */
+	size_t na, nb;			/* test units a side */
+	double delta;			/* percent, b against a */
+	double ci_lo, ci_hi;		/* percent, Fieller; NAN unbounded */
+	double df;			/* Welch-Satterthwaite */
+	double p, p_adj;		/* Welch, raw and Holm; NAN: no test */
+	double p_mw, p_mw_adj;		/* Mann-Whitney U; NAN: too few */
+	bool mw_exact;
+	bool sig;			/* p_adj < REPORT_ALPHA */
+	int dir;			/* +1 better, -1 worse, 0 not shown */
+	double mde;			/* percent of base; NAN: not planned */
+	long need;			/* boots a kernel for |delta| */
+	/* export: the spread of one side */
+	double spread;			/* sd of boot medians, or of runs */
+	double ci_mean_lo, ci_mean_hi;	/* CI of the mean, in the unit */
+};
+
+/* How to build a report. */
+struct report_opts {
+	bool aa;			/* a and b are halves of one label */
+	/*
+	 * Is this the workload's headline metric?  reports/ does not know
+	 * the workloads; bench/ does.  NULL: every metric is.
+	 */
+	bool (*primary)(const char *workload, const char *metric);
+	bool primary_only;		/* rows of headline metrics only */
+};
+
+struct report_cmp {
+	struct report_side *a, *b;	/* b NULL: an export of a alone */
+	bool aa;			/* a and b are halves of one label */
+	const char *workload;		/* the one workload, or NULL */
+	const char *name_key;		/* param naming a lone case's row */
+	struct report_row *rows;
+	size_t nrows;
+	size_t ntested, nmw;		/* rows in each Holm family */
+	size_t nsig, nsig_raw;		/* significant after / before Holm */
+	double geo;			/* geometric mean change, percent */
+	size_t geo_n;
+	bool geo_cost;			/* higher-is-better ratios inverted */
+	char **warn;			/* differences beyond the kernel */
+	size_t nwarn;
+	char **unmeasurable;		/* "workload metric" never measured */
+	size_t nunmeasurable;
+	char *method;			/* the generated method sentence */
+	char *phrase;			/* "64 MiB file of 4K folios" or "" */
+	size_t runs_min, runs_max;	/* values a boot over the table */
+	size_t boots_min, boots_max;	/* boots a row, over the table */
+	/* for JSON: set by the caller, reports/ does not call up to bench/ */
+	const char *tool_version;
+	int schema_version;
+};
+
+/* Compare b against a (b NULL: describe a alone).  REPORT_ENOMEM only. */
+int report_compare(struct report_side *a, struct report_side *b,
+		   const struct report_opts *o, struct report_cmp *c);
+void report_cmp_release(struct report_cmp *c);
+
+/* Write the report; -errno when the stream fails. */
+int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt);
+/* JSON, the one user of cJSON (reports/json.c). */
+int report_print_json(FILE *f, const struct report_cmp *c);
+
+/* Shared by the formats: "faster", "slower", "better", "worse". */
+const char *report_dir_word(const struct report_row *r);
+/* Scaled value with its unit, same scale as ref: "913 ms", "1.70 s". */
+void report_value(double v, double ref, const char *unit, bool ascii,
+		  char *buf, size_t n);
+
+#endif

@@ -1,0 +1,959 @@
+/*
+ * The report formats but JSON: an aligned terminal table, the changelog
+ * table (plain ASCII, at most 75 columns, as kernel changelogs quote
+ * results), markdown and CSV.  Values are stored in the metric's unit;
+ * only the human formats scale them (ns to µs, ms, s).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare.h"
+
+#define CHANGELOG_COLS	75
+#define WRAP_COLS	72
+
+/* --- a small table printer --------------------------------------------- */
+
+struct tbl {
+	size_t ncol;
+	const char *align;	/* 'l' or 'r' per column */
+	bool heading;		/* row 0 names the columns */
+	char **cell;		/* row-major */
+	size_t nrows, alloc;
+};
+
+/* Display width of UTF-8 text: count the bytes that start a character. */
+static size_t width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static int tbl_row(struct tbl *t, ...)
+{
+	va_list ap;
+	size_t i;
+
+	if ((t->nrows + 1) * t->ncol > t->alloc) {
+		size_t n = t->alloc ? t->alloc * 2 : t->ncol * 16;
+		char **c = realloc(t->cell, n * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->cell = c;
+		t->alloc = n;
+	}
+	va_start(ap, t);
+	for (i = 0; i < t->ncol; i++) {
+		const char *s = va_arg(ap, const char *);
+
+		t->cell[t->nrows * t->ncol + i] = strdup(s ? s : "");
+	}
+	va_end(ap);
+	t->nrows++;
+	for (i = 0; i < t->ncol; i++)
+		if (!t->cell[(t->nrows - 1) * t->ncol + i])
+			return -ENOMEM;
+	return 0;
+}
+
+static void tbl_free(struct tbl *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncol; i++)
+		free(t->cell[i]);
+	free(t->cell);
+}
+
+/*
+ * Column widths; a column empty below its heading is left out (width 0),
+ * such as "per folio" for a workload that gives no per-folio metric.
+ */
+static void tbl_widths(const struct tbl *t, size_t *w)
+{
+	size_t r, i, data[16] = { 0 };
+
+	for (i = 0; i < t->ncol; i++)
+		w[i] = 0;
+	for (r = 0; r < t->nrows; r++)
+		for (i = 0; i < t->ncol; i++) {
+			size_t x = width(t->cell[r * t->ncol + i]);
+
+			if (x > w[i])
+				w[i] = x;
+			if (r && x > data[i])
+				data[i] = x;
+		}
+	for (i = 1; t->heading && i < t->ncol; i++)
+		if (!data[i])
+			w[i] = 0;
+}
+
+/* One row, columns two spaces apart, no trailing blanks. */
+static void tbl_print_row(FILE *f, const struct tbl *t, const size_t *w,
+			  size_t r, size_t first)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, pad, end;
+
+	for (i = first; i < t->ncol; i++) {
+		const char *s = t->cell[r * t->ncol + i];
+
+		if (i > first && !w[i])
+			continue;	/* a column left out */
+		pad = w[i] - width(s);
+		if (i > first)
+			strbuf_addf(&sb, "  ");
+		if (t->align[i] == 'r')
+			strbuf_addf(&sb, "%*s%s", (int)pad, "", s);
+		else
+			strbuf_addf(&sb, "%s%*s", s, (int)pad, "");
+	}
+	end = sb.len;
+	while (end && sb.buf[end - 1] == ' ')
+		end--;
+	fprintf(f, "%.*s\n", (int)end, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+static void tbl_print(FILE *f, const struct tbl *t)
+{
+	size_t w[16], r;
+
+	tbl_widths(t, w);
+	for (r = 0; r < t->nrows; r++)
+		tbl_print_row(f, t, w, r, 0);
+}
+
+/* Words wrapped at cols, each line starting with indent. */
+static void wrap(FILE *f, const char *text, size_t cols, const char *indent)
+{
+	const char *p = text, *e;
+	size_t col = 0, len;
+
+	while (*p) {
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		e = p + strcspn(p, " ");
+		len = width(p) - width(e);
+		if (col && col + 1 + len > cols) {
+			fputc('\n', f);
+			col = 0;
+		}
+		if (!col) {
+			fputs(indent, f);
+			col = width(indent);
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, (size_t)(e - p), f);
+		col += len;
+		p = e;
+	}
+	if (col)
+		fputc('\n', f);
+}
+
+/* --- cells ---------------------------------------------------------------- */
+
+static void fmt_pct(double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f%%", v);
+}
+
+static void fmt_p(double p, char *buf, size_t n)
+{
+	if (isnan(p))
+		snprintf(buf, n, "-");
+	else if (p < 0.001)
+		snprintf(buf, n, "<0.001");
+	else
+		snprintf(buf, n, "%.2g", p);
+}
+
+static void fmt_ci(const struct report_row *r, char *buf, size_t n)
+{
+	if (isnan(r->p))
+		snprintf(buf, n, "-");
+	else if (isnan(r->ci_lo))
+		snprintf(buf, n, "unbounded");
+	else
+		snprintf(buf, n, "[%+.1f, %+.1f]", r->ci_lo, r->ci_hi);
+}
+
+/* The spread as a percentage of the value. */
+static void fmt_sd(double sd, double mean, char *buf, size_t n)
+{
+	if (isnan(sd) || mean == 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f%%", 100 * sd / fabs(mean));
+}
+
+static const struct report_series *ser(const struct report_row *r)
+{
+	return r->a ? r->a : r->b;
+}
+
+/* Both sides in the scale of the larger, so the columns read alike. */
+static double ref_of(const struct report_row *r)
+{
+	double a = r->a ? fabs(r->a->mean) : 0, b = r->b ? fabs(r->b->mean) : 0;
+
+	return a > b ? a : b;
+}
+
+static void fmt_val(const struct report_row *r, const struct report_series *x,
+		    bool ascii, char *buf, size_t n)
+{
+	if (!x)
+		snprintf(buf, n, "-");
+	else
+		report_value(x->mean, ref_of(r), x->unit, ascii, buf, n);
+}
+
+/* The change per folio, "-15.2 ns/folio"; empty where there is none. */
+static void fmt_folio(const struct report_row *r, bool ascii, char *buf,
+		      size_t n)
+{
+	char v[64];
+	double ref;
+
+	if (isnan(r->delta_folio)) {
+		buf[0] = '\0';
+		return;
+	}
+	/* scaled by itself: a change of 4 ns reads "4.00 ns", not "0.00 µs" */
+	ref = fabs(r->delta_folio);
+	report_value(ref, ref, r->fa->unit, ascii, v, sizeof(v));
+	snprintf(buf, n, "%s%s", r->delta_folio < 0 ? "-" : "+", v);
+}
+
+/* The verdict column: "faster", "~", "base only". */
+static void fmt_mark(const struct report_cmp *c, const struct report_row *r,
+		     bool with_p, char *buf, size_t n)
+{
+	if (!r->a || !r->b)
+		snprintf(buf, n, "only %s", r->a ? "base" : "patch");
+	else if (isnan(r->p))
+		snprintf(buf, n, "(no test)");
+	else if (r->sig)
+		snprintf(buf, n, "%s", report_dir_word(r));
+	else if (with_p)
+		snprintf(buf, n, "~ (p=%.2g)", r->p_adj);
+	else
+		snprintf(buf, n, "~");
+	(void)c;
+}
+
+/* --- notes shared by the human formats ------------------------------------ */
+
+static bool any_within(const struct report_cmp *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].within)
+			return true;
+	return false;
+}
+
+static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
+			bool with_ci)
+{
+	bool exact = false, approx = false;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (isnan(c->rows[i].p_mw))
+			continue;
+		exact |= c->rows[i].mw_exact;
+		approx |= !c->rows[i].mw_exact;
+	}
+	strbuf_addf(sb, "Welch's t-test on the %s, Holm-corrected over %zu "
+		    "row%s", any_within(c) ? "runs" : "boot medians",
+		    c->ntested, c->ntested == 1 ? "" : "s");
+	if (c->nmw)
+		strbuf_addf(sb, "; Mann-Whitney U (%s), Holm-corrected over "
+			    "%zu row%s", exact && approx ? "exact, or normal "
+			    "with ties" : exact ? "exact" : "normal, tie-"
+			    "corrected", c->nmw, c->nmw == 1 ? "" : "s");
+	if (with_ci)
+		strbuf_addf(sb, "; the change's 95%% CI by Fieller");
+	strbuf_addf(sb, ". ~ marks a change not shown at p < %.2g (p after "
+		    "Holm).", REPORT_ALPHA);
+}
+
+static void notes_boots(const struct report_cmp *c, struct strbuf *sb)
+{
+	if (!c->nrows)
+		return;
+	if (c->geo_cost && c->geo_n > 1)
+		strbuf_addf(sb, " The geometric mean (cost) inverts the ratios "
+			    "of higher-is-better metrics: below zero is "
+			    "better.");
+	if (c->boots_min == 1)
+		strbuf_addf(sb, " One boot of a kernel: its runs stand in for "
+			    "boots, so the tests cannot see how much boots "
+			    "differ.");
+	else if (c->boots_min < REPORT_BOOTS_OK)
+		strbuf_addf(sb, " Fewer than %d boots of a kernel: the "
+			    "boot-to-boot variance cannot be judged.",
+			    REPORT_BOOTS_OK);
+}
+
+static void side_line(struct tbl *t, const char *role,
+		      const struct report_side *s)
+{
+	char what[160];
+	size_t nb = 0, i, j;
+
+	/* boots that gave values, as the table counts them */
+	for (i = 0; i < s->nboots; i++) {
+		bool seen = false;
+
+		for (j = 0; j < s->nser && !seen; j++) {
+			size_t k;
+
+			for (k = 0; k < s->ser[j].nboots; k++)
+				seen |= s->ser[j].boots[k].boot == (int)i;
+		}
+		nb += seen;
+	}
+	snprintf(what, sizeof(what), "%zu boot%s, %zu complete run%s, "
+		 "kernel %s", nb, nb == 1 ? "" : "s", s->nruns,
+		 s->nruns == 1 ? "" : "s",
+		 s->nruns ? s->runs[0].kernel_release : "?");
+	tbl_row(t, role, s->label, what);
+}
+
+static void print_plan(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool head = false;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (!r->a || !r->b || r->sig)
+			continue;
+		if (!head) {
+			fprintf(f, "\nWhat more boots would buy (two-sided "
+				"alpha %.2g, power %.1f, approximate):\n",
+				REPORT_ALPHA, REPORT_POWER);
+			head = true;
+		}
+		strbuf_release(&sb);
+		strbuf_addf(&sb, "%s: ", r->name);
+		if (r->within || isnan(r->mde)) {
+			strbuf_addf(&sb, "needs at least 2 boots of each "
+				    "kernel to plan");
+		} else {
+			strbuf_addf(&sb, "the boots now detect a change of "
+				    "%.1f%%", r->mde);
+			if (c->aa)
+				;	/* the change seen is noise by design */
+			else if (r->need == 0)
+				strbuf_addf(&sb, "; no change was seen");
+			else if (r->need > REPORT_NEED_CAP)
+				strbuf_addf(&sb, "; the %+.1f%% seen needs "
+					    "more than %d boots of each kernel",
+					    r->delta, REPORT_NEED_CAP);
+			else
+				strbuf_addf(&sb, "; the %+.1f%% seen needs %ld "
+					    "boots of each kernel", r->delta,
+					    r->need);
+		}
+		wrap(f, strbuf_str(&sb), 78, "  ");
+	}
+	strbuf_release(&sb);
+}
+
+static void print_aa(FILE *f, const struct report_cmp *c, bool md)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!c->aa || !c->ntested)
+		return;
+	strbuf_addf(&sb, "A/A: %zu of %zu rows differ at p < %.2g after Holm "
+		    "(%.0f%%), %zu before correction (%.0f%%); the two halves "
+		    "are one kernel, so any row that differs is a false "
+		    "positive.",
+		    c->nsig, c->ntested, REPORT_ALPHA,
+		    100.0 * c->nsig / c->ntested, c->nsig_raw,
+		    100.0 * c->nsig_raw / c->ntested);
+	fputc('\n', f);
+	if (md)
+		fprintf(f, "%s\n", strbuf_str(&sb));
+	else
+		wrap(f, strbuf_str(&sb), 78, "");
+	strbuf_release(&sb);
+}
+
+static void print_unmeasurable(FILE *f, const struct report_cmp *c,
+			       size_t cols)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!c->nunmeasurable)
+		return;
+	strbuf_addf(&sb, "Not measurable on these machines:");
+	for (i = 0; i < c->nunmeasurable; i++)
+		strbuf_addf(&sb, "%s %s", i ? "," : "", c->unmeasurable[i]);
+	strbuf_addf(&sb, ".");
+	wrap(f, strbuf_str(&sb), cols, "");
+	strbuf_release(&sb);
+}
+
+/* --- text ----------------------------------------------------------------- */
+
+static int print_text_cmp(FILE *f, const struct report_cmp *c)
+{
+	struct tbl h = { .ncol = 3, .align = "lll" };
+	struct tbl t = { .ncol = 11, .align = "lrrrrrrrrrl",
+			 .heading = true };
+	struct strbuf sb = STRBUF_INIT;
+	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[16], pm[16];
+	char m[64], pf[80];
+	size_t i;
+
+	side_line(&h, c->aa ? "half 1" : "base", c->a);
+	side_line(&h, c->aa ? "half 2" : "patch", c->b);
+	tbl_print(f, &h);
+	tbl_free(&h);
+	fputc('\n', f);
+	if (!c->nrows) {
+		fprintf(f, "No case has values on either side.\n");
+		return 0;
+	}
+	tbl_row(&t, c->workload ? c->workload : "case",
+		c->aa ? "half 1" : "base", "±sd", c->aa ? "half 2" : "patch",
+		"±sd", "change", "per folio", "95% CI", "p", "p(U)", "");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		fmt_val(r, r->a, false, a, sizeof(a));
+		fmt_val(r, r->b, false, b, sizeof(b));
+		fmt_sd(r->a ? r->a->sd : NAN, r->a ? r->a->mean : 0, sa,
+		       sizeof(sa));
+		fmt_sd(r->b ? r->b->sd : NAN, r->b ? r->b->mean : 0, sbd,
+		       sizeof(sbd));
+		fmt_pct(r->delta, d, sizeof(d));
+		fmt_ci(r, ci, sizeof(ci));
+		fmt_p(r->p_adj, p, sizeof(p));
+		fmt_p(r->p_mw_adj, pm, sizeof(pm));
+		fmt_mark(c, r, false, m, sizeof(m));
+		fmt_folio(r, false, pf, sizeof(pf));
+		tbl_row(&t, r->name, a, sa, b, sbd, d, pf, ci, p, pm, m);
+	}
+	if (c->geo_n > 1) {
+		fmt_pct(c->geo, d, sizeof(d));
+		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
+			"geometric mean", "", "", "", "", d, "", "", "", "",
+			"");
+	}
+	tbl_print(f, &t);
+	tbl_free(&t);
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s ", c->method);
+	notes_tests(c, &sb, true);
+	notes_boots(c, &sb);
+	strbuf_addf(&sb, " ±sd: standard deviation of the boot medians, in "
+		    "percent%s.", c->boots_min == 1 ? " (none for one boot)" :
+		    "");
+	wrap(f, strbuf_str(&sb), 78, "");
+	strbuf_release(&sb);
+	print_unmeasurable(f, c, 78);
+	print_aa(f, c, false);
+	print_plan(f, c);
+	return 0;
+}
+
+static int print_text_export(FILE *f, const struct report_cmp *c)
+{
+	struct tbl h = { .ncol = 3, .align = "lll" };
+	struct tbl t = { .ncol = 6, .align = "lrrrrr", .heading = true };
+	struct strbuf sb = STRBUF_INIT;
+	char v[64], sd[32], ci[128], lo[48], hi[48], nb[16], runs[32];
+	size_t i;
+
+	side_line(&h, "label", c->a);
+	tbl_print(f, &h);
+	tbl_free(&h);
+	fputc('\n', f);
+	if (!c->nrows) {
+		fprintf(f, "No case has values.\n");
+		return 0;
+	}
+	tbl_row(&t, c->workload ? c->workload : "case", "value", "±sd",
+		"95% CI of the value", "boots", "runs");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+		const struct report_series *x = r->a;
+
+		report_value(x->mean, x->mean, x->unit, false, v, sizeof(v));
+		fmt_sd(r->spread, x->mean, sd, sizeof(sd));
+		if (isnan(r->ci_mean_lo)) {
+			snprintf(ci, sizeof(ci), "-");
+		} else {
+			report_value(r->ci_mean_lo, x->mean, x->unit, false,
+				     lo, sizeof(lo));
+			report_value(r->ci_mean_hi, x->mean, x->unit, false,
+				     hi, sizeof(hi));
+			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
+		}
+		snprintf(nb, sizeof(nb), "%zu", x->nboots);
+		if (x->runs_min == x->runs_max)
+			snprintf(runs, sizeof(runs), "%zu", x->runs_max);
+		else
+			snprintf(runs, sizeof(runs), "%zu-%zu", x->runs_min,
+				 x->runs_max);
+		tbl_row(&t, r->name, v, sd, ci, nb, runs);
+	}
+	tbl_print(f, &t);
+	tbl_free(&t);
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s Value: the mean of the boot medians; ±sd: their "
+		    "standard deviation in percent, and the 95%% CI of the "
+		    "mean by Student's t.", c->method);
+	if (c->boots_min == 1)
+		strbuf_addf(&sb, " Where there is one boot, ±sd and the CI "
+			    "come from its runs and say nothing of how much "
+			    "boots differ.");
+	else if (c->boots_min < REPORT_BOOTS_OK)
+		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
+			    "variance cannot be judged.", REPORT_BOOTS_OK);
+	wrap(f, strbuf_str(&sb), 78, "");
+	strbuf_release(&sb);
+	print_unmeasurable(f, c, 78);
+	return 0;
+}
+
+/* --- changelog ------------------------------------------------------------ */
+
+/*
+ * Rows whose name would push the table past 75 columns get the name on a
+ * line of its own and the numbers on the next, indented.
+ */
+static void changelog_table(FILE *f, struct tbl *t, size_t name_cap)
+{
+	size_t w[16], r;
+
+	tbl_widths(t, w);
+	if (w[0] > name_cap) {
+		/* the widest name that fits decides the column */
+		w[0] = 0;
+		for (r = 0; r < t->nrows; r++) {
+			size_t x = width(t->cell[r * t->ncol]);
+
+			if (x <= name_cap && x > w[0])
+				w[0] = x;
+		}
+	}
+	for (r = 0; r < t->nrows; r++) {
+		const char *name = t->cell[r * t->ncol];
+
+		if (width(name) > w[0]) {
+			fprintf(f, "%s\n", name);
+			t->cell[r * t->ncol][0] = '\0';
+		}
+		tbl_print_row(f, t, w, r, 0);
+	}
+}
+
+static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
+{
+	struct tbl t = { .ncol = 6, .align = "lrrrrl", .heading = true };
+	struct strbuf sb = STRBUF_INIT;
+	char a[64], b[64], d[32], m[64], pf[80];
+	size_t i, w[16], fixed = 0, nonly = 0;
+
+	strbuf_addf(&sb, "%s: %s, %s: %s", c->aa ? "first half" : "before",
+		    c->a->label, c->aa ? "second half" : "after", c->b->label);
+	wrap(f, strbuf_str(&sb), CHANGELOG_COLS, "");
+	strbuf_release(&sb);
+	fputc('\n', f);
+	tbl_row(&t, c->workload ? c->workload : "", c->aa ? "half 1" :
+		"before", c->aa ? "half 2" : "after", "", "per folio", "");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (!r->a || !r->b) {
+			nonly++;
+			continue;
+		}
+		fmt_val(r, r->a, true, a, sizeof(a));
+		fmt_val(r, r->b, true, b, sizeof(b));
+		fmt_pct(r->delta, d, sizeof(d));
+		fmt_mark(c, r, true, m, sizeof(m));
+		fmt_folio(r, true, pf, sizeof(pf));
+		tbl_row(&t, r->name, a, b, d, pf, m);
+	}
+	if (c->geo_n > 1) {
+		fmt_pct(c->geo, d, sizeof(d));
+		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
+			"geometric mean", "", "", d, "", "");
+	}
+	tbl_widths(&t, w);
+	for (i = 1; i < t.ncol; i++)
+		fixed += w[i] ? 2 + w[i] : 0;
+	if (t.nrows > 1)
+		changelog_table(f, &t, fixed < CHANGELOG_COLS - 8 ?
+				CHANGELOG_COLS - fixed : 8);
+	tbl_free(&t);
+	for (i = 0; nonly && i < 2; i++) {
+		const struct report_side *s = i ? c->b : c->a;
+		size_t k, n = 0;
+
+		for (k = 0; k < c->nrows; k++) {
+			const struct report_row *r = &c->rows[k];
+
+			if (r->a && r->b)
+				continue;
+			if ((i == 0) != (r->a != NULL))
+				continue;
+			if (!n++)
+				strbuf_addf(&sb, "Only measured on %s:",
+					    s->label);
+			strbuf_addf(&sb, "%s %s", n > 1 ? "," : "", r->name);
+		}
+		if (n) {
+			strbuf_addf(&sb, ".");
+			fputc('\n', f);
+			wrap(f, strbuf_str(&sb), WRAP_COLS, "");
+			strbuf_release(&sb);
+		}
+	}
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s ", c->method);
+	notes_tests(c, &sb, false);
+	notes_boots(c, &sb);
+	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
+	strbuf_release(&sb);
+	print_unmeasurable(f, c, WRAP_COLS);
+	if (c->aa && c->ntested) {
+		strbuf_addf(&sb, "A/A: %zu of %zu rows differ after Holm (%zu "
+			    "before); the halves are one kernel, so any that "
+			    "differs is a false positive.", c->nsig, c->ntested,
+			    c->nsig_raw);
+		wrap(f, strbuf_str(&sb), WRAP_COLS, "");
+		strbuf_release(&sb);
+	}
+	return 0;
+}
+
+static int print_changelog_export(FILE *f, const struct report_cmp *c)
+{
+	struct tbl t = { .ncol = 3, .align = "lrr", .heading = true };
+	struct strbuf sb = STRBUF_INIT;
+	char v[64], sd[32];
+	size_t i, w[16], fixed = 0;
+
+	wrap(f, c->a->label, CHANGELOG_COLS, "");
+	fputc('\n', f);
+	tbl_row(&t, c->workload ? c->workload : "", "value", "spread");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		report_value(r->a->mean, r->a->mean, r->a->unit, true, v,
+			     sizeof(v));
+		if (isnan(r->spread) || r->a->mean == 0)
+			snprintf(sd, sizeof(sd), "-");
+		else
+			snprintf(sd, sizeof(sd), "+-%.1f%%",
+				 100 * r->spread / fabs(r->a->mean));
+		tbl_row(&t, r->name, v, sd);
+	}
+	tbl_widths(&t, w);
+	for (i = 1; i < t.ncol; i++)
+		fixed += 2 + w[i];
+	if (t.nrows > 1)
+		changelog_table(f, &t, CHANGELOG_COLS - fixed);
+	tbl_free(&t);
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s Spread: standard deviation of the %s.", c->method,
+		    c->boots_min == 1 ? "runs of a single boot, which does "
+		    "not show how much boots differ" : "boot medians");
+	if (c->boots_min > 1 && c->boots_min < REPORT_BOOTS_OK)
+		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
+			    "variance cannot be judged.", REPORT_BOOTS_OK);
+	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
+	strbuf_release(&sb);
+	print_unmeasurable(f, c, WRAP_COLS);
+	return 0;
+}
+
+/* --- markdown ------------------------------------------------------------- */
+
+/* A cell: '|' would end it early. */
+static void md_cell(FILE *f, const char *s)
+{
+	fputs("| ", f);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc(' ', f);
+}
+
+static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[16], pm[16];
+	char m[64], pf[80];
+	bool folio = false;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		folio |= !isnan(c->rows[i].delta_folio);
+	md_cell(f, c->workload ? c->workload : "case");
+	md_cell(f, c->a->label);
+	fprintf(f, "| ±sd ");
+	md_cell(f, c->b->label);
+	fprintf(f, "| ±sd | change %s| 95%% CI | p | p(U) | |\n",
+		folio ? "| per folio " : "");
+	fprintf(f, "| --- | ---: | ---: | ---: | ---: | ---: %s| ---: | ---: "
+		"| ---: | --- |\n", folio ? "| ---: " : "");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		fmt_val(r, r->a, false, a, sizeof(a));
+		fmt_val(r, r->b, false, b, sizeof(b));
+		fmt_sd(r->a ? r->a->sd : NAN, r->a ? r->a->mean : 0, sa,
+		       sizeof(sa));
+		fmt_sd(r->b ? r->b->sd : NAN, r->b ? r->b->mean : 0, sbd,
+		       sizeof(sbd));
+		fmt_pct(r->delta, d, sizeof(d));
+		fmt_ci(r, ci, sizeof(ci));
+		fmt_p(r->p_adj, p, sizeof(p));
+		fmt_p(r->p_mw_adj, pm, sizeof(pm));
+		fmt_mark(c, r, false, m, sizeof(m));
+		md_cell(f, r->name);
+		md_cell(f, a);
+		md_cell(f, sa);
+		md_cell(f, b);
+		md_cell(f, sbd);
+		md_cell(f, d);
+		if (folio) {
+			fmt_folio(r, false, pf, sizeof(pf));
+			md_cell(f, pf);
+		}
+		md_cell(f, ci);
+		md_cell(f, p);
+		md_cell(f, pm);
+		md_cell(f, m);
+		fprintf(f, "|\n");
+	}
+	if (c->geo_n > 1) {
+		fmt_pct(c->geo, d, sizeof(d));
+		fprintf(f, "| %s | | | | | %s %s| | | | |\n",
+			c->geo_cost ? "geometric mean (cost)" :
+			"geometric mean", d, folio ? "| " : "");
+	}
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s ", c->method);
+	notes_tests(c, &sb, true);
+	notes_boots(c, &sb);
+	fprintf(f, "%s\n", strbuf_str(&sb));
+	strbuf_release(&sb);
+	if (c->nunmeasurable) {
+		fputc('\n', f);
+		print_unmeasurable(f, c, 78);
+	}
+	print_aa(f, c, true);
+	return 0;
+}
+
+static int print_markdown_export(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char v[64], sd[32], lo[48], hi[48], ci[128];
+	size_t i;
+
+	md_cell(f, c->workload ? c->workload : "case");
+	md_cell(f, c->a->label);
+	fprintf(f, "| ±sd | 95%% CI | boots | runs |\n");
+	fprintf(f, "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+		const struct report_series *x = r->a;
+
+		report_value(x->mean, x->mean, x->unit, false, v, sizeof(v));
+		fmt_sd(r->spread, x->mean, sd, sizeof(sd));
+		if (isnan(r->ci_mean_lo)) {
+			snprintf(ci, sizeof(ci), "-");
+		} else {
+			report_value(r->ci_mean_lo, x->mean, x->unit, false,
+				     lo, sizeof(lo));
+			report_value(r->ci_mean_hi, x->mean, x->unit, false,
+				     hi, sizeof(hi));
+			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
+		}
+		md_cell(f, r->name);
+		md_cell(f, v);
+		md_cell(f, sd);
+		md_cell(f, ci);
+		fprintf(f, "| %zu ", x->nboots);
+		if (x->runs_min == x->runs_max)
+			fprintf(f, "| %zu |\n", x->runs_max);
+		else
+			fprintf(f, "| %zu-%zu |\n", x->runs_min, x->runs_max);
+	}
+	fputc('\n', f);
+	strbuf_addf(&sb, "%s Value: the mean of the boot medians; ±sd: their "
+		    "standard deviation in percent.", c->method);
+	if (c->boots_min == 1)
+		strbuf_addf(&sb, " Where there is one boot, ±sd and the CI "
+			    "come from its runs.");
+	fprintf(f, "%s\n", strbuf_str(&sb));
+	strbuf_release(&sb);
+	if (c->nunmeasurable) {
+		fputc('\n', f);
+		print_unmeasurable(f, c, 78);
+	}
+	return 0;
+}
+
+/* --- csv ------------------------------------------------------------------ */
+
+static void csv_str(FILE *f, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\n\r")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+	fputc(last ? '\n' : ',', f);
+}
+
+/* Full precision for machines; an empty field where there is no value. */
+static void csv_num(FILE *f, double v, bool last)
+{
+	if (!isnan(v))
+		fprintf(f, "%.10g", v);
+	fputc(last ? '\n' : ',', f);
+}
+
+static void csv_side(FILE *f, const struct report_side *s,
+		     const struct report_series *x)
+{
+	csv_str(f, s->label, false);
+	if (!x) {
+		fputs(",,,,,", f);
+		return;
+	}
+	fprintf(f, "%zu,%zu,%zu,", x->nboots, x->runs_min, x->runs_max);
+	csv_num(f, x->mean, false);
+	csv_num(f, x->sd, false);
+}
+
+static int print_csv(FILE *f, const struct report_cmp *c)
+{
+	size_t i;
+
+	if (c->b)
+		fputs("workload,params,metric,unit,better,primary,base,"
+		      "base_boots,"
+		      "base_runs_min,base_runs_max,base_mean,base_sd,patch,"
+		      "patch_boots,patch_runs_min,patch_runs_max,patch_mean,"
+		      "patch_sd,change_pct,ci_low_pct,ci_high_pct,units,"
+		      "welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,"
+		      "significant,direction,detectable_pct,boots_needed\n",
+		      f);
+	else
+		fputs("workload,params,metric,unit,better,primary,label,boots,"
+		      "runs_min,runs_max,mean,sd,spread_units,spread,"
+		      "ci_low,ci_high\n", f);
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+		const struct report_series *x = ser(r);
+
+		csv_str(f, x->workload, false);
+		csv_str(f, x->params, false);
+		csv_str(f, x->metric, false);
+		csv_str(f, x->unit, false);
+		csv_str(f, x->higher ? "higher" : "lower", false);
+		csv_str(f, r->primary ? "yes" : "no", false);
+		csv_side(f, c->a, r->a);
+		if (!c->b) {
+			csv_str(f, r->within ? "runs" : "boots", false);
+			csv_num(f, r->spread, false);
+			csv_num(f, r->ci_mean_lo, false);
+			csv_num(f, r->ci_mean_hi, true);
+			continue;
+		}
+		csv_side(f, c->b, r->b);
+		csv_num(f, r->delta, false);
+		csv_num(f, r->ci_lo, false);
+		csv_num(f, r->ci_hi, false);
+		csv_str(f, !r->a || !r->b ? "" : r->within ? "runs" : "boots",
+			false);
+		csv_num(f, r->df, false);
+		csv_num(f, r->p, false);
+		csv_num(f, r->p_adj, false);
+		csv_num(f, r->p_mw, false);
+		csv_num(f, r->p_mw_adj, false);
+		csv_str(f, !r->a || !r->b || isnan(r->p) ? "" :
+			r->sig ? "yes" : "no", false);
+		csv_str(f, report_dir_word(r), false);
+		csv_num(f, r->mde, false);
+		if (r->need > REPORT_NEED_CAP)
+			fprintf(f, ">%d\n", REPORT_NEED_CAP);
+		else if (r->need > 0)
+			fprintf(f, "%ld\n", r->need);
+		else
+			fputc('\n', f);
+	}
+	return 0;
+}
+
+int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
+{
+	int r = 0;
+
+	switch (fmt) {
+	case REPORT_TEXT:
+		r = c->b ? print_text_cmp(f, c) : print_text_export(f, c);
+		break;
+	case REPORT_CHANGELOG:
+		r = c->b ? print_changelog_cmp(f, c) :
+			   print_changelog_export(f, c);
+		break;
+	case REPORT_MARKDOWN:
+		r = c->b ? print_markdown_cmp(f, c) :
+			   print_markdown_export(f, c);
+		break;
+	case REPORT_CSV:
+		r = print_csv(f, c);
+		break;
+	case REPORT_JSON:
+		r = report_print_json(f, c);
+		break;
+	}
+	if (r)
+		return r;
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}

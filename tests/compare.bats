@@ -1,0 +1,625 @@
+#!/usr/bin/env bats
+# bench compare: kernel against kernel, with the boot as the statistical
+# unit.  The databases are built from known samples (tests/fixtures), so
+# every table is pinned exactly; the numbers were checked against SciPy
+# (tests/unit/test_stats.c says how).  The last test compares two real runs.
+
+load test_helper
+load fixtures/fixture
+
+bats_require_minimum_version 1.5.0
+
+KNOWN_WARNINGS="bench: warning: kernel command line differs: 6.18.0-base has 'console=ttyS0 quiet'; 6.18.0-patch has 'console=ttyS0 quiet mitigations=off'
+bench: warning: shmem-remove {\"op\":\"punch-hole\",\"size\":\"64M\",\"folio\":\"4k\",\"dir\":\"/dev/shm\",\"populate\":\"fallocate\"} was measured on 6.18.0-base only"
+
+# Fail when a line is wider than $1 columns or not plain ASCII.
+narrow_ascii() {
+	local cols=$1
+	if LC_ALL=C grep -n '[^ -~]' <<< "$output"; then
+		echo "not plain ASCII" >&2
+		return 1
+	fi
+	awk -v max="$cols" 'length($0) > max {
+		printf "line %d is %d columns: %s\n", NR, length($0), $0
+		bad = 1 } END { exit bad }' <<< "$output"
+}
+
+@test "text: 20% faster, no change, a case on one side only" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	assert_success
+	assert_equal "$stderr" "$KNOWN_WARNINGS"
+	assert_output - <<'EOF'
+base   6.18.0-base   4 boots, 4 complete runs, kernel 6.18.0-base
+patch  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
+
+shmem-remove       base   ±sd    patch   ±sd  change       per folio          95% CI       p   p(U)
+op=unlink        100 ms  1.0%  80.2 ms  0.8%  -20.0%  -1.22 µs/folio  [-21.2, -18.6]  <0.001  0.057  faster
+op=ftruncate    50.1 ms  0.6%  50.2 ms  0.4%   +0.1%  +3.05 ns/folio    [-0.8, +1.0]     0.8   0.89  ~
+op=punch-hole   52.1 ms  0.4%        -     -       -                               -       -      -  only base
+geometric mean                                -10.5%
+
+Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64
+MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
+boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact),
+Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change
+not shown at p < 0.05 (p after Holm). ±sd: standard deviation of the boot
+medians, in percent.
+
+What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+  op=ftruncate: the boots now detect a change of 1.2%; the +0.1% seen needs
+  436 boots of each kernel
+EOF
+}
+
+@test "changelog: the same comparison in at most 75 plain columns" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	assert_equal "$stderr" "$KNOWN_WARNINGS"
+	assert_output - <<'EOF'
+before: 6.18.0-base, after: 6.18.0-patch
+
+shmem-remove     before    after               per folio
+op=unlink        100 ms  80.2 ms  -20.0%  -1.22 us/folio  faster
+op=ftruncate    50.1 ms  50.2 ms   +0.1%  +3.05 ns/folio  ~ (p=0.8)
+geometric mean                    -10.5%
+
+Only measured on 6.18.0-base: op=punch-hole.
+
+Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU
+machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
+Welch's t-test on the boot medians, Holm-corrected over 2 rows;
+Mann-Whitney U (exact), Holm-corrected over 2 rows. ~ marks a change not
+shown at p < 0.05 (p after Holm).
+EOF
+	narrow_ascii 75
+}
+
+@test "markdown: the same comparison as a table" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format markdown \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	assert_equal "$stderr" "$KNOWN_WARNINGS"
+	assert_output - <<'EOF'
+| shmem-remove | 6.18.0-base | ±sd | 6.18.0-patch | ±sd | change | per folio | 95% CI | p | p(U) | |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+| op=unlink | 100 ms | 1.0% | 80.2 ms | 0.8% | -20.0% | -1.22 µs/folio | [-21.2, -18.6] | <0.001 | 0.057 | faster |
+| op=ftruncate | 50.1 ms | 0.6% | 50.2 ms | 0.4% | +0.1% | +3.05 ns/folio | [-0.8, +1.0] | 0.8 | 0.89 | ~ |
+| op=punch-hole | 52.1 ms | 0.4% | - | - | - |  | - | - | - | only base |
+| geometric mean | | | | | -10.5% | | | | | |
+
+Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact), Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change not shown at p < 0.05 (p after Holm).
+EOF
+}
+
+@test "csv: every metric, raw values in their unit, one family per Holm" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	assert_equal "$stderr" "$KNOWN_WARNINGS"
+	assert_output - <<'EOF'
+workload,params,metric,unit,better,primary,base,base_boots,base_runs_min,base_runs_max,base_mean,base_sd,patch,patch_boots,patch_runs_min,patch_runs_max,patch_mean,patch_sd,change_pct,ci_low_pct,ci_high_pct,units,welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,significant,direction,detectable_pct,boots_needed
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,100250000,994987.4371,6.18.0-patch,4,3,3,80250000,613731.7547,-19.95012469,-21.2268657,-18.64730795,boots,4.994157143,4.065248317e-07,8.130496634e-07,0.02857142857,0.05714285714,yes,faster,,
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,6118.774414,60.7292137,6.18.0-patch,4,3,3,4898.071289,37.4592134,-19.95012469,-21.2268657,-18.64730795,boots,4.994157131,4.065248412e-07,1.626099365e-06,0.02857142857,0.1142857143,yes,faster,,
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,0,0,boots,,1,1,1,1,no,,,
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,50125000,298607.8811,6.18.0-patch,4,3,3,50175000,221735.5783,0.09975062344,-0.8218837735,1.032463675,boots,5.537039518,0.7977669806,0.7977669806,0.8857142857,0.8857142857,no,,1.243834908,436
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3059.387207,18.22557902,6.18.0-patch,4,3,3,3062.438965,13.53366556,0.0997506214,-0.821883787,1.032463685,boots,5.537039446,0.7977669865,1,0.8857142857,1,no,,1.24383492,436
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,0,0,boots,,1,1,1,1,no,,,
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,52125000,206155.2813,6.18.0-patch,,,,,,,,,,,,,,,,,,
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3181.457519,12.58272001,6.18.0-patch,,,,,,,,,,,,,,,,,,
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,,,,,,,,,,,,,,,,,,
+EOF
+}
+
+@test "json: versioned, exact" {
+	fx_begin "$DB"
+	local b v
+	for b in 1 2; do
+		v=$((98 + 2 * b))
+		fx_run A "a$b"
+		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
+		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
+	done
+	for b in 1 2; do
+		v=$((78 + 2 * b))
+		fx_run B "b$b"
+		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
+		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
+	done
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
+	assert_success
+	assert_equal "$stderr" ""
+	# the tool's own version, then the rest exactly
+	local version
+	version=$("$BENCH" --version)
+	assert_line --index 2 "	\"tool_version\":	\"${version#foliobench }\","
+	output=$(sed 's/^\t"tool_version":\t".*",$/\t"tool_version":\tVERSION,/' <<< "$output")
+	assert_output - <<'EOF'
+{
+	"tool":	"foliobench",
+	"tool_version":	VERSION,
+	"schema_version":	1,
+	"format_version":	1,
+	"kind":	"compare",
+	"alpha":	0.05,
+	"confidence":	0.95,
+	"method":	"Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64 MiB file.",
+	"base":	{
+		"label":	"A",
+		"db_label":	"A",
+		"boots":	2,
+		"runs":	[{
+				"uuid":	"00000000-0000-0000-0000-000000000001",
+				"kernel_release":	"A",
+				"boot_id":	"a1",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:01:00Z"
+			}, {
+				"uuid":	"00000000-0000-0000-0000-000000000002",
+				"kernel_release":	"A",
+				"boot_id":	"a2",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:02:00Z"
+			}]
+	},
+	"patch":	{
+		"label":	"B",
+		"db_label":	"B",
+		"boots":	2,
+		"runs":	[{
+				"uuid":	"00000000-0000-0000-0000-000000000003",
+				"kernel_release":	"B",
+				"boot_id":	"b1",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-B console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:03:00Z"
+			}, {
+				"uuid":	"00000000-0000-0000-0000-000000000004",
+				"kernel_release":	"B",
+				"boot_id":	"b2",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-B console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:04:00Z"
+			}]
+	},
+	"test":	"welch t on boot medians, holm",
+	"power":	0.8,
+	"holm_rows_welch":	1,
+	"holm_rows_mwu":	0,
+	"significant_rows":	1,
+	"significant_rows_uncorrected":	1,
+	"geometric_mean":	{
+		"change_pct":	-19.8019801980198,
+		"rows":	1,
+		"cost":	false
+	},
+	"warnings":	[],
+	"unmeasurable":	[],
+	"rows":	[{
+			"params":	{
+				"op":	"unlink",
+				"size":	"64M"
+			},
+			"name":	"op=unlink",
+			"workload":	"shmem-remove",
+			"metric":	"wall",
+			"unit":	"ns",
+			"better":	"lower",
+			"primary":	true,
+			"units":	"boots",
+			"base":	{
+				"boots":	2,
+				"runs_min":	3,
+				"runs_max":	3,
+				"mean":	101000000,
+				"sd":	1414213.562373095,
+				"boot_medians":	[100000000, 102000000]
+			},
+			"patch":	{
+				"boots":	2,
+				"runs_min":	3,
+				"runs_max":	3,
+				"mean":	81000000,
+				"sd":	1414213.562373095,
+				"boot_medians":	[80000000, 82000000]
+			},
+			"change_pct":	-19.8019801980198,
+			"change_per_folio":	null,
+			"change_ci95_pct":	[-25.123880702681191, -14.188463014661568],
+			"welch_df":	2,
+			"p_welch":	0.00496280979001086,
+			"p_welch_holm":	0.00496280979001086,
+			"p_mwu":	null,
+			"p_mwu_holm":	null,
+			"mwu_exact":	null,
+			"significant":	true,
+			"direction":	"faster",
+			"detectable_pct":	null,
+			"boots_needed":	null,
+			"boots_needed_over_cap":	false
+		}]
+}
+EOF
+}
+
+@test "json: the known comparison parses and keeps every metric" {
+	fx_known "$DB"
+	"$BENCH" compare --db "$DB" --format json 6.18.0-base 6.18.0-patch \
+		> "$T/out.json" 2>/dev/null
+	run sqlite3 "$DB" "SELECT json_valid(readfile('$T/out.json')),
+		json_array_length(readfile('$T/out.json'), '\$.rows'),
+		json_extract(readfile('$T/out.json'), '\$.rows[0].direction'),
+		json_extract(readfile('$T/out.json'), '\$.rows[3].boots_needed'),
+		json_array_length(readfile('$T/out.json'), '\$.warnings')"
+	assert_success
+	assert_output "1|9|faster|436|2"
+}
+
+@test "changelog: long names take a line of their own; costs in the mean" {
+	fx_mixed "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog K1 K2
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+before: K1, after: K2
+
+                           before       after
+shmem-remove               100 ms     90.3 ms   -9.8%  faster
+seq-read pattern=sequential-with-readahead
+                       4010 MiB/s  4420 MiB/s  +10.2%  faster
+seq-read pattern=sequential-without-readahead
+                       3007 MiB/s  3008 MiB/s   +0.1%  ~ (p=0.91)
+geometric mean (cost)                           -6.5%
+
+Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
+machine; shmem-remove: 64 MiB file of 4K folios, op=unlink,
+dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file. Welch's t-test
+on the boot medians, Holm-corrected over 3 rows. ~ marks a change not
+shown at p < 0.05 (p after Holm). The geometric mean (cost) inverts the
+ratios of higher-is-better metrics: below zero is better.
+Not measurable on these machines: shmem-remove cycles.
+EOF
+	narrow_ascii 75
+}
+
+@test "text: two workloads, a throughput, a metric not measurable here" {
+	fx_mixed "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" K1 K2
+	assert_success
+	assert_output - <<'EOF'
+base   K1  3 boots, 3 complete runs, kernel K1
+patch  K2  3 boots, 3 complete runs, kernel K2
+
+case                                                 base   ±sd       patch   ±sd  change         95% CI       p  p(U)
+shmem-remove                                       100 ms  0.8%     90.3 ms  0.7%   -9.8%  [-11.3, -8.3]  <0.001     -  faster
+seq-read pattern=sequential-with-readahead     4010 MiB/s  0.9%  4420 MiB/s  0.8%  +10.2%  [+8.1, +12.4]  <0.001     -  faster
+seq-read pattern=sequential-without-readahead  3007 MiB/s  0.7%  3008 MiB/s  0.4%   +0.1%   [-1.3, +1.5]    0.91     -  ~
+geometric mean (cost)                                                               -6.5%
+
+Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU machine;
+shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
+populate=fallocate; seq-read: 1 GiB file. Welch's t-test on the boot medians,
+Holm-corrected over 3 rows; the change's 95% CI by Fieller. ~ marks a change
+not shown at p < 0.05 (p after Holm). The geometric mean (cost) inverts the
+ratios of higher-is-better metrics: below zero is better. ±sd: standard
+deviation of the boot medians, in percent.
+Not measurable on these machines: shmem-remove cycles.
+
+What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+  seq-read pattern=sequential-without-readahead: the boots now detect a change
+  of 1.7%; the +0.1% seen needs 1673 boots of each kernel
+EOF
+}
+
+@test "--aa: the odd and even boots of one label, and the false positives" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --aa 6.18.0-base
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+half 1  6.18.0-base (odd boots)   2 boots, 2 complete runs, kernel 6.18.0-base
+half 2  6.18.0-base (even boots)  2 boots, 2 complete runs, kernel 6.18.0-base
+
+shmem-remove     half 1   ±sd   half 2   ±sd  change       per folio        95% CI     p  p(U)
+op=unlink       99.5 ms  0.6%   101 ms  0.8%   +1.4%  +85.4 ns/folio  [-1.8, +4.7]   0.3     -  ~
+op=ftruncate    50.4 ms  0.4%  49.9 ms  0.3%   -0.9%  -27.5 ns/folio  [-2.6, +0.9]   0.3     -  ~
+op=punch-hole   52.0 ms  0.1%  52.3 ms  0.0%   +0.7%  +21.4 ns/folio  [-0.5, +1.9]  0.27     -  ~
+geometric mean                                 +0.4%
+
+Median of 3 runs, averaged over 2 boots in each half of 6.18.0-base, on a
+2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
+Welch's t-test on the boot medians, Holm-corrected over 3 rows; the change's
+95% CI by Fieller. ~ marks a change not shown at p < 0.05 (p after Holm).
+Fewer than 3 boots of a kernel: the boot-to-boot variance cannot be judged.
+±sd: standard deviation of the boot medians, in percent.
+
+A/A: 0 of 3 rows differ at p < 0.05 after Holm (0%), 0 before correction (0%);
+the two halves are one kernel, so any row that differs is a false positive.
+
+What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+  op=unlink: the boots now detect a change of 3.8%
+  op=ftruncate: the boots now detect a change of 1.9%
+  op=punch-hole: the boots now detect a change of 0.5%
+EOF
+}
+
+@test "one boot a side: the runs stand in, and the table says so" {
+	fx_begin "$DB"
+	fx_run A boot-a
+	fx_remove_case unlink
+	fx_wall w120 100.0 101.2 99.6 100.4 100.8
+	fx_run B boot-b
+	fx_remove_case unlink
+	fx_wall w120 80.2 79.8 80.9 80.3 80.0
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
+	assert_success
+	assert_output - <<'EOF'
+before: A, after: B
+
+shmem-remove  before    after               per folio
+op=unlink     100 ms  80.2 ms  -20.1%  -1.23 us/folio  faster
+
+Median of 5 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB
+file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on
+the runs, Holm-corrected over 1 row; Mann-Whitney U (exact),
+Holm-corrected over 1 row. ~ marks a change not shown at p < 0.05 (p
+after Holm). One boot of a kernel: its runs stand in for boots, so the
+tests cannot see how much boots differ.
+EOF
+	narrow_ascii 75
+}
+
+@test "two boots a side: boot-to-boot variance cannot be judged" {
+	fx_begin "$DB"
+	fx_run A a1; fx_remove_case unlink; fx_wall 100.0 101.2 99.6
+	fx_run A a2; fx_remove_case unlink; fx_wall 101.5 100.9 102.3
+	fx_run B b1; fx_remove_case unlink; fx_wall 100.2 99.8 100.9
+	fx_run B b2; fx_remove_case unlink; fx_wall 101.0 101.4 100.6
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_output - <<'EOF'
+base   A  2 boots, 2 complete runs, kernel A
+patch  B  2 boots, 2 complete runs, kernel B
+
+shmem-remove    base   ±sd   patch   ±sd  change       per folio        95% CI     p  p(U)
+op=unlink     101 ms  1.1%  101 ms  0.6%   -0.1%  -9.16 ns/folio  [-4.9, +5.0]  0.88     -  ~
+
+Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64
+MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
+boot medians, Holm-corrected over 1 row; the change's 95% CI by Fieller. ~
+marks a change not shown at p < 0.05 (p after Holm). Fewer than 3 boots of a
+kernel: the boot-to-boot variance cannot be judged. ±sd: standard deviation of
+the boot medians, in percent.
+
+What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+  op=unlink: the boots now detect a change of 4.5%; the -0.1% seen needs 506
+  boots of each kernel
+EOF
+}
+
+@test "every difference besides the kernel is a warning; --strict refuses" {
+	fx_begin "$DB"
+	local b
+	for b in 1 2 3; do
+		fx_run A "a$b"
+		fx_remove_case unlink
+		fx_wall 100 101 99
+	done
+	for b in 1 2 3; do
+		FX_CPU="AMD EPYC 9654" FX_VCPUS=4 FX_MEM=26843545600 \
+		FX_THP='{"enabled":"[always] madvise never"}' \
+		FX_TMPFS="tmpfs rw,nosuid,nodev,huge=always" FX_TOOL=v0.2 \
+			fx_run B "b$b"
+		fx_remove_case unlink
+		fx_wall 100 101 99
+	done
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" "bench: warning: CPU model differs: A has 'Intel(R) Xeon(R) Processor'; B has 'AMD EPYC 9654'
+bench: warning: vCPUs differs: A has '2'; B has '4'
+bench: warning: THP and shmem settings differs: A has '{\"enabled\":\"always [madvise] never\"}'; B has '{\"enabled\":\"[always] madvise never\"}'
+bench: warning: /dev/shm mount differs: A has 'tmpfs rw,nosuid,nodev,inode64'; B has 'tmpfs rw,nosuid,nodev,huge=always'
+bench: warning: tool version differs: A has 'v0.1'; B has 'v0.2'
+bench: warning: memory differs by more than 1%: from 23.5 GiB to 25 GiB across the runs of A and B"
+	run --separate-stderr "$BENCH" compare --db "$DB" --strict A B
+	assert_failure 69
+	assert_output ""
+	assert_equal "${stderr##*$'\n'}" "bench: refusing to compare A with B: 6 differences besides the kernel (--strict)"
+}
+
+@test "--strict passes when only the kernel differs" {
+	fx_begin "$DB"
+	local b
+	for b in 1 2; do
+		fx_run A "a$b"
+		fx_remove_case unlink
+		fx_wall 100 101 99
+		# another kernel image and a few MiB less memory: the kernel
+		FX_MEM=25200000000 fx_run B "b$b"
+		fx_remove_case unlink
+		fx_wall 90 91 89
+	done
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" --strict \
+		--format changelog A B
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 2 "op=unlink     100 ms  90.0 ms  -10.0%  -610 ns/folio  faster"
+}
+
+@test "the known warnings reach stderr with --strict, and nothing is printed" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --strict \
+		6.18.0-base 6.18.0-patch
+	assert_failure 69
+	assert_output ""
+	assert_equal "$stderr" "$KNOWN_WARNINGS
+bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides the kernel (--strict)"
+}
+
+@test "no database file: 66" {
+	run "$BENCH" compare --db "$T/none.db" A B
+	assert_failure 66
+	assert_output "bench: no database at $T/none.db (record runs with \`bench run\` first)"
+	[ ! -e "$T/none.db" ]
+}
+
+@test "not a database: 65" {
+	echo "results" > "$T/notdb"
+	run "$BENCH" compare --db "$T/notdb" A B
+	assert_failure 65
+	assert_output "bench: $T/notdb is not a foliobench database: file is not a database"
+}
+
+@test "rows that make no sense: 65" {
+	fx_begin "$DB"
+	fx_run A a1
+	fx_case shmem-remove '{"op":"unlink"}' wall:ns:lower
+	fx_samples 100e6 101e6
+	fx_run A a2
+	fx_case shmem-remove '{"op":"unlink"}' wall:us:lower
+	fx_samples 100e3 101e3
+	fx_run B b1
+	fx_case shmem-remove 'op=unlink' wall:ns:lower
+	fx_samples 100e6 101e6
+	fx_end
+	run "$BENCH" compare --db "$DB" A B
+	assert_failure 65
+	assert_output "bench: shmem-remove {\"op\":\"unlink\"}: metric wall is stored both in ns and in us"
+	run "$BENCH" export --db "$DB" B
+	assert_failure 65
+	assert_output "bench: case shmem-remove of label 'B' has params that are not a JSON object: op=unlink"
+}
+
+@test "an empty database: 72" {
+	fx_begin "$DB"
+	fx_end
+	run "$BENCH" compare --db "$DB" A B
+	assert_failure 72
+	assert_output "bench: $DB holds no runs yet (record some with \`bench run\`)"
+}
+
+@test "a database of a newer schema: 76" {
+	fx_known "$DB"
+	sqlite3 "$DB" "PRAGMA user_version = 99"
+	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	assert_failure 76
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 1; use a newer foliobench"
+}
+
+@test "an unknown label: 67, with the nearest one" {
+	fx_known "$DB"
+	run "$BENCH" compare --db "$DB" 6.18.0-bse 6.18.0-patch
+	assert_failure 67
+	assert_output "bench: no run has the label '6.18.0-bse' in $DB; did you mean '6.18.0-base'?"
+	run "$BENCH" compare --db "$DB" 6.18.0-base v7
+	assert_failure 67
+	assert_output "bench: no run has the label 'v7' in $DB (labels: 6.18.0-base, 6.18.0-patch)"
+}
+
+@test "a label with no complete run: 68" {
+	fx_known "$DB"
+	fx_begin "$DB.2"
+	fx_run 6.18.0-base b1
+	fx_remove_case unlink
+	fx_wall 100 101
+	fx_run broken b1 aborted
+	fx_remove_case unlink
+	fx_wall 100 101
+	fx_run broken b2 failed
+	fx_end
+	run "$BENCH" compare --db "$DB.2" 6.18.0-base broken
+	assert_failure 68
+	assert_output "bench: label 'broken' has 2 runs in $DB.2 but none complete (see \`bench runs\`)"
+}
+
+@test "--aa needs two boots: 68" {
+	fx_begin "$DB"
+	fx_run A only-boot; fx_remove_case unlink; fx_wall 100.0 101.2 99.6
+	fx_run A only-boot; fx_remove_case unlink; fx_wall 100.3 100.9 99.9
+	fx_end
+	run "$BENCH" compare --db "$DB" --aa A
+	assert_failure 68
+	assert_output "bench: label 'A' has complete runs in 1 boot; an A/A comparison needs at least 2"
+}
+
+@test "usage errors: 64" {
+	fx_known "$DB"
+	run "$BENCH" compare --db "$DB" 6.18.0-base
+	assert_failure 64
+	assert_line --index 0 "bench: compare takes two labels, BASE and PATCH"
+	run "$BENCH" compare --db "$DB" --aa A B
+	assert_failure 64
+	assert_line --index 0 "bench: --aa takes one label"
+	run "$BENCH" compare --db "$DB" --format xml A B
+	assert_failure 64
+	assert_output "bench: unknown format 'xml' (text, changelog, markdown, csv, json)"
+	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-base
+	assert_failure 64
+	assert_output "bench: BASE and PATCH are both '6.18.0-base'; to compare a label with itself use --aa"
+	run "$BENCH" compare --db "$DB" '' 6.18.0-base
+	assert_failure 64
+	assert_output "bench: empty label: name BASE and PATCH (make compare BASE=... PATCH=...)"
+	run "$BENCH" compare --frob A B
+	assert_failure 64
+	assert_output "bench: unknown option '--frob'"
+	run "$BENCH" compare --format
+	assert_failure 64
+	assert_output "bench: option '--format' needs a value"
+}
+
+@test "--help: usage, formats and exit codes" {
+	run "$BENCH" compare --help
+	assert_success
+	assert_line --index 0 "usage: bench compare [--db FILE] [--format FORMAT] [--strict] BASE PATCH"
+	assert_output --partial "68 no complete run (--aa: fewer than 2 boots), 69 refused by --strict,"
+}
+
+@test "end to end: two real runs with different labels, compared" {
+	fb_config '[{"workload":"shmem-remove","op":"unlink","size":"64M","folio":"4k"}]'
+	run "$BENCH" run --config "$T/config.json" --label A --quiet
+	assert_success
+	run "$BENCH" run --config "$T/config.json" --label B --quiet
+	assert_success
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 0 --regexp '^base   A  1 boot, 1 complete run, kernel '
+	assert_line --index 1 --regexp '^patch  B  1 boot, 1 complete run, kernel '
+	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +- +[0-9.]+ ms +- +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ +- +(faster|slower|~)$'
+	# the notes wrap where the CPU count puts them: read them as one line
+	local notes=${output//$'\n'/ }
+	[[ $notes == *"Median of 2 runs in one boot of each kernel, on a $(nproc)-CPU machine; 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"One boot of a kernel: its runs stand in for boots, so the tests cannot see how much boots differ."* ]]
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
+	assert_success
+	assert_line --index 0 "before: A, after: B"
+	assert_line --index 1 --regexp '^shmem-remove +before +after +per folio$'
+	narrow_ascii 75
+}

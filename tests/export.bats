@@ -1,0 +1,303 @@
+#!/usr/bin/env bats
+# bench export: one kernel's results for a changelog, from databases of
+# known samples (tests/fixtures): the median of each boot, the mean across
+# boots and its spread, in every format.
+
+load test_helper
+load fixtures/fixture
+
+bats_require_minimum_version 1.5.0
+
+# Fail when a line is wider than $1 columns or not plain ASCII.
+narrow_ascii() {
+	local cols=$1
+	if LC_ALL=C grep -n '[^ -~]' <<< "$output"; then
+		echo "not plain ASCII" >&2
+		return 1
+	fi
+	awk -v max="$cols" 'length($0) > max {
+		printf "line %d is %d columns: %s\n", NR, length($0), $0
+		bad = 1 } END { exit bad }' <<< "$output"
+}
+
+@test "text: mean of boot medians, spread and CI; aborted runs left out" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" 6.18.0-patch
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+label  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
+
+shmem-remove    value   ±sd  95% CI of the value  boots  runs
+op=unlink     80.2 ms  0.8%   79.3 ms to 81.2 ms      4     3
+op=ftruncate  50.2 ms  0.4%   49.8 ms to 50.5 ms      4     3
+
+Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K
+folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians;
+±sd: their standard deviation in percent, and the 95% CI of the mean by
+Student's t.
+EOF
+}
+
+@test "changelog: at most 75 plain columns" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog \
+		6.18.0-patch
+	assert_success
+	assert_output - <<'EOF'
+6.18.0-patch
+
+shmem-remove    value  spread
+op=unlink     80.2 ms  +-0.8%
+op=ftruncate  50.2 ms  +-0.4%
+
+Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file
+of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
+deviation of the boot medians.
+EOF
+	narrow_ascii 75
+}
+
+@test "markdown" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" --format markdown \
+		6.18.0-patch
+	assert_success
+	assert_output - <<'EOF'
+| shmem-remove | 6.18.0-patch | ±sd | 95% CI | boots | runs |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| op=unlink | 80.2 ms | 0.8% | 79.3 ms to 81.2 ms | 4 | 3 |
+| op=ftruncate | 50.2 ms | 0.4% | 49.8 ms to 50.5 ms | 4 | 3 |
+
+Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians; ±sd: their standard deviation in percent.
+EOF
+}
+
+@test "csv: every metric, raw values" {
+	fx_known "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" --format csv \
+		6.18.0-patch
+	assert_success
+	assert_output - <<'EOF'
+workload,params,metric,unit,better,primary,label,boots,runs_min,runs_max,mean,sd,spread_units,spread,ci_low,ci_high
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-patch,4,3,3,80250000,613731.7547,boots,613731.7547,79273415.82,81226584.18
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,4898.071289,37.4592134,boots,37.4592134,4838.465321,4957.677257
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-patch,4,3,3,50175000,221735.5783,boots,221735.5783,49822169.21,50527830.79
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,3062.438965,13.53366556,boots,13.53366556,3040.903883,3083.974047
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
+EOF
+}
+
+@test "json: versioned, exact" {
+	fx_begin "$DB"
+	local b v
+	for b in 1 2; do
+		v=$((98 + 2 * b))
+		fx_run A "a$b"
+		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
+		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
+	done
+	fx_end
+	run --separate-stderr "$BENCH" export --db "$DB" --format json A
+	assert_success
+	local version
+	version=$("$BENCH" --version)
+	assert_line --index 2 "	\"tool_version\":	\"${version#foliobench }\","
+	output=$(sed 's/^\t"tool_version":\t".*",$/\t"tool_version":\tVERSION,/' <<< "$output")
+	assert_output - <<'EOF'
+{
+	"tool":	"foliobench",
+	"tool_version":	VERSION,
+	"schema_version":	1,
+	"format_version":	1,
+	"kind":	"export",
+	"alpha":	0.05,
+	"confidence":	0.95,
+	"method":	"Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file.",
+	"label":	{
+		"label":	"A",
+		"db_label":	"A",
+		"boots":	2,
+		"runs":	[{
+				"uuid":	"00000000-0000-0000-0000-000000000001",
+				"kernel_release":	"A",
+				"boot_id":	"a1",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:01:00Z"
+			}, {
+				"uuid":	"00000000-0000-0000-0000-000000000002",
+				"kernel_release":	"A",
+				"boot_id":	"a2",
+				"hostname":	"testhost",
+				"cpu_model":	"Intel(R) Xeon(R) Processor",
+				"vcpus":	2,
+				"mem_bytes":	25218084864,
+				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
+				"tool_version":	"v0.1",
+				"started_at":	"2026-11-29T08:02:00Z"
+			}]
+	},
+	"unmeasurable":	[],
+	"rows":	[{
+			"params":	{
+				"op":	"unlink",
+				"size":	"64M"
+			},
+			"name":	"op=unlink",
+			"workload":	"shmem-remove",
+			"metric":	"wall",
+			"unit":	"ns",
+			"better":	"lower",
+			"primary":	true,
+			"units":	"boots",
+			"value":	{
+				"boots":	2,
+				"runs_min":	3,
+				"runs_max":	3,
+				"mean":	101000000,
+				"sd":	1414213.562373095,
+				"boot_medians":	[100000000, 102000000]
+			},
+			"spread":	1414213.562373095,
+			"ci95":	[88293795.2638253, 113706204.73617469]
+		}]
+}
+EOF
+}
+
+@test "one boot: the spread comes from its runs, and says so" {
+	fx_begin "$DB"
+	fx_run A boot-a
+	fx_remove_case unlink
+	fx_wall w120 100.0 101.2 99.6 100.4 100.8
+	fx_end
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog A
+	assert_success
+	assert_output - <<'EOF'
+A
+
+shmem-remove   value  spread
+op=unlink     100 ms  +-0.6%
+
+Median of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K
+folios, dir=/dev/shm, populate=fallocate. Spread: standard deviation of
+the runs of a single boot, which does not show how much boots differ.
+EOF
+	narrow_ascii 75
+	run --separate-stderr "$BENCH" export --db "$DB" A
+	assert_success
+	assert_output - <<'EOF'
+label  A  1 boot, 1 complete run, kernel A
+
+shmem-remove   value   ±sd  95% CI of the value  boots  runs
+op=unlink     100 ms  0.6%    99.6 ms to 101 ms      1     5
+
+Median of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K folios,
+dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians; ±sd:
+their standard deviation in percent, and the 95% CI of the mean by Student's
+t. Where there is one boot, ±sd and the CI come from its runs and say nothing
+of how much boots differ.
+EOF
+}
+
+@test "two boots: the boot-to-boot variance cannot be judged" {
+	fx_begin "$DB"
+	fx_run A a1; fx_remove_case unlink; fx_wall 100.0 101.2 99.6
+	fx_run A a2; fx_remove_case unlink; fx_wall 101.5 100.9 102.3
+	fx_end
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog A
+	assert_success
+	assert_output - <<'EOF'
+A
+
+shmem-remove   value  spread
+op=unlink     101 ms  +-1.1%
+
+Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file
+of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
+deviation of the boot medians. Fewer than 3 boots: the boot-to-boot
+variance cannot be judged.
+EOF
+}
+
+@test "two workloads, a throughput and a metric not measurable here" {
+	fx_mixed "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog K2
+	assert_success
+	assert_output - <<'EOF'
+K2
+
+                                                    value  spread
+shmem-remove                                      90.3 ms  +-0.7%
+seq-read pattern=sequential-with-readahead     4420 MiB/s  +-0.8%
+seq-read pattern=sequential-without-readahead  3008 MiB/s  +-0.4%
+
+Median of 3 runs, averaged over 3 boots, on a 2-CPU machine;
+shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
+populate=fallocate; seq-read: 1 GiB file. Spread: standard deviation of
+the boot medians.
+Not measurable on these machines: shmem-remove cycles.
+EOF
+	narrow_ascii 75
+}
+
+@test "errors: each its own exit code" {
+	run "$BENCH" export --db "$T/none.db" A
+	assert_failure 66
+	assert_output "bench: no database at $T/none.db (record runs with \`bench run\` first)"
+	fx_begin "$DB"
+	fx_end
+	run "$BENCH" export --db "$DB" A
+	assert_failure 72
+	assert_output "bench: $DB holds no runs yet (record some with \`bench run\`)"
+	fx_known "$DB.k"
+	run "$BENCH" export --db "$DB.k" 6.18.0-patc
+	assert_failure 67
+	assert_output "bench: no run has the label '6.18.0-patc' in $DB.k; did you mean '6.18.0-patch'?"
+	fx_begin "$DB.a"
+	fx_run broken b1 aborted
+	fx_end
+	run "$BENCH" export --db "$DB.a" broken
+	assert_failure 68
+	assert_output "bench: label 'broken' has 1 run in $DB.a but none complete (see \`bench runs\`)"
+	sqlite3 "$DB.k" "PRAGMA user_version = 99"
+	run "$BENCH" export --db "$DB.k" 6.18.0-patch
+	assert_failure 76
+	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 1; use a newer foliobench"
+}
+
+@test "usage errors: 64" {
+	run "$BENCH" export
+	assert_failure 64
+	assert_line --index 0 "bench: export takes one label"
+	run "$BENCH" export A B
+	assert_failure 64
+	run "$BENCH" export --format yaml A
+	assert_failure 64
+	assert_output "bench: unknown format 'yaml' (text, changelog, markdown, csv, json)"
+	run "$BENCH" export ''
+	assert_failure 64
+	assert_output "bench: empty label: name one (make export LABEL=...)"
+}
+
+@test "end to end: a real run exported" {
+	fb_config '[{"workload":"shmem-remove","op":["unlink","ftruncate"],"size":"64M","folio":"4k"}]'
+	run "$BENCH" run --config "$T/config.json" --label A --quiet
+	assert_success
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog A
+	assert_success
+	assert_line --index 0 "A"
+	assert_line --index 1 --regexp '^shmem-remove +value +spread$'
+	assert_line --index 2 --regexp '^op=unlink +[0-9.]+ ms +\+-[0-9.]+%$'
+	assert_line --index 3 --regexp '^op=ftruncate +[0-9.]+ ms +\+-[0-9.]+%$'
+	local notes=${output//$'\n'/ }
+	[[ $notes == *"Median of 2 runs in one boot, on a $(nproc)-CPU machine; 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"Spread: standard deviation of the runs of a single boot, which does not show how much boots differ."* ]]
+	narrow_ascii 75
+}
