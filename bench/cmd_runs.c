@@ -4,6 +4,7 @@
 #include <sysexits.h>
 
 #include "cmds.h"
+#include "report_cmd.h"
 #include "schema/db.h"
 
 static int row(const struct db_run_row *r, void *arg)
@@ -48,15 +49,9 @@ int cmd_runs(int argc, char **argv)
 		fb_err("unexpected argument '%s'", argv[optind]);
 		return EX_USAGE;
 	}
-	r = db_open(&db, path, false);
-	if (r == DB_MISSING) {
-		fb_err("no database at %s (run `bench run` first)", path);
-		return EX_NOINPUT;
-	}
-	if (r) {
-		fb_err("cannot open database %s: %s", path, db.err);
-		return r == DB_TOO_NEW || r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
-	}
+	r = report_cmd_open(&db, path);
+	if (r)
+		return r;
 	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %s\n", "id", "uuid",
 	       "label", "kernel", "boot", "status", "started", "samples");
 	r = db_runs_each(&db, row, NULL);

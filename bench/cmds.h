@@ -10,9 +10,8 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_check(int argc, char **argv);
-int cmd_compare(int argc, char **argv) __attribute__((weak));
-int cmd_export(int argc, char **argv) __attribute__((weak));
-int cmd_upload(int argc, char **argv) __attribute__((weak));
+int cmd_compare(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* "bench: " + message + "\n" on stderr */
 void fb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

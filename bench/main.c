@@ -24,7 +24,6 @@ static const struct cmd {
 	{ "runs", cmd_runs, "recorded runs" },
 	{ "compare", cmd_compare, "compare two kernels (BASE PATCH)" },
 	{ "export", cmd_export, "results of one kernel for a changelog" },
-	{ "upload", cmd_upload, "send the outbox to the dashboard" },
 };
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)

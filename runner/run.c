@@ -432,7 +432,8 @@ int runner_main(const struct run_opts *o, const char *version)
 	r = db_open(&db, db_path, true);
 	if (r) {
 		say_err("cannot open database %s: %s", db_path, db.err);
-		ret = r == DB_TOO_NEW || r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
+		ret = r == DB_TOO_NEW ? EX_PROTOCOL :
+		      r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
 		goto out;
 	}
 	{

@@ -62,7 +62,7 @@ load test_helper
 @test "runs on a missing database says so and exits 66" {
 	run "$BENCH" runs --db "$T/none.db"
 	assert_failure 66
-	assert_output "bench: no database at $T/none.db (run \`bench run\` first)"
+	assert_output "bench: no database at $T/none.db (record runs with \`bench run\` first)"
 	[ ! -e "$T/none.db" ]
 }
 
@@ -70,14 +70,14 @@ load test_helper
 	echo "hello" > "$T/x.db"
 	run "$BENCH" runs --db "$T/x.db"
 	assert_failure 65
-	assert_output --partial "bench: cannot open database $T/x.db"
+	assert_output --partial "bench: $T/x.db is not a foliobench database"
 }
 
 @test "a database of a newer schema is refused, not touched" {
 	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
 	run "$BENCH" runs --db "$DB"
-	assert_failure 65
-	assert_output "bench: cannot open database $DB: schema version 99 is newer than this tool's 1"
+	assert_failure 76
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 1; use a newer foliobench"
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
