@@ -1,0 +1,900 @@
+/*
+ * seq-read: read(2) of a page-cache-resident file, bs at a time, wrapping
+ * to the start at its end, for a fixed time: the fio job of the shmem
+ * read-batching series (seeds/001, `fio --ioengine=sync --rw=read --bs=4k
+ * --size=1G --time_based`), in C, with per-read latency and the counters
+ * of `perf stat` taken around the loop of each reader.
+ */
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+#include "sys/hist.h"
+#include "sys/perf.h"
+#include "sys/sys.h"
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+#define MIB		(1024.0 * 1024.0)
+#define MAX_THREADS	1024
+
+static const char *const populates[] = { "write", "fallocate", NULL };
+static const char *const yesno[] = { "no", "yes", NULL };
+
+static int check_abs(const char *val, char *buf, size_t n)
+{
+	if (val[0] != '/') {
+		snprintf(buf, n, "not an absolute path");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_file(const char *val, char *buf, size_t n)
+{
+	return val[0] ? check_abs(val, buf, n) : 0;
+}
+
+static const struct param params[] = {
+	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, check_abs,
+	  "directory of the file(s); the default uses the runner's own "
+	  "scratch on /dev/shm" },
+	{ "size", PT_SIZE, "1G", NULL, 4096, 1ull << 40, NULL,
+	  "bytes of each file read before wrapping to its start" },
+	{ "bs", PT_SIZE, "4k", NULL, 1, 64 << 20, NULL,
+	  "bytes per read(2)" },
+	{ "duration", PT_DURATION, "10s", NULL, 10000000ull,
+	  86400000000000ull, NULL, "how long to read (fio's runtime)" },
+	{ "populate", PT_ENUM, "write", populates, 0, 0, NULL,
+	  "write real data, or fallocate (tmpfs then reads another path)" },
+	{ "threads", PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
+	  "readers, each pinned to its own CPU in turn" },
+	{ "shared", PT_ENUM, "no", yesno, 0, 0, NULL,
+	  "yes: all readers read one file; no: each its own" },
+	{ "file", PT_STRING, "", NULL, 0, 0, check_file,
+	  "read this existing file instead (not written, not removed)" },
+	{ NULL },
+};
+
+/* perf stat's rates are per second of task-clock, so are these */
+static const struct metric metrics[] = {
+	{ "bw", "MiB/s", HIGHER_IS_BETTER, true,
+	  "bytes read over the wall time of the readers" },
+	{ "iops", "IOPS", HIGHER_IS_BETTER, false, "reads per second" },
+	{ "lat_p50", "ns", LOWER_IS_BETTER, false, "median read(2) time" },
+	{ "lat_p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
+	{ "lat_p999", "ns", LOWER_IS_BETTER, false, "99.9th percentile" },
+	{ "lat_max", "ns", LOWER_IS_BETTER, false, "slowest read" },
+	{ "task_clock", "ns", LOWER_IS_BETTER, false,
+	  "CPU time of the readers' loops" },
+	{ "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
+	  "task-clock over wall time" },
+	{ "context_switches", "count", LOWER_IS_BETTER, false, NULL },
+	{ "context_switches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "cpu_migrations", "count", LOWER_IS_BETTER, false, NULL },
+	{ "cpu_migrations_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "page_faults", "count", LOWER_IS_BETTER, false, NULL },
+	{ "page_faults_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "instructions", "count", LOWER_IS_BETTER, false, NULL },
+	{ "instructions_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "cycles", "count", LOWER_IS_BETTER, false, NULL },
+	{ "cycles_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "branches", "count", LOWER_IS_BETTER, false, NULL },
+	{ "branches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ "branch_misses", "count", LOWER_IS_BETTER, false, NULL },
+	{ "branch_misses_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	{ NULL },
+};
+
+struct state;
+
+struct reader {
+	struct state *st;
+	int idx, fd, cpu;	/* cpu < 0: stay where the runner put us */
+	char *buf;
+	struct hist *hist;	/* in ticks */
+	struct perf_set perf;
+	uint64_t bytes, reads, wraps;
+	uint64_t ns_start, ns_end, tk_start, tk_end;
+	int err;		/* -errno of a failed read or pin */
+	const char *what;	/* what failed */
+	pthread_t th;
+};
+
+struct state {
+	char dir[4200];
+	int nfiles;
+	char (*paths)[4300];	/* files we made */
+	bool *made;
+	uint64_t size, bs, duration;
+	int nreaders;
+	struct reader *r;
+	bool tsc;		/* time reads with the TSC */
+	double ns_per_tick;	/* calibrated in setup, for the deadline */
+	double clock_cost_ns;	/* one reading of the clock in use */
+	uint64_t allocated, cached_before;
+	bool cached_known;
+	/* readers start together: each reports ready, then waits for go */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready, go;		/* go: 0 wait, 1 start, -1 give up */
+	bool threaded;
+	int (*pin)(int os_cpu);
+	volatile sig_atomic_t *stop;
+	char perf_why[200];	/* which counters are not supported, why */
+};
+
+static bool default_dir(const struct wl_case *c)
+{
+	return !strcmp(wl_s(c, "dir"), "/dev/shm");
+}
+
+static bool given_file(const struct wl_case *c)
+{
+	return wl_s(c, "file")[0] != '\0';
+}
+
+static int nfiles_of(const struct wl_case *c)
+{
+	if (given_file(c))
+		return 0;
+	return strcmp(wl_s(c, "shared"), "yes") ? (int)wl_u(c, "threads") : 1;
+}
+
+/* The directory that preflight can look at: scratch is made after it. */
+static void space_dir(const struct wl_case *c, char *buf, size_t n)
+{
+	const char *slash;
+
+	if (!default_dir(c)) {
+		snprintf(buf, n, "%s", wl_s(c, "dir"));
+		return;
+	}
+	slash = strrchr(c->scratch, '/');
+	if (slash && slash != c->scratch)
+		snprintf(buf, n, "%.*s", (int)(slash - c->scratch), c->scratch);
+	else
+		snprintf(buf, n, "/dev/shm");
+}
+
+static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+{
+	uint64_t size = wl_u(c, "size"), bs = wl_u(c, "bs"), need, avail;
+	char dir[4200], a[32], b[32], d[32];
+	unsigned threads = (unsigned)wl_u(c, "threads");
+	struct statvfs sv;
+	struct stat sb;
+
+	if (bs > size) {
+		wl_errf(e, "bs %s is larger than size %s", wl_s(c, "bs"),
+			wl_s(c, "size"));
+		return WL_REFUSE;
+	}
+	if (given_file(c)) {
+		const char *f = wl_s(c, "file");
+
+		if (stat(f, &sb)) {
+			wl_errf(e, "cannot read file %s: %s", f,
+				strerror(errno));
+			return WL_REFUSE;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			wl_errf(e, "file %s is not a regular file", f);
+			return WL_REFUSE;
+		}
+		if ((uint64_t)sb.st_size < size) {
+			human_size((uint64_t)sb.st_size, a, sizeof(a));
+			wl_errf(e, "file %s holds %s, less than size %s", f, a,
+				wl_s(c, "size"));
+			return WL_REFUSE;
+		}
+		if (threads > 1 && strcmp(wl_s(c, "shared"), "yes")) {
+			wl_errf(e, "file names one file: %u readers need "
+				"shared set to yes", threads);
+			return WL_REFUSE;
+		}
+		return WL_OK;
+	}
+	need = size * (uint64_t)nfiles_of(c);
+	human_size(need, a, sizeof(a));
+	space_dir(c, dir, sizeof(dir));
+	if (statvfs(dir, &sv)) {
+		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
+		return WL_REFUSE;
+	}
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (avail < need) {
+		human_size(avail, b, sizeof(b));
+		human_size(need - avail, d, sizeof(d));
+		wl_errf(e, "needs %s free in %s, has %s: short by %s", a, dir,
+			b, d);
+		return WL_REFUSE;
+	}
+	/* the files must stay cached (on tmpfs they are memory) */
+	if (!meminfo_bytes("MemAvailable", &avail) &&
+	    avail < need + (256 << 20)) {
+		human_size(avail, b, sizeof(b));
+		human_size(need + (256 << 20) - avail, d, sizeof(d));
+		wl_errf(e, "needs %s of memory for the page cache plus 256 "
+			"MiB, MemAvailable is %s: short by %s", a, b, d);
+		return WL_REFUSE;
+	}
+	return WL_OK;
+}
+
+/*
+ * The clock of the timed loop.  Per read, vDSO clock_gettime and the
+ * histogram cost ~25 ns on the 2-vCPU VM, 3% of an ~830 ns 4K tmpfs read;
+ * rdtsc and the histogram ~12 ns, 1.5%.  The TSC is used only where the
+ * kernel itself trusts it as its clocksource (constant, synchronized
+ * across CPUs), and turned into ns with a ratio measured against
+ * CLOCK_MONOTONIC over the whole run.
+ */
+static inline __attribute__((always_inline)) uint64_t ticks(bool tsc)
+{
+#ifdef HAVE_TSC
+	if (tsc)
+		return __rdtsc();
+#else
+	(void)tsc;
+#endif
+	return now_ns();
+}
+
+static bool tsc_usable(void)
+{
+#ifdef HAVE_TSC
+	char cs[64];
+
+	if (read_file_str("/sys/devices/system/clocksource/clocksource0/"
+			  "current_clocksource", cs, sizeof(cs)))
+		return false;
+	return !strcmp(cs, "tsc");
+#else
+	return false;
+#endif
+}
+
+static void calibrate(struct state *st)
+{
+	uint64_t n0, n1, t0, t1, i;
+	volatile uint64_t sink = 0;
+	const uint64_t calls = 200000;
+
+	st->tsc = tsc_usable();
+	n0 = now_ns();
+	t0 = ticks(st->tsc);
+	while (now_ns() - n0 < 20000000ull)	/* 20 ms */
+		;
+	n1 = now_ns();
+	t1 = ticks(st->tsc);
+	st->ns_per_tick = t1 > t0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1;
+	n0 = now_ns();
+	for (i = 0; i < calls; i++)
+		sink += ticks(st->tsc);
+	n1 = now_ns();
+	st->clock_cost_ns = (double)(n1 - n0) / (double)calls;
+}
+
+/* Bytes of the first size bytes of fd in the page cache; -errno. */
+static int cached_bytes(int fd, uint64_t size, uint64_t *out)
+{
+	const uint64_t win = 256ull << 20;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *vec;
+	uint64_t off, n = 0;
+
+	vec = malloc(win / (uint64_t)page);
+	if (!vec)
+		return -ENOMEM;
+	for (off = 0; off < size; off += win) {
+		uint64_t len = size - off < win ? size - off : win, i, pages;
+		void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			       (off_t)off);
+
+		if (p == MAP_FAILED) {
+			free(vec);
+			return -errno;
+		}
+		if (mincore(p, len, vec)) {
+			int r = -errno;
+
+			munmap(p, len);
+			free(vec);
+			return r;
+		}
+		pages = (len + (uint64_t)page - 1) / (uint64_t)page;
+		for (i = 0; i < pages; i++)
+			if (vec[i] & 1)
+				n += (uint64_t)page;
+		munmap(p, len);
+	}
+	free(vec);
+	*out = n > size ? size : n;
+	return 0;
+}
+
+/* Real data: each 4 KiB block holds its index, so a stale block shows. */
+static void fill_pattern(char *buf, size_t len, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4096) {
+		uint64_t blk = (off + i) / 4096;
+		size_t n = len - i < 4096 ? len - i : 4096;
+
+		memset(buf + i, (int)(blk % 251) + 1, n);
+	}
+}
+
+static int populate(struct wl_case *c, struct state *st, int fd,
+		    const char *path, struct wl_err *e)
+{
+	const size_t chunk = 1 << 20;
+	char hs[32], *buf;
+	uint64_t off;
+	struct statfs sf;
+
+	human_size(st->size, hs, sizeof(hs));
+	if (!strcmp(wl_s(c, "populate"), "fallocate")) {
+		if (fallocate(fd, 0, 0, (off_t)st->size))
+			return wl_errf(e, "cannot fallocate %s (%s): %s", path,
+				       hs, strerror(errno));
+		return 0;
+	}
+	buf = malloc(chunk);
+	if (!buf)
+		return wl_errf(e, "out of memory");
+	for (off = 0; off < st->size; off += chunk) {
+		size_t len = st->size - off < chunk ? st->size - off : chunk;
+		ssize_t w;
+
+		fill_pattern(buf, len, off);
+		w = pwrite(fd, buf, len, (off_t)off);
+		if (w != (ssize_t)len) {
+			int r = w < 0 ? errno : 0;
+
+			free(buf);
+			if (r == EINTR || *c->stop)
+				return wl_errf(e, "interrupted");
+			return wl_errf(e, "cannot write %s (%s): %s", path, hs,
+				       r ? strerror(r) : "short write");
+		}
+		if (*c->stop) {
+			free(buf);
+			return wl_errf(e, "interrupted");
+		}
+		if (c->progress)
+			c->progress("writing", off + len, st->size);
+	}
+	free(buf);
+	/* on a disk filesystem, writeback must not run behind the reads */
+	if (!fstatfs(fd, &sf) && sf.f_type != TMPFS_MAGIC && fdatasync(fd))
+		return wl_errf(e, "cannot fdatasync %s: %s", path,
+			       strerror(errno));
+	return 0;
+}
+
+/* Read the file once, untimed, so that the timed reads find it cached. */
+static int warm(struct wl_case *c, struct state *st, int fd, const char *path,
+		struct wl_err *e)
+{
+	char *buf = malloc(1 << 20);
+	uint64_t off;
+
+	if (!buf)
+		return wl_errf(e, "out of memory");
+	for (off = 0; off < st->size; off += 1 << 20) {
+		ssize_t r = pread(fd, buf, 1 << 20, (off_t)off);
+
+		if (r <= 0 || *c->stop) {
+			free(buf);
+			if (*c->stop || (r < 0 && errno == EINTR))
+				return wl_errf(e, "interrupted");
+			return wl_errf(e, "cannot read %s: %s", path,
+				       r ? strerror(errno) : "end of file");
+		}
+		if (c->progress)
+			c->progress("caching", off, st->size);
+	}
+	free(buf);
+	return 0;
+}
+
+static const char *file_of(const struct wl_case *c, const struct state *st,
+			   int reader)
+{
+	if (given_file(c))
+		return wl_s(c, "file");
+	return st->paths[st->nfiles == 1 ? 0 : reader];
+}
+
+/* The runner's scratch, or our own scratch dir inside the given dir. */
+static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
+{
+	struct stat sb;
+	int r;
+
+	if (default_dir(c)) {
+		snprintf(st->dir, sizeof(st->dir), "%s", c->scratch);
+		return 0;
+	}
+	snprintf(st->dir, sizeof(st->dir), "%s/foliobench.%d", wl_s(c, "dir"),
+		 (int)getpid());
+	if (!stat(st->dir, &sb))	/* made by an earlier repetition */
+		return 0;
+	r = sys_scratch(wl_s(c, "dir"), st->dir, sizeof(st->dir));
+	if (r)
+		return wl_errf(e, "cannot make a scratch directory in %s: %s",
+			       wl_s(c, "dir"), strerror(-r));
+	return 0;
+}
+
+static int setup(struct wl_case *c, struct wl_err *e)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	int i, r, fd = -1;
+	struct stat sb;
+	uint64_t cached;
+
+	if (!st)
+		return wl_errf(e, "out of memory");
+	c->priv = st;
+	st->stop = c->stop;
+	st->size = wl_u(c, "size");
+	st->bs = wl_u(c, "bs");
+	st->duration = wl_u(c, "duration");
+	st->nreaders = (int)wl_u(c, "threads");
+	st->nfiles = nfiles_of(c);
+	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
+	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
+	st->made = calloc((size_t)st->nfiles + 1, sizeof(*st->made));
+	if (!st->r || !st->paths || !st->made)
+		return wl_errf(e, "out of memory");
+	for (i = 0; i < st->nreaders; i++)
+		st->r[i].fd = -1;
+
+	if (st->nfiles) {
+		r = pick_dir(c, st, e);
+		if (r)
+			return r;
+	}
+	st->cached_known = true;
+	for (i = 0; i < st->nfiles || (i == 0 && given_file(c)); i++) {
+		const char *path;
+
+		if (st->nfiles) {
+			snprintf(st->paths[i], sizeof(st->paths[i]),
+				 "%s/seq-read.%d.%d", st->dir, c->rep, i);
+			path = st->paths[i];
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+				  0600);
+			if (fd < 0)
+				return wl_errf(e, "cannot create %s: %s", path,
+					       strerror(errno));
+			st->made[i] = true;
+			r = populate(c, st, fd, path, e);
+		} else {
+			path = wl_s(c, "file");
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				return wl_errf(e, "cannot open %s: %s", path,
+					       strerror(errno));
+			r = 0;
+		}
+		if (!r && !fstat(fd, &sb))
+			st->allocated += (uint64_t)sb.st_blocks * 512;
+		cached = 0;
+		if (!r && (cached_bytes(fd, st->size, &cached) ||
+			   cached < st->size)) {
+			r = warm(c, st, fd, path, e);
+			if (!r && cached_bytes(fd, st->size, &cached)) {
+				st->cached_known = false;	/* no mmap */
+				cached = 0;
+			}
+		}
+		st->cached_before += cached;
+		close(fd);
+		fd = -1;
+		if (r)
+			return r;
+	}
+
+	for (i = 0; i < st->nreaders; i++) {
+		struct reader *rd = &st->r[i];
+		const char *path = file_of(c, st, i);
+
+		rd->st = st;
+		rd->idx = i;
+		rd->cpu = st->nreaders == 1 || !c->ncpus ? -1 :
+			  c->cpus[i % c->ncpus];
+		rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (rd->fd < 0)
+			return wl_errf(e, "cannot open %s: %s", path,
+				       strerror(errno));
+		if (posix_memalign((void **)&rd->buf, 4096, st->bs))
+			return wl_errf(e, "out of memory for a %llu-byte "
+				       "buffer", (unsigned long long)st->bs);
+		/* fault in buffer and histogram now, not in the loop */
+		memset(rd->buf, 0, st->bs);
+		rd->hist = malloc(sizeof(*rd->hist));
+		if (!rd->hist)
+			return wl_errf(e, "out of memory");
+		hist_init(rd->hist);
+		perf_init(&rd->perf);
+	}
+	calibrate(st);
+	return 0;
+}
+
+/*
+ * The timed loop, specialized for each clock so that the clock test is
+ * not in it.  Each read's time runs from the end of the previous one, so
+ * one clock reading per read is enough; the wrap's lseek is left out.
+ */
+static inline __attribute__((always_inline)) void
+read_loop(struct reader *rd, const bool tsc)
+{
+	struct state *st = rd->st;
+	struct hist *h = rd->hist;
+	volatile sig_atomic_t *stop = st->stop;
+	const int fd = rd->fd;
+	char *const buf = rd->buf;
+	const size_t bs = st->bs;
+	const uint64_t size = st->size;
+	uint64_t off = 0, bytes = 0, reads = 0, wraps = 0, t0, t1, deadline;
+
+	rd->ns_start = now_ns();
+	t0 = rd->tk_start = ticks(tsc);
+	deadline = t0 + (uint64_t)((double)st->duration / st->ns_per_tick);
+	for (;;) {
+		ssize_t got = read(fd, buf, bs);
+
+		t1 = ticks(tsc);
+		if (got <= 0) {
+			if (got < 0 && errno == EINTR) {
+				if (*stop)
+					break;
+				t0 = ticks(tsc);	/* a signal's time */
+				continue;
+			}
+			rd->err = got < 0 ? -errno : -ENODATA;
+			rd->what = "read";
+			break;
+		}
+		hist_record(h, t1 - t0);
+		reads++;
+		bytes += (uint64_t)got;
+		off += (uint64_t)got;
+		if (off >= size) {
+			if (lseek(fd, 0, SEEK_SET)) {
+				rd->err = -errno;
+				rd->what = "lseek";
+				break;
+			}
+			off = 0;
+			wraps++;
+			t1 = ticks(tsc);
+		}
+		if (t1 >= deadline || *stop)
+			break;
+		t0 = t1;
+	}
+	rd->tk_end = t1;
+	rd->ns_end = now_ns();
+	rd->bytes = bytes;
+	rd->reads = reads;
+	rd->wraps = wraps;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct state *st = rd->st;
+	int go = 1;
+
+	if (rd->cpu >= 0 && st->pin && st->pin(rd->cpu)) {
+		rd->err = -EINVAL;
+		rd->what = NULL;	/* pinning, not I/O */
+	}
+	perf_open(&rd->perf);
+	if (st->threaded) {
+		pthread_mutex_lock(&st->lock);
+		st->ready++;
+		pthread_cond_broadcast(&st->cond);
+		while (!st->go)
+			pthread_cond_wait(&st->cond, &st->lock);
+		go = st->go;
+		pthread_mutex_unlock(&st->lock);
+	}
+	if (go > 0 && !rd->err) {
+		perf_enable(&rd->perf);
+		if (st->tsc)
+			read_loop(rd, true);
+		else
+			read_loop(rd, false);
+		perf_disable(&rd->perf);
+		perf_read(&rd->perf);
+	}
+	perf_close(&rd->perf);
+	return NULL;
+}
+
+/* Start the readers together and wait for them; -errno if one can't. */
+static int run_readers(struct state *st)
+{
+	int i, n, r = 0;
+
+	if (st->nreaders == 1) {
+		/* on the CPU the runner pinned us to */
+		reader_main(&st->r[0]);
+		return 0;
+	}
+	st->threaded = true;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->cond, NULL);
+	for (n = 0; n < st->nreaders; n++) {
+		r = -pthread_create(&st->r[n].th, NULL, reader_main,
+				    &st->r[n]);
+		if (r)
+			break;
+	}
+	pthread_mutex_lock(&st->lock);
+	while (!r && st->ready < st->nreaders)
+		pthread_cond_wait(&st->cond, &st->lock);
+	st->go = r ? -1 : 1;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+	for (i = 0; i < n; i++)
+		pthread_join(st->r[i].th, NULL);
+	pthread_cond_destroy(&st->cond);
+	pthread_mutex_destroy(&st->lock);
+	return r;
+}
+
+static void set_perf(struct wl_case *c, struct wl_sample *s,
+		     struct state *st, const struct perf_set *sum,
+		     uint64_t wall)
+{
+	const struct workload *w = c->wl;
+	double tc_s = perf_ok(sum, PERF_TASK_CLOCK) ?
+		      (double)sum->value[PERF_TASK_CLOCK] / 1e9 : 0;
+	char rate[64];
+	size_t used = 0;
+	int i, last_err = 0;
+
+	st->perf_why[0] = '\0';
+	for (i = 0; i < PERF_NR; i++) {
+		const char *name = perf_name((enum perf_id)i);
+
+		if (i == PERF_TASK_CLOCK)
+			snprintf(rate, sizeof(rate), "cpus_utilized");
+		else
+			snprintf(rate, sizeof(rate), "%s_per_s", name);
+		if (!perf_ok(sum, (enum perf_id)i)) {
+			int err = -sum->err[i];
+			int k;
+
+			wl_unsupported(s, w, name);
+			wl_unsupported(s, w, rate);
+			k = snprintf(st->perf_why + used,
+				     sizeof(st->perf_why) - used, "%s%s%s%s",
+				     used ? ", " : "", name,
+				     err != last_err ? ": " : "",
+				     err != last_err ? strerror(err) : "");
+			if (k > 0 && used + (size_t)k < sizeof(st->perf_why))
+				used += (size_t)k;
+			last_err = err;
+			continue;
+		}
+		wl_set(s, w, name, (double)sum->value[i]);
+		if (i == PERF_TASK_CLOCK)
+			wl_set(s, w, rate,
+			       (double)sum->value[i] / (double)wall);
+		else if (tc_s > 0)
+			wl_set(s, w, rate, (double)sum->value[i] / tc_s);
+		else
+			wl_unsupported(s, w, rate);
+	}
+}
+
+static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	struct hist *all = st->r[0].hist;
+	struct perf_set sum;
+	uint64_t bytes = 0, reads = 0, first = UINT64_MAX, last = 0, wall;
+	double tk = 0, tns = 0, npt, secs;
+	int i, r;
+
+	st->pin = c->pin_thread;
+	r = run_readers(st);
+	if (r)
+		return wl_errf(e, "cannot start %d reader threads: %s",
+			       st->nreaders, strerror(-r));
+	if (*c->stop)
+		return wl_errf(e, "interrupted");
+	perf_sum_init(&sum);
+	for (i = 0; i < st->nreaders; i++) {
+		struct reader *rd = &st->r[i];
+
+		if (rd->err && !rd->what)
+			return wl_errf(e, "cannot pin reader %d to CPU %d", i,
+				       rd->cpu);
+		if (rd->err)
+			return wl_errf(e, "reader %d cannot %s %s: %s", i,
+				       rd->what, file_of(c, st, i),
+				       rd->err == -ENODATA ?
+				       "unexpected end of file" :
+				       strerror(-rd->err));
+		if (i)
+			hist_merge(all, rd->hist);
+		perf_add(&sum, &rd->perf);
+		bytes += rd->bytes;
+		reads += rd->reads;
+		if (rd->ns_start < first)
+			first = rd->ns_start;
+		if (rd->ns_end > last)
+			last = rd->ns_end;
+		tns += (double)(rd->ns_end - rd->ns_start);
+		tk += (double)(rd->tk_end - rd->tk_start);
+	}
+	wall = last > first ? last - first : 1;
+	secs = (double)wall / 1e9;
+	/* ticks to ns, measured over the whole run */
+	npt = st->tsc && tk > 0 ? tns / tk : 1;
+	wl_set(s, c->wl, "bw", (double)bytes / MIB / secs);
+	wl_set(s, c->wl, "iops", (double)reads / secs);
+	wl_set(s, c->wl, "lat_p50", (double)hist_percentile(all, 50) * npt);
+	wl_set(s, c->wl, "lat_p99", (double)hist_percentile(all, 99) * npt);
+	wl_set(s, c->wl, "lat_p999", (double)hist_percentile(all, 99.9) * npt);
+	wl_set(s, c->wl, "lat_max", (double)all->max * npt);
+	set_perf(c, s, st, &sum, wall);
+	wl_note(s, "perf_multiplexed", 0);
+	for (i = 0; i < PERF_NR; i++)
+		if (perf_ok(&sum, (enum perf_id)i) && sum.scaled[i])
+			wl_note(s, "perf_multiplexed", 1);
+	wl_note(s, "ns_per_tick", npt);
+	return 0;
+}
+
+/* Is block blk of fd what fill_pattern wrote? */
+static bool block_ok(int fd, uint64_t blk, char *buf)
+{
+	int want = (int)(blk % 251) + 1;
+	ssize_t got = pread(fd, buf, 4096, (off_t)(blk * 4096));
+	ssize_t i;
+
+	if (got <= 0)
+		return false;
+	for (i = 0; i < got; i++)
+		if (buf[i] != (char)want)
+			return false;
+	return true;
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	uint64_t reads = 0, wraps = 0, bytes = 0, cached, cached_after = 0;
+	uint64_t want = st->size * (uint64_t)(st->nfiles ? st->nfiles : 1);
+	bool content_ok = true;
+	char buf[4096];
+	int i, nf = st->nfiles ? st->nfiles : 1;
+
+	(void)e;
+	for (i = 0; i < st->nreaders; i++) {
+		reads += st->r[i].reads;
+		wraps += st->r[i].wraps;
+		bytes += st->r[i].bytes;
+	}
+	for (i = 0; i < nf; i++) {
+		const char *path = st->nfiles ? st->paths[i] : wl_s(c, "file");
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || cached_bytes(fd, st->size, &cached)) {
+			st->cached_known = false;
+		} else {
+			cached_after += cached;
+		}
+		if (fd >= 0 && st->nfiles &&
+		    !strcmp(wl_s(c, "populate"), "write") &&
+		    (!block_ok(fd, 0, buf) ||
+		     !block_ok(fd, (st->size - 1) / 4096, buf)))
+			content_ok = false;
+		if (fd >= 0)
+			close(fd);
+	}
+	wl_note(s, "reads", (double)reads);
+	wl_note(s, "bytes", (double)bytes);
+	wl_note(s, "passes", (double)wraps);
+	wl_note(s, "threads", st->nreaders);
+	wl_note(s, "allocated_bytes", (double)st->allocated);
+	wl_note(s, "clock_tsc", st->tsc);
+	wl_note(s, "clock_cost_ns", st->clock_cost_ns);
+	if (st->cached_known) {
+		wl_note(s, "cached_before_bytes", (double)st->cached_before);
+		wl_note(s, "cached_after_bytes", (double)cached_after);
+	}
+	if (st->perf_why[0])
+		snprintf(s->text, sizeof(s->text), "perf counters not "
+			 "supported here: %s", st->perf_why);
+	if (!reads)
+		wl_invalid(s, "no read completed in %llu ns",
+			   (unsigned long long)st->duration);
+	if (st->r[0].hist->count != reads)
+		wl_invalid(s, "the histogram holds %llu reads of %llu",
+			   (unsigned long long)st->r[0].hist->count,
+			   (unsigned long long)reads);
+	if (st->nfiles && st->allocated < want)
+		wl_invalid(s, "the file%s held %llu of %llu bytes (st_blocks)",
+			   st->nfiles > 1 ? "s" : "",
+			   (unsigned long long)st->allocated,
+			   (unsigned long long)want);
+	if (st->cached_known && (st->cached_before < want ||
+				 cached_after < want))
+		wl_invalid(s, "not all of the data was in the page cache "
+			   "(%llu bytes before, %llu after, of %llu): reads "
+			   "went to the backing store",
+			   (unsigned long long)st->cached_before,
+			   (unsigned long long)cached_after,
+			   (unsigned long long)want);
+	if (!content_ok)
+		wl_invalid(s, "the file does not hold the data written to it");
+	return 0;
+}
+
+static void teardown(struct wl_case *c)
+{
+	struct state *st = c->priv;
+	int i;
+
+	if (!st)
+		return;
+	for (i = 0; st->r && i < st->nreaders; i++) {
+		if (st->r[i].fd >= 0)
+			close(st->r[i].fd);
+		free(st->r[i].buf);
+		free(st->r[i].hist);
+	}
+	for (i = 0; st->made && i < st->nfiles; i++)
+		if (st->made[i])
+			unlink(st->paths[i]);
+	free(st->r);
+	free(st->paths);
+	free(st->made);
+	free(st);
+	c->priv = NULL;
+}
+
+const struct workload wl_seq_read = {
+	.name = "seq-read",
+	.summary = "sequential read(2) of a cached file for a fixed time "
+		   "(fio sync engine, time_based), with latency and perf "
+		   "counters",
+	.params = params,
+	.metrics = metrics,
+	.preflight = preflight,
+	.setup = setup,
+	.run = run,
+	.verify = verify,
+	.teardown = teardown,
+	/* counted here, around each reader's loop, not by the runner */
+	.uses_perf = false,
+};
