@@ -42,7 +42,7 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare export clean \
-	bench-seqread bench-run check-deps
+	bench-seqread bench-shmem
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -102,6 +102,10 @@ export: all
 # ROUNDS from the environment or the command line); a benchmark, not a test.
 bench-seqread: all
 	$(Q)sh bench/seqread_vs_fio.sh $(B)/bench
+
+# shmem-remove's unlink against `fallocate && time rm` (SIZE, ROUNDS).
+bench-shmem: all
+	$(Q)sh bench/shmem_vs_rm.sh $(B)/bench
 
 clean:
 	rm -rf build

@@ -116,11 +116,11 @@ static int load_run(const struct db_report_run *r, void *arg)
 		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
 				 &d->hostname, &d->cpu_model, &d->cmdline,
 				 &d->thp, &d->tmpfs, &d->tool_version,
-				 &d->started_at };
+				 &d->started_at, &d->virt };
 		const char *in[] = { r->uuid, r->kernel_release, r->boot_id,
 				     r->hostname, r->cpu_model, r->cmdline,
 				     r->thp, r->tmpfs, r->tool_version,
-				     r->started_at };
+				     r->started_at, r->virt };
 
 		if (dup_all(out, in, ARRAY_SIZE(in)))
 			return REPORT_ENOMEM;
@@ -161,6 +161,7 @@ static void keep_half(struct report_side *s, int half)
 			free(r->tmpfs);
 			free(r->tool_version);
 			free(r->started_at);
+			free(r->virt);
 			continue;
 		}
 		r->boot /= 2;
@@ -495,6 +496,7 @@ void report_side_release(struct report_side *s)
 		free(r->tmpfs);
 		free(r->tool_version);
 		free(r->started_at);
+		free(r->virt);
 	}
 	free(s->runs);
 	list_free(s->boot_ids, s->nboots);
@@ -812,7 +814,10 @@ static int build_method(struct report_cmp *c)
 			    "of %s", ba, ba == 1 ? "" : "s", c->a->label, bb,
 			    c->b->label);
 	}
-	if (c->a->nruns)
+	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
+		strbuf_addf(&sb, ", in a %lld vCPU VM",
+			    (long long)c->a->runs[0].vcpus);
+	else if (c->a->nruns)
 		strbuf_addf(&sb, ", on a %lld-CPU machine",
 			    (long long)c->a->runs[0].vcpus);
 	if (c->phrase[0])
@@ -1109,6 +1114,12 @@ static const char *f_tmpfs(const struct report_run *r, struct strbuf *t)
 	return r->tmpfs;
 }
 
+static const char *f_virt(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->virt;
+}
+
 static const char *f_tool(const struct report_run *r, struct strbuf *t)
 {
 	(void)t;
@@ -1144,6 +1155,7 @@ static int diff_meta(struct report_cmp *c, struct cmp_build *cb)
 	} fields[] = {
 		{ "CPU model", f_cpu },
 		{ "vCPUs", f_vcpus },
+		{ "VM or bare metal", f_virt },
 		{ "kernel command line", f_cmdline },
 		{ "THP and shmem settings", f_thp },
 		{ "/dev/shm mount", f_tmpfs },

@@ -48,7 +48,7 @@ int report_format_parse(const char *name, enum report_format *f);
 struct report_run {
 	int64_t id;
 	char *uuid, *kernel_release, *boot_id, *hostname, *cpu_model;
-	char *cmdline, *thp, *tmpfs, *tool_version, *started_at;
+	char *cmdline, *thp, *tmpfs, *tool_version, *started_at, *virt;
 	int64_t vcpus, mem_bytes;
 	int boot;			/* index into report_side.boot_ids */
 };

@@ -42,6 +42,26 @@ static void cpu_model(char *out, size_t n)
 	fclose(f);
 }
 
+/* The hypervisor CPUID bit shows in /proc/cpuinfo's flags inside a VM. */
+static const char *virt_kind(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[4096];
+	const char *kind = "bare metal";
+
+	if (!f)
+		return "";
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		if (strstr(line, " hypervisor"))
+			kind = "VM";
+		break;
+	}
+	fclose(f);
+	return kind;
+}
+
 static void mount_opts(const char *dir, char *out, size_t n)
 {
 	FILE *f = fopen("/proc/mounts", "re");
@@ -78,6 +98,7 @@ void meta_collect(struct meta *m)
 	if (read_file_str("/proc/cmdline", m->cmdline, sizeof(m->cmdline)))
 		m->cmdline[0] = '\0';
 	cpu_model(m->cpu_model, sizeof(m->cpu_model));
+	m->virt = virt_kind();
 	m->vcpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	meminfo_bytes("MemTotal", &m->mem_bytes);
 	mount_opts("/dev/shm", m->tmpfs, sizeof(m->tmpfs));

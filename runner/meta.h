@@ -10,6 +10,7 @@ struct meta {
 	char release[128], version[256], hostname[256], boot_id[64];
 	char cmdline[4096], cpu_model[256], tmpfs[1024], uuid[40];
 	char *thp;		/* JSON */
+	const char *virt;	/* "VM", "bare metal" */
 	int vcpus;
 	uint64_t mem_bytes;
 };

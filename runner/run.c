@@ -249,13 +249,16 @@ struct prepared {
 
 static void case_init(struct wl_case *c, const struct plan_case *pc,
 		      const struct wl_value *v, const struct placement *pl,
-		      const char *scratch, const char *disk_scratch)
+		      const struct config *cfg, const char *scratch,
+		      const char *disk_scratch)
 {
 	memset(c, 0, sizeof(*c));
 	c->wl = pc->wl;
 	memcpy(c->v, v ? v : pc->v, sizeof(c->v));
 	c->scratch = scratch;
 	c->disk_scratch = disk_scratch;
+	c->scratch_base = cfg->scratch;
+	c->disk_scratch_base = cfg->disk_scratch;
 	c->cpu = pl->cpu;
 	c->cpus = pl->cpus;
 	c->ncpus = pl->ncpus;
@@ -396,7 +399,7 @@ int runner_main(const struct run_opts *o, const char *version)
 		struct wl_err e = { { 0 } };
 		const struct plan_case *pc = &cfg.cases[i];
 
-		case_init(&c, pc, NULL, &pl, scratch, disk_scratch);
+		case_init(&c, pc, NULL, &pl, &cfg, scratch, disk_scratch);
 		pr[i].verdict = pc->wl->preflight ?
 				pc->wl->preflight(&c, &e) : WL_OK;
 		/* a preflight may adapt the case (a smaller size): keep it */
@@ -466,6 +469,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	row.topology = pl.summary;
 	row.tool_version = version;
 	row.config = cfg.json;
+	row.virt = meta.virt;
 	row.vcpus = meta.vcpus;
 	row.mem_bytes = meta.mem_bytes;
 	row.pid = (int)getpid();
@@ -524,7 +528,8 @@ int runner_main(const struct run_opts *o, const char *version)
 			int cpu = -1;
 
 			memset(&s, 0, sizeof(s));
-			case_init(&c, pc, pr[i].v, &pl, scratch, disk_scratch);
+			case_init(&c, pc, pr[i].v, &pl, &cfg, scratch,
+				  disk_scratch);
 			c.rep = (int)rep;
 			c.warmup = rep < pc->warmup;
 			snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u",

@@ -183,13 +183,13 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 	if (run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
 		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
-		     "config, pid, started_at) VALUES "
-		     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		     "tttttttiitttttiit", r->uuid, r->label, r->kernel_release,
+		     "config, pid, started_at, virt) VALUES "
+		     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "tttttttiitttttiitt", r->uuid, r->label, r->kernel_release,
 		     r->kernel_version, r->boot_id, r->hostname, r->cpu_model,
 		     (int64_t)r->vcpus, (int64_t)r->mem_bytes, r->cmdline,
 		     r->thp, r->tmpfs, r->topology, r->tool_version, r->config,
-		     (int64_t)r->pid, now))
+		     (int64_t)r->pid, now, r->virt ? r->virt : ""))
 		return DB_ERR;
 	*run_id = sqlite3_last_insert_rowid(db->h);
 	return DB_OK;

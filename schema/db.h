@@ -20,7 +20,7 @@ enum {
 	DB_NOT_DB = -4,		/* not a foliobench/SQLite database */
 };
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Open (and create/migrate when create) the database; WAL, foreign keys. */
 int db_open(struct db *db, const char *path, bool create);
@@ -33,6 +33,7 @@ struct db_run {
 	const char *label, *kernel_release, *kernel_version, *boot_id;
 	const char *hostname, *cpu_model, *cmdline, *thp, *tmpfs, *topology;
 	const char *tool_version, *config;
+	const char *virt;	/* "VM", "bare metal" or "" */
 	int vcpus;
 	uint64_t mem_bytes;
 	int pid;

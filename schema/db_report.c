@@ -118,7 +118,7 @@ int db_report_runs_each(struct db *db, const char *label,
 	r = prepare(db,
 		    "SELECT id, uuid, kernel_release, boot_id, hostname, "
 		    "cpu_model, cmdline, thp, tmpfs, topology, tool_version, "
-		    "started_at, vcpus, mem_bytes FROM runs "
+		    "started_at, vcpus, mem_bytes, virt FROM runs "
 		    "WHERE label = ?1 AND status = 'complete' "
 		    "ORDER BY started_at, id", label, &st);
 	if (r)
@@ -139,6 +139,7 @@ int db_report_runs_each(struct db *db, const char *label,
 			.started_at = col_text(st, 11),
 			.vcpus = sqlite3_column_int64(st, 12),
 			.mem_bytes = sqlite3_column_int64(st, 13),
+			.virt = col_text(st, 14),
 		};
 		int stop = fn(&run, arg);
 

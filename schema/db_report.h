@@ -24,7 +24,7 @@ struct db_report_run {
 	int64_t id;
 	const char *uuid, *kernel_release, *boot_id, *hostname, *cpu_model;
 	const char *cmdline, *thp, *tmpfs, *topology, *tool_version;
-	const char *started_at;
+	const char *started_at, *virt;
 	int64_t vcpus, mem_bytes;
 };
 /* Complete runs of a label, oldest first. */

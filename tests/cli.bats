@@ -77,7 +77,7 @@ load test_helper
 	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
 	run "$BENCH" runs --db "$DB"
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 1; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 2; use a newer foliobench"
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
@@ -95,4 +95,31 @@ load test_helper
 	assert_failure 69
 	assert_output "bench: refused: foliobench needs root (it mounts, makes cgroups and sets THP knobs); run it with sudo"
 	[ ! -e "$DB" ]
+}
+
+@test "a database of an older schema is migrated in place, its rows kept" {
+	sqlite3 "$DB" < "$BATS_TEST_DIRNAME/../schema/001_init.sql"
+	sqlite3 "$DB" "PRAGMA user_version = 1;
+	INSERT INTO runs (uuid, label, kernel_release, kernel_version, boot_id,
+	  hostname, cpu_model, vcpus, mem_bytes, cmdline, thp, tmpfs, topology,
+	  tool_version, config, pid, started_at, status) VALUES ('u1', 'old',
+	  '6.1', '#1', 'b1', 'h', 'cpu', 2, 1, '', '{}', '', '{}', 'v0', '{}',
+	  1, '2026-11-01T00:00:00Z', 'complete');"
+	run "$BENCH" runs --db "$DB"
+	assert_success
+	assert_line --regexp '^1 +u1 +old +6.1 +b1 +complete '
+	run q "PRAGMA user_version"
+	assert_output 2
+	run q "select label, virt = '' from runs"
+	assert_output "old|1"
+}
+
+@test "a run records whether it ran in a VM" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	want="bare metal"
+	grep -q '^flags.* hypervisor' /proc/cpuinfo && want=VM
+	run q "select virt from runs"
+	assert_output "$want"
 }

@@ -143,7 +143,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	1,
+	"schema_version":	2,
 	"format_version":	1,
 	"kind":	"compare",
 	"alpha":	0.05,
@@ -530,7 +530,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	sqlite3 "$DB" "PRAGMA user_version = 99"
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 1; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 2; use a newer foliobench"
 }
 
 @test "an unknown label: 67, with the nearest one" {
@@ -615,11 +615,19 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +- +[0-9.]+ ms +- +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ +- +(faster|slower|~)$'
 	# the notes wrap where the CPU count puts them: read them as one line
 	local notes=${output//$'\n'/ }
-	[[ $notes == *"Median of 2 runs in one boot of each kernel, on a $(nproc)-CPU machine; 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"Median of 2 runs in one boot of each kernel, $(fx_where); 64 MiB file of 4K folios"* ]]
 	[[ $notes == *"One boot of a kernel: its runs stand in for boots, so the tests cannot see how much boots differ."* ]]
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
 	assert_success
 	assert_line --index 0 "before: A, after: B"
 	assert_line --index 1 --regexp '^shmem-remove +before +after +per folio$'
 	narrow_ascii 75
+}
+
+@test "changelog: runs in a VM say so in the method sentence" {
+	FX_VIRT=VM fx_known "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	assert_output --partial "Median of 3 runs, averaged over 4 boots of each kernel, in a 2 vCPU VM;"
 }

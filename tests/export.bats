@@ -109,7 +109,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	1,
+	"schema_version":	2,
 	"format_version":	1,
 	"kind":	"export",
 	"alpha":	0.05,
@@ -269,7 +269,7 @@ EOF
 	sqlite3 "$DB.k" "PRAGMA user_version = 99"
 	run "$BENCH" export --db "$DB.k" 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 1; use a newer foliobench"
+	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 2; use a newer foliobench"
 }
 
 @test "usage errors: 64" {
@@ -297,7 +297,7 @@ EOF
 	assert_line --index 2 --regexp '^op=unlink +[0-9.]+ ms +\+-[0-9.]+%$'
 	assert_line --index 3 --regexp '^op=ftruncate +[0-9.]+ ms +\+-[0-9.]+%$'
 	local notes=${output//$'\n'/ }
-	[[ $notes == *"Median of 2 runs in one boot, on a $(nproc)-CPU machine; 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"Median of 2 runs in one boot, $(fx_where); 64 MiB file of 4K folios"* ]]
 	[[ $notes == *"Spread: standard deviation of the runs of a single boot, which does not show how much boots differ."* ]]
 	narrow_ascii 75
 }

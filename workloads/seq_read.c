@@ -157,22 +157,6 @@ static int nfiles_of(const struct wl_case *c)
 	return strcmp(wl_s(c, "shared"), "yes") ? (int)wl_u(c, "threads") : 1;
 }
 
-/* The directory that preflight can look at: scratch is made after it. */
-static void space_dir(const struct wl_case *c, char *buf, size_t n)
-{
-	const char *slash;
-
-	if (!default_dir(c)) {
-		snprintf(buf, n, "%s", wl_s(c, "dir"));
-		return;
-	}
-	slash = strrchr(c->scratch, '/');
-	if (slash && slash != c->scratch)
-		snprintf(buf, n, "%.*s", (int)(slash - c->scratch), c->scratch);
-	else
-		snprintf(buf, n, "/dev/shm");
-}
-
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
 	uint64_t size = wl_u(c, "size"), bs = wl_u(c, "bs"), need, avail;
@@ -213,7 +197,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	}
 	need = size * (uint64_t)nfiles_of(c);
 	human_size(need, a, sizeof(a));
-	space_dir(c, dir, sizeof(dir));
+	snprintf(dir, sizeof(dir), "%s",
+		 default_dir(c) ? c->scratch_base : wl_s(c, "dir"));
 	if (statvfs(dir, &sv)) {
 		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;

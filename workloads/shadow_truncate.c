@@ -366,17 +366,6 @@ static bool default_dir(const struct wl_case *c)
 	return !strcmp(wl_s(c, "dir"), "scratch");
 }
 
-/* The directory the runner's disk scratch is made in (after preflight). */
-static void disk_scratch_base(const struct wl_case *c, char *buf, size_t n)
-{
-	char *slash;
-
-	snprintf(buf, n, "%s", c->disk_scratch);
-	slash = strrchr(buf, '/');
-	if (slash && slash != buf)
-		*slash = '\0';
-}
-
 /* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
 static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
 {
@@ -398,7 +387,7 @@ static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	char why[512], a[32], b[32], d[32], base[4096];
+	char why[512], a[32], b[32], d[32];
 	uint64_t given_limit = auto_or_size(c, "limit");
 	enum wl_verdict v;
 	struct plan p;
@@ -411,8 +400,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			return WL_SKIP;
 		}
 	} else {
-		disk_scratch_base(c, base, sizeof(base));
-		v = check_disk_dir(default_dir(c) ? base : wl_s(c, "dir"), e);
+		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
+				   wl_s(c, "dir"), e);
 		if (v != WL_OK)
 			return v;
 	}
@@ -711,7 +700,6 @@ static int do_cachestat(const char *path, struct fb_cachestat *cs)
 
 static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 {
-	char base[4096];
 	int fd, r;
 
 	if (st->fuse) {
@@ -734,8 +722,7 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 		 * run's file goes at the next start; but never the runner's
 		 * own disk scratch, which has the same name.
 		 */
-		disk_scratch_base(c, base, sizeof(base));
-		if (!strcmp(base, wl_s(c, "dir"))) {
+		if (!strcmp(c->disk_scratch_base, wl_s(c, "dir"))) {
 			snprintf(st->path, sizeof(st->path),
 				 "%s/shadow-truncate.%d", c->disk_scratch,
 				 c->rep);

@@ -128,7 +128,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
 	uint64_t size = wl_u(c, "size"), folio = folio_bytes(c), avail;
 	char need[32], have[32], shortby[32], path[256];
-	const char *dir = default_dir(c) ? "/dev/shm" : wl_s(c, "dir");
+	const char *dir = default_dir(c) ? c->scratch_base : wl_s(c, "dir");
 	struct statvfs sv;
 
 	if (folio > 4096) {
@@ -278,7 +278,8 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	} else {
 		if (!default_dir(c)) {
 			dir = wl_s(c, "dir");
-		} else if (st->folio == 4096 && mount_huge_never("/dev/shm")) {
+		} else if (st->folio == 4096 &&
+			   mount_huge_never(c->scratch_base)) {
 			dir = c->scratch;	/* on /dev/shm itself */
 		} else {
 			/* a private tmpfs that hands out huge folios */

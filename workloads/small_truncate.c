@@ -111,22 +111,6 @@ static uint64_t page_size(void)
 	return p > 0 ? (uint64_t)p : 4096;
 }
 
-/* The filesystem preflight looks at: the scratch dir is made after it. */
-static void base_dir(const struct wl_case *c, char *buf, size_t n)
-{
-	const char *slash;
-
-	if (!loop_dir(c)) {
-		snprintf(buf, n, "%s", wl_s(c, "dir"));
-		return;
-	}
-	slash = strrchr(c->scratch, '/');
-	if (slash && slash != c->scratch)
-		snprintf(buf, n, "%.*s", (int)(slash - c->scratch), c->scratch);
-	else
-		snprintf(buf, n, "/dev/shm");
-}
-
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
 	uint64_t len = wl_u(c, "pages") * page_size(), need, mem, avail;
@@ -140,7 +124,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
 	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
-	base_dir(c, dir, sizeof(dir));
+	snprintf(dir, sizeof(dir), "%s",
+		 loop_dir(c) ? c->scratch_base : wl_s(c, "dir"));
 	if (statvfs(dir, &sv)) {
 		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;

@@ -82,6 +82,8 @@ struct wl_case {
 	struct wl_value v[WL_MAX_PARAMS];	/* indexed like workload.params */
 	const char *scratch;		/* runner's own scratch dir (on /dev/shm by default) */
 	const char *disk_scratch;	/* runner's scratch dir on a disk filesystem */
+	/* the directories those are made in, which preflight can look at */
+	const char *scratch_base, *disk_scratch_base;
 	int cpu;			/* logical PU of the measuring thread (OS index) */
 	const int *cpus;		/* PUs the workload may use for extra threads */
 	int ncpus;
