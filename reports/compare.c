@@ -137,6 +137,21 @@ static int load_run(const struct db_report_run *r, void *arg)
 }
 
 /* Keep the runs of one half of the boots and number those boots anew. */
+static void run_release(struct report_run *r)
+{
+	free(r->uuid);
+	free(r->kernel_release);
+	free(r->boot_id);
+	free(r->hostname);
+	free(r->cpu_model);
+	free(r->cmdline);
+	free(r->thp);
+	free(r->tmpfs);
+	free(r->tool_version);
+	free(r->started_at);
+	free(r->virt);
+}
+
 static void keep_half(struct report_side *s, int half)
 {
 	size_t i, k = 0, nb = 0;
@@ -151,17 +166,7 @@ static void keep_half(struct report_side *s, int half)
 		struct report_run *r = &s->runs[i];
 
 		if (r->boot % 2 != half - 1) {
-			free(r->uuid);
-			free(r->kernel_release);
-			free(r->boot_id);
-			free(r->hostname);
-			free(r->cpu_model);
-			free(r->cmdline);
-			free(r->thp);
-			free(r->tmpfs);
-			free(r->tool_version);
-			free(r->started_at);
-			free(r->virt);
+			run_release(r);
 			continue;
 		}
 		r->boot /= 2;
@@ -483,21 +488,8 @@ void report_side_release(struct report_side *s)
 {
 	size_t i, j;
 
-	for (i = 0; i < s->nruns; i++) {
-		struct report_run *r = &s->runs[i];
-
-		free(r->uuid);
-		free(r->kernel_release);
-		free(r->boot_id);
-		free(r->hostname);
-		free(r->cpu_model);
-		free(r->cmdline);
-		free(r->thp);
-		free(r->tmpfs);
-		free(r->tool_version);
-		free(r->started_at);
-		free(r->virt);
-	}
+	for (i = 0; i < s->nruns; i++)
+		run_release(&s->runs[i]);
 	free(s->runs);
 	list_free(s->boot_ids, s->nboots);
 	for (i = 0; i < s->nser; i++) {
