@@ -185,7 +185,7 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
 		     "config, pid, started_at, virt) VALUES "
 		     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		     "tttttttiitttttiitt", r->uuid, r->label, r->kernel_release,
+		     "tttttttiittttttitt", r->uuid, r->label, r->kernel_release,
 		     r->kernel_version, r->boot_id, r->hostname, r->cpu_model,
 		     (int64_t)r->vcpus, (int64_t)r->mem_bytes, r->cmdline,
 		     r->thp, r->tmpfs, r->topology, r->tool_version, r->config,

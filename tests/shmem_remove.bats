@@ -16,6 +16,11 @@ load test_helper
 	assert_output "24|8|24"
 	run q "select label, kernel_release, boot_id, status from runs"
 	assert_output "base|$(uname -r)|$(cat /proc/sys/kernel/random/boot_id)|complete"
+	# the effective config, as JSON
+	run q "select json_extract(config, '$.suite[0].workload'), json_extract(config, '$.runs') from runs"
+	assert_output "shmem-remove|2"
+	run q "select count(*) from runs where cmdline = '$(cat /proc/cmdline)' and json_extract(thp, '$.shmem_enabled') is not null and tmpfs like 'tmpfs %'"
+	assert_output 1
 	run q "select count(*) from sample_values where metric = 'wall' and value > 0"
 	assert_output 24
 	# what verify found is stored: fully allocated, the folios asked for
