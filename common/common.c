@@ -55,8 +55,7 @@ static int suffix_shift(const char *suf, unsigned *shift)
 int parse_size(const char *s, uint64_t *out)
 {
 	const char *p = s;
-	uint64_t whole = 0;
-	double frac = 0, scale = 0.1;
+	uint64_t whole = 0, num = 0, den = 1;
 	bool have_digit = false, have_frac = false;
 	unsigned shift;
 
@@ -71,11 +70,14 @@ int parse_size(const char *s, uint64_t *out)
 		have_digit = true;
 		p++;
 	}
+	/* a fraction in exact integers: num / den, den a power of ten */
 	if (*p == '.') {
 		p++;
 		while (isdigit((unsigned char)*p)) {
-			frac += (*p - '0') * scale;
-			scale /= 10;
+			if (den > UINT64_MAX / 100)
+				return -EINVAL;
+			num = num * 10 + (uint64_t)(*p - '0');
+			den *= 10;
 			have_frac = true;
 			p++;
 		}
@@ -90,13 +92,16 @@ int parse_size(const char *s, uint64_t *out)
 		return -ERANGE;
 	whole <<= shift;
 	if (have_frac) {
-		double extra = frac * (double)(1ull << shift);
+		uint64_t extra;
 
-		if (extra != floor(extra))
-			return -EINVAL;	/* 1.5 bytes is not a size */
-		if ((double)whole + extra > 1.8e19)
+		if (shift && num > (UINT64_MAX >> shift))
 			return -ERANGE;
-		whole += (uint64_t)extra;
+		if ((num << shift) % den)
+			return -EINVAL;	/* 1.5 bytes is not a size */
+		extra = (num << shift) / den;
+		if (whole > UINT64_MAX - extra)
+			return -ERANGE;
+		whole += extra;
 	}
 	*out = whole;
 	return 0;
@@ -211,7 +216,7 @@ int read_file_u64(const char *path, uint64_t *out)
 
 int write_file_str(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	size_t len = strlen(s);
 	ssize_t w;
 

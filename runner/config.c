@@ -592,6 +592,20 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 	    get_uint(&x, root, "runs", "", 1, 100000, &cfg->runs) ||
 	    get_uint(&x, root, "warmup", "", 0, 100000, &cfg->warmup))
 		goto out;
+	/* journalled and mended by the next runner, wherever it runs from */
+	if (cfg->scratch[0] != '/' || cfg->disk_scratch[0] != '/' ||
+	    strpbrk(cfg->scratch, "\t\n") ||
+	    strpbrk(cfg->disk_scratch, "\t\n") ||
+	    strlen(cfg->scratch) > 1024 || strlen(cfg->disk_scratch) > 1024) {
+		errf(&x, "%s: \"%s\" is not an absolute path (of at most 1024 "
+		     "characters, without tabs or newlines)",
+		     cfg->scratch[0] != '/' || strpbrk(cfg->scratch, "\t\n") ||
+		     strlen(cfg->scratch) > 1024 ? "scratch" : "disk_scratch",
+		     cfg->scratch[0] != '/' || strpbrk(cfg->scratch, "\t\n") ||
+		     strlen(cfg->scratch) > 1024 ? cfg->scratch :
+		     cfg->disk_scratch);
+		goto out;
+	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "cpu");
 	if (v && !(cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))) {
 		uint64_t u;

@@ -269,7 +269,7 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 
 static int exit_for_signal(void)
 {
-	return stop_sig == SIGTERM ? 143 : 130;
+	return 128 + stop_sig;	/* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
 }
 
 static void handle_signals(void)

@@ -124,3 +124,36 @@ load test_helper
 	assert_failure 64
 	assert_output "bench: --only: unknown workload \"nosuch\" (see \`bench list\`)"
 }
+
+@test "a dir that is not tmpfs is refused, a relative one is a config error" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "dir": "/var/tmp" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_failure 69
+	assert_output --regexp '^bench: refused: shmem-remove size=64M dir=/var/tmp: /var/tmp is not on tmpfs \(file system magic 0x[0-9a-f]+\): shmem-remove measures tmpfs$'
+	[ ! -e "$DB" ]
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "dir": "shm" } ]'
+	run "$BENCH" run --config "$T/config.json"
+	assert_failure 78
+	assert_output --partial 'suite[0].dir: "shm": not an absolute path'
+}
+
+@test "a dir of the user's gets a directory of ours, removed afterwards" {
+	d=$(mktemp -d /dev/shm/fbtest.XXXXXX)
+	touch "$d/shmem-remove.0"	# the user's: never touched
+	fb_config "[ { \"workload\": \"shmem-remove\", \"size\": \"64M\", \"op\": \"ftruncate\", \"dir\": \"$d\" } ]"
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run ls -A "$d"
+	assert_output "shmem-remove.0"
+	rm -rf "$d"
+	run q "select count(*) from samples where valid = 1"
+	assert_output 2
+}
+
+@test "populate=write of a size that is not a whole MiB writes exactly the size" {
+	fb_config '[ { "workload": "shmem-remove", "size": "1028k", "populate": "write", "op": "punch-hole" } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.allocated_bytes') = 1052672"
+	assert_output 2
+}

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -42,6 +43,15 @@ static int check_folio(const char *val, char *buf, size_t n)
 	return 0;
 }
 
+static int check_dir(const char *val, char *buf, size_t n)
+{
+	if (val[0] != '/') {
+		snprintf(buf, n, "not an absolute path");
+		return -1;
+	}
+	return 0;
+}
+
 static const struct param params[] = {
 	{ "op", PT_ENUM, "unlink", ops, 0, 0, NULL,
 	  "the timed removal" },
@@ -49,7 +59,7 @@ static const struct param params[] = {
 	  "file size" },
 	{ "folio", PT_STRING, "4k", NULL, 0, 0, check_folio,
 	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
-	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, NULL,
+	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, check_dir,
 	  "tmpfs directory of the file (the default uses the runner's own)" },
 	{ "populate", PT_ENUM, "fallocate", populates, 0, 0, NULL,
 	  "how the file is filled, untimed" },
@@ -68,7 +78,11 @@ static const struct metric metrics[] = {
 	{ NULL },
 };
 
+enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
+
 struct state {
+	enum op op;
+	char udir[4200];	/* our directory in a user-given dir */
 	char mnt[4200];		/* private tmpfs mount, when used */
 	char path[4300];
 	int fd;
@@ -101,10 +115,20 @@ static bool is_memfd(const struct wl_case *c)
 	return !strcmp(wl_s(c, "op"), "memfd-close");
 }
 
+/* "/dev/shm", or another name of the runner's scratch base ("/dev/shm/") */
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "dir"), "/dev/shm");
+	struct stat a, b;
+
+	if (!strcmp(wl_s(c, "dir"), "/dev/shm"))
+		return true;
+	return !stat(wl_s(c, "dir"), &a) && !stat(c->scratch_base, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
 
 /* Does /dev/shm (or dir) hand out 4K folios only?  huge=never or none. */
 static bool mount_huge_never(const char *dir)
@@ -124,12 +148,23 @@ static bool mount_huge_never(const char *dir)
 	return never;
 }
 
+/*
+ * Files of the default dir go on a private tmpfs mount (in the scratch
+ * dir) unless the scratch tmpfs itself hands out the folios asked for.
+ */
+static bool private_mount(const struct wl_case *c)
+{
+	return default_dir(c) &&
+	       !(folio_bytes(c) == 4096 && mount_huge_never(c->scratch_base));
+}
+
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
 	uint64_t size = wl_u(c, "size"), folio = folio_bytes(c), avail;
 	char need[32], have[32], shortby[32], path[256];
 	const char *dir = default_dir(c) ? c->scratch_base : wl_s(c, "dir");
 	struct statvfs sv;
+	struct statfs sf;
 
 	if (folio > 4096) {
 		snprintf(path, sizeof(path), THP "/hugepages-%llukB",
@@ -147,10 +182,16 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		return WL_REFUSE;
 	}
 	human_size(size, need, sizeof(need));
-	if (!is_memfd(c)) {
-		if (statvfs(dir, &sv)) {
+	if (!is_memfd(c) && !private_mount(c)) {
+		if (statfs(dir, &sf) || statvfs(dir, &sv)) {
 			wl_errf(e, "cannot use directory %s: %s", dir,
 				strerror(errno));
+			return WL_REFUSE;
+		}
+		if (sf.f_type != TMPFS_MAGIC) {
+			wl_errf(e, "%s is not on tmpfs (file system magic "
+				"0x%lx): shmem-remove measures tmpfs", dir,
+				(unsigned long)sf.f_type);
 			return WL_REFUSE;
 		}
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
@@ -227,9 +268,11 @@ static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
 			return wl_errf(e, "out of memory");
 		memset(buf, 0x5a, chunk);
 		for (off = 0; off < st->size; off += chunk) {
-			ssize_t w = pwrite(st->fd, buf, chunk, (off_t)off);
+			size_t len = st->size - off < chunk ?
+				     (size_t)(st->size - off) : chunk;
+			ssize_t w = pwrite(st->fd, buf, len, (off_t)off);
 
-			if (w != (ssize_t)chunk) {
+			if (w != (ssize_t)len) {
 				free(buf);
 				return wl_errf(e, "cannot write %s (%s): %s",
 					       st->path, hs, w < 0 ?
@@ -259,6 +302,9 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	st->fd = -1;
 	st->size = wl_u(c, "size");
 	st->folio = folio_bytes(c);
+	st->op = !strcmp(wl_s(c, "op"), "ftruncate") ? OP_FTRUNCATE :
+		 !strcmp(wl_s(c, "op"), "punch-hole") ? OP_PUNCH :
+		 is_memfd(c) ? OP_CLOSE : OP_UNLINK;
 	find_sizes(st);
 
 	if (is_memfd(c)) {
@@ -276,10 +322,20 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			return wl_errf(e, "cannot memfd_create: %s",
 				       strerror(errno));
 	} else {
+		char path[4300];
+
 		if (!default_dir(c)) {
-			dir = wl_s(c, "dir");
-		} else if (st->folio == 4096 &&
-			   mount_huge_never(c->scratch_base)) {
+			/* a directory of our own there, journalled */
+			r = sys_scratch(wl_s(c, "dir"), st->udir,
+					sizeof(st->udir));
+			if (r) {
+				st->udir[0] = '\0';
+				return wl_errf(e, "cannot make a directory in "
+					       "%s: %s", wl_s(c, "dir"),
+					       strerror(-r));
+			}
+			dir = st->udir;
+		} else if (!private_mount(c)) {
 			dir = c->scratch;	/* on /dev/shm itself */
 		} else {
 			/* a private tmpfs that hands out huge folios */
@@ -298,13 +354,14 @@ static int setup(struct wl_case *c, struct wl_err *e)
 					       strerror(-r));
 			dir = st->mnt;
 		}
-		snprintf(st->path, sizeof(st->path), "%s/shmem-remove.%d",
-			 dir, c->rep);
-		st->fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		snprintf(path, sizeof(path), "%s/shmem-remove.%d", dir, c->rep);
+		st->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 			      0600);
 		if (st->fd < 0)
-			return wl_errf(e, "cannot create %s: %s", st->path,
+			return wl_errf(e, "cannot create %s: %s", path,
 				       strerror(errno));
+		/* only now ours to remove */
+		snprintf(st->path, sizeof(st->path), "%s", path);
 	}
 	counters(st, st->alloc_before);
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
@@ -343,21 +400,26 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 
 	s0 = stime_ns();
 	t0 = now_ns();
-	if (!strcmp(op, "ftruncate"))
+	switch (st->op) {
+	case OP_FTRUNCATE:
 		r = ftruncate(st->fd, 0);
-	else if (!strcmp(op, "punch-hole"))
+		break;
+	case OP_PUNCH:
 		r = fallocate(st->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      0, (off_t)st->size);
-	else if (!strcmp(op, "memfd-close"))
+		break;
+	case OP_CLOSE:
 		r = close(st->fd);
-	else
+		break;
+	default:
 		r = unlink(st->path);
+	}
 	t1 = now_ns();
 	s1 = stime_ns();
 	if (r)
 		return wl_errf(e, "%s of %s failed: %s", op, st->path,
 			       strerror(errno));
-	if (!strcmp(op, "memfd-close"))
+	if (st->op == OP_CLOSE)
 		st->fd = -1;
 	st->ops_done = 1;
 	wl_set(s, c->wl, "wall", (double)(t1 - t0));
@@ -438,6 +500,8 @@ static void teardown(struct wl_case *c)
 		sys_umount(st->mnt);
 		rmdir(st->mnt);
 	}
+	if (st->udir[0])
+		sys_scratch_remove(st->udir);
 	if (st->knob[0])
 		sys_knob_restore(st->knob);
 	free(st);

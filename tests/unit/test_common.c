@@ -46,6 +46,10 @@ int main(void)
 	size_ok("1T", 1ull << 40);
 	size_ok("1.5G", 3ull << 29);
 	size_ok("0.5k", 512);
+	size_ok("0.75G", 3ull << 28);
+	size_ok("1.75G", 7ull << 28);
+	size_ok("0.375k", 384);
+	size_ok("2.50M", 5ull << 19);
 	size_bad("", -EINVAL);
 	size_bad("G", -EINVAL);
 	size_bad("8Q", -EINVAL);

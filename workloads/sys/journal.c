@@ -38,6 +38,7 @@ static struct {
 	int lock_fd;
 	int fd;			/* journal, O_APPEND */
 	int next_id;
+	bool loading;		/* reading a dead runner's journal: no writes */
 	struct entry *e;	/* what this process recorded */
 	int n;
 } J = { .lock_fd = -1, .fd = -1 };
@@ -73,7 +74,8 @@ static struct entry *record(const char *kind, const char *a, const char *b)
 	struct entry *e;
 	char line[4500];
 
-	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")))
+	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")) ||
+	    strlen(a) >= sizeof(J.e->a) || (b && strlen(b) >= sizeof(J.e->b)))
 		return NULL;
 	if (!J.e)
 		J.e = calloc(MAX_ENTRIES, sizeof(*J.e));
@@ -86,7 +88,7 @@ static struct entry *record(const char *kind, const char *a, const char *b)
 	snprintf(e->a, sizeof(e->a), "%s", a);
 	snprintf(e->b, sizeof(e->b), "%s", b ? b : "");
 	snprintf(line, sizeof(line), "%d\t%s\t%s\t%s\n", e->id, kind, a, e->b);
-	if (J.fd >= 0 && append(line))
+	if (!J.loading && append(line))
 		return NULL;
 	J.n++;
 	return e;
@@ -105,8 +107,11 @@ static void forget(int i)
 static void mark_done(struct entry *e)
 {
 	char line[32];
-	int i = (int)(e - J.e);
+	int i;
 
+	if (!e)
+		return;
+	i = (int)(e - J.e);
 	e->done = true;
 	snprintf(line, sizeof(line), "%d\tdone\n", e->id);
 	append(line);
@@ -218,7 +223,15 @@ static int undo(struct entry *e)
 		r = undo_cgroup(e->a);
 	} else if (!strcmp(e->kind, "loop")) {
 		int fd = open(e->a, O_RDONLY | O_CLOEXEC);
+		struct loop_info64 li;
 
+		/* only if it still holds our file (lo_file_name is cut) */
+		if (fd >= 0 && (ioctl(fd, LOOP_GET_STATUS64, &li) ||
+				strncmp((char *)li.lo_file_name, e->b,
+					sizeof(li.lo_file_name) - 1))) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			/* ENXIO: already free (autoclear did it) */
 			if (ioctl(fd, LOOP_CLR_FD, 0) && errno != ENXIO)
@@ -255,10 +268,16 @@ static void mend(char *mended, size_t n)
 	size_t used = 0;
 	int i;
 
+	char boot[64] = "", now_boot[64] = "";
+	bool other_boot;
+
 	snprintf(path, sizeof(path), "%s/journal", J.dir);
 	f = fopen(path, "re");
 	if (!f)
 		return;
+	read_file_str("/proc/sys/kernel/random/boot_id", now_boot,
+		      sizeof(now_boot));
+	J.loading = true;
 	while (fgets(line, sizeof(line), f)) {
 		char *id = strtok(line, "\t\n"), *kind = strtok(NULL, "\t\n");
 		char *a = strtok(NULL, "\t\n"), *b = strtok(NULL, "\t\n");
@@ -266,6 +285,10 @@ static void mend(char *mended, size_t n)
 
 		if (!id || !kind)
 			continue;
+		if (!strcmp(kind, "boot")) {
+			snprintf(boot, sizeof(boot), "%s", a ? a : "");
+			continue;
+		}
 		if (!strcmp(kind, "done")) {
 			for (i = 0; i < J.n; i++)
 				if (J.e[i].id == atoi(id))
@@ -274,11 +297,21 @@ static void mend(char *mended, size_t n)
 		}
 		if (!a)
 			continue;
-		e = record(kind, a, b);	/* J.fd is closed: memory only */
+		e = record(kind, a, b);	/* loading: memory only */
 		if (e)
 			e->id = atoi(id);
 	}
 	fclose(f);
+	J.loading = false;
+	/*
+	 * A journal from an earlier boot (a state dir that outlived a
+	 * reboot): its mounts, cgroups, loops and knobs went with that boot;
+	 * only its directories may still be there.
+	 */
+	other_boot = boot[0] && strcmp(boot, now_boot);
+	for (i = J.n - 1; other_boot && i >= 0; i--)
+		if (strcmp(J.e[i].kind, "dir"))
+			forget(i);
 	for (i = J.n - 1; i >= 0; i--) {
 		struct entry *e = &J.e[i];
 		char what[600];
@@ -331,7 +364,7 @@ static void mend_scratch(const char *base, char *mended, size_t n)
 
 int sys_init(char *mended, size_t n, pid_t *holder)
 {
-	char path[4200], buf[32];
+	char path[4200], buf[32], buf2[64];
 	int fd;
 
 	if (mended && n)
@@ -360,18 +393,30 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 		return -errno;
 	}
 	J.lock_fd = fd;
-	mend(mended, n);
-	mend_scratch("/dev/shm", mended, n);
-	mend_scratch("/var/tmp", mended, n);
+	/*
+	 * Open the journal before mending, so that what is mended is marked
+	 * done as it goes: a runner killed while mending is not followed by
+	 * one that undoes it all again.
+	 */
 	snprintf(path, sizeof(path), "%s/journal", J.dir);
-	J.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-		    0644);
+	J.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (J.fd < 0) {
 		int e = -errno;
 
 		close(J.lock_fd);
 		J.lock_fd = -1;
 		return e;
+	}
+	mend(mended, n);
+	mend_scratch("/dev/shm", mended, n);
+	mend_scratch("/var/tmp", mended, n);
+	if (ftruncate(J.fd, 0) == 0 &&
+	    !read_file_str("/proc/sys/kernel/random/boot_id", buf2,
+			   sizeof(buf2))) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "0\tboot\t%s\n", buf2);
+		append(line);
 	}
 	return 0;
 }
@@ -410,6 +455,13 @@ int sys_scratch(const char *base, char *out, size_t n)
 		return e;
 	}
 	return 0;
+}
+
+int sys_scratch_remove(const char *path)
+{
+	struct entry *e = find("dir", path);
+
+	return e ? undo(e) : sys_rmtree(path);
 }
 
 /* "always within_size advise [never] deny force" -> "never" */
@@ -517,7 +569,7 @@ int sys_loop_attach(const char *file, char *dev, size_t n)
 			break;
 		}
 		snprintf(dev, n, "/dev/loop%d", nr);
-		e = record("loop", dev, NULL);
+		e = record("loop", dev, file);
 		if (!e) {
 			r = -EIO;
 			break;

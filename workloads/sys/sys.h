@@ -34,6 +34,9 @@ void sys_undo_all(void);
  */
 int sys_scratch(const char *base, char *out, size_t n);
 
+/* Remove such a directory (recursively) and its journal entry. */
+int sys_scratch_remove(const char *path);
+
 /* A sysfs/procfs knob: old value recorded, new one written. */
 int sys_knob_set(const char *path, const char *value);
 int sys_knob_restore(const char *path);
