@@ -409,6 +409,18 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		wl_errf(e, "%s", why);
 		return WL_SKIP;
 	}
+	if (m.version == MEMCG_V2) {
+		char rp[4200];
+
+		/* the reader's last eviction writes it whatever reclaim is */
+		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
+		if (access(rp, F_OK)) {
+			wl_errf(e, "cgroup v2 without memory.reclaim (no %s: "
+				"a kernel before 5.19): the page cache cannot "
+				"be reclaimed on demand", rp);
+			return WL_SKIP;
+		}
+	}
 	if (!strcmp(wl_s(c, "reclaim"), "memory.reclaim") &&
 	    m.version != MEMCG_V2) {
 		wl_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "

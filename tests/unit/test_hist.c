@@ -69,7 +69,7 @@ static int check_all(const struct hist *h, uint64_t *v, size_t n,
 
 int main(void)
 {
-	static struct hist h, a, b;
+	static struct hist h, a, b, t;
 	const size_t n = 200000;
 	uint64_t *v = malloc(n * sizeof(*v));
 	uint64_t sum = 0;
@@ -185,5 +185,17 @@ int main(void)
 	   "p1 of four values is the first");
 
 	free(v);
+	/*
+	 * Nearest rank in exact arithmetic: p99.9 of 1000 values is the
+	 * 999th, not the largest (ceil(99.9 / 100 * 1000) is 1000 in
+	 * doubles).  Values below 64 have exact buckets.
+	 */
+	hist_init(&t);
+	for (i = 1; i <= 1000; i++)
+		hist_record(&t, i <= 999 ? 10 : 60);
+	OK(hist_percentile(&t, 99.9) == 10,
+	   "p99.9 of 1000 values is the 999th (got %llu)",
+	   (unsigned long long)hist_percentile(&t, 99.9));
+	OK(hist_percentile(&t, 100) == 60, "p100 is the largest");
 	return tap_done();
 }

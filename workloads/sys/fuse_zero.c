@@ -242,7 +242,8 @@ static const struct fuse_lowlevel_ops zero_ops = {
 
 /* The server child: never returns. */
 static void __attribute__((noreturn)) zero_serve(int fd, pid_t parent,
-						 uint64_t size)
+						 uint64_t size, const int *cpus,
+						 int ncpus)
 {
 	static char argv0[] = "foliobench-fuse-zero";
 	char *argv[] = { argv0, NULL };
@@ -255,6 +256,7 @@ static void __attribute__((noreturn)) zero_serve(int fd, pid_t parent,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
+	fuse_zero_place(cpus, ncpus);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -315,7 +317,7 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 {
 	char data[160];
 	struct stat sb;
-	pid_t pid;
+	pid_t pid, parent;
 	int fd = -1, r;
 
 	memset(fz, 0, sizeof(*fz));
@@ -346,6 +348,7 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 		goto out;
 	}
 	fz->mounted = 1;
+	parent = getpid();	/* read before the fork, checked after it */
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -353,10 +356,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 			 strerror(-r));
 		goto out;
 	}
-	if (!pid) {
-		fuse_zero_place(cpus, ncpus);
-		zero_serve(fd, getppid(), size);
-	}
+	if (!pid)
+		zero_serve(fd, parent, size, cpus, ncpus);
 	fz->server = pid;
 	sys_pid_record(pid);
 	/* The server's copy is now the only one: if it dies, the kernel

@@ -49,13 +49,13 @@ void hist_merge(struct hist *dst, const struct hist *src)
 /* 1-based nearest rank of the p-th percentile among n */
 static uint64_t rank_of(uint64_t n, double p)
 {
-	double r = ceil(p / 100.0 * (double)n);
+	/* in integers: p in thousandths of a percent, so 99.9 * 1000 is exact */
+	uint64_t pm = (uint64_t)llround(p * 1000);
+	uint64_t r = (n * pm + 99999) / 100000;
 
 	if (r < 1)
 		return 1;
-	if (r > (double)n)
-		return n;
-	return (uint64_t)r;
+	return r > n ? n : r;
 }
 
 uint64_t hist_percentile(const struct hist *h, double p)

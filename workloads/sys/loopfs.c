@@ -104,17 +104,22 @@ static int mkfs(const char *image, char *err, size_t n)
 		snprintf(err, n, "cannot run %s: %s", path, strerror(r));
 		return -r;
 	}
-	/* not journaled: it ends by itself within a second, even if we die */
+	/* a large image takes mkfs a while: a runner killed meanwhile
+	 * leaves it to the next one to end */
+	sys_pid_record(pid);
+	/* read to the end, keeping the start: a full pipe would stall it */
 	for (;;) {
-		ssize_t got = read(pfd[0], out + used, sizeof(out) - 1 - used);
+		char sink[512];
+		ssize_t got = used < sizeof(out) - 1 ?
+			      read(pfd[0], out + used, sizeof(out) - 1 - used) :
+			      read(pfd[0], sink, sizeof(sink));
 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
-		used += (size_t)got;
-		if (used == sizeof(out) - 1)
-			break;
+		if (used < sizeof(out) - 1)
+			used += (size_t)got;
 	}
 	out[used] = '\0';
 	close(pfd[0]);
@@ -123,6 +128,7 @@ static int mkfs(const char *image, char *err, size_t n)
 			status = -1;
 			break;
 		}
+	sys_pid_forget(pid);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		out[strcspn(out, "\n")] = '\0';
 		snprintf(err, n, "mkfs.ext4 %s failed: %s", image,
