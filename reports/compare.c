@@ -319,7 +319,7 @@ static int summarize_series(struct report_series *x)
 {
 	size_t i, k = 0;
 
-	x->mean = x->sd = NAN;
+	x->mean = x->sd = x->run_mean = x->run_sd = NAN;
 	if (!x->nboots)
 		return 0;
 	x->med = calloc(x->nboots, sizeof(*x->med));
@@ -342,6 +342,8 @@ static int summarize_series(struct report_series *x)
 	}
 	x->mean = stats_mean(x->med, x->nboots);
 	x->sd = stats_sd(x->med, x->nboots);
+	x->run_mean = stats_mean(x->all, x->nall);
+	x->run_sd = stats_sd(x->all, x->nall);
 	return 0;
 }
 
@@ -767,13 +769,18 @@ static size_t boots_with_values(const struct report_side *s)
 
 /*
  * "Median of 5 runs, averaged over 2 boots of each kernel, on a 2-CPU
- * machine; 8 GiB file of 4K folios." from what the database holds.
+ * machine; 8 GiB file of 4K folios." from what the database holds.  Where
+ * every row stands on the runs of a single boot (row_values), the values
+ * are means of runs and the sentence says so; a table with only some such
+ * rows says it in its notes.
  */
 static int build_method(struct report_cmp *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t ba = boots_with_values(c->a);
 	size_t bb = c->b ? boots_with_values(c->b) : 0;
+	bool means = c->nrows && c->nwithin == c->nrows;
+	const char *over = means ? " in" : ", averaged over";
 	char runs[48];
 
 	if (c->runs_min == c->runs_max)
@@ -783,27 +790,33 @@ static int build_method(struct report_cmp *c)
 			 c->runs_max);
 	if (c->runs_max == 1)
 		strbuf_addf(&sb, "One run a boot");
+	else if (means && ba <= 1 && bb <= 1)
+		strbuf_addf(&sb, "Mean of %s runs", runs);
+	else if (means)
+		strbuf_addf(&sb, "Mean of all runs (%s a boot)", runs);
 	else
 		strbuf_addf(&sb, "Median of %s runs", runs);
 	if (!c->b) {
 		if (ba == 1)
 			strbuf_addf(&sb, " in one boot");
 		else
-			strbuf_addf(&sb, ", averaged over %zu boots", ba);
+			strbuf_addf(&sb, "%s %zu boots", over, ba);
+	} else if (c->aa && ba == bb && ba == 1) {
+		strbuf_addf(&sb, " in one boot in each half of %s",
+			    c->a->db_label);
 	} else if (c->aa && ba == bb) {
-		strbuf_addf(&sb, ", averaged over %zu boot%s in each half of "
-			    "%s", ba, ba == 1 ? "" : "s", c->a->db_label);
+		strbuf_addf(&sb, "%s %zu boots in each half of %s", over, ba,
+			    c->a->db_label);
 	} else if (c->aa) {
-		strbuf_addf(&sb, ", averaged over %zu and %zu boots in the "
-			    "two halves of %s", ba, bb, c->a->db_label);
+		strbuf_addf(&sb, "%s %zu and %zu boots in the two halves of "
+			    "%s", over, ba, bb, c->a->db_label);
 	} else if (ba == bb && ba == 1) {
 		strbuf_addf(&sb, " in one boot of each kernel");
 	} else if (ba == bb) {
-		strbuf_addf(&sb, ", averaged over %zu boots of each kernel",
-			    ba);
+		strbuf_addf(&sb, "%s %zu boots of each kernel", over, ba);
 	} else {
-		strbuf_addf(&sb, ", averaged over %zu boot%s of %s and %zu "
-			    "of %s", ba, ba == 1 ? "" : "s", c->a->label, bb,
+		strbuf_addf(&sb, "%s %zu boot%s of %s and %zu of %s", over,
+			    ba, ba == 1 ? "" : "s", c->a->label, bb,
 			    c->b->label);
 	}
 	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
@@ -829,15 +842,15 @@ static void row_tests(struct report_row *r)
 
 	r->p = r->p_adj = r->p_mw = r->p_mw_adj = r->df = NAN;
 	r->ci_lo = r->ci_hi = r->mde = NAN;
-	r->delta = a->mean != 0 ? 100 * (b->mean / a->mean - 1) : NAN;
-	if (a->nboots >= 2 && b->nboots >= 2) {
+	/* of the same means that Welch and Fieller judge (row_values) */
+	r->delta = r->va != 0 ? 100 * (r->vb / r->va - 1) : NAN;
+	if (!r->within) {
 		ua = a->med;
 		r->na = a->nboots;
 		ub = b->med;
 		r->nb = b->nboots;
 	} else {
 		/* A single boot has no boot-to-boot spread: use its runs. */
-		r->within = true;
 		ua = a->all;
 		r->na = a->nall;
 		ub = b->all;
@@ -888,16 +901,16 @@ static void row_export(struct report_row *r)
 	r->p = r->p_adj = r->p_mw = r->p_mw_adj = r->df = NAN;
 	r->ci_lo = r->ci_hi = r->mde = r->delta = NAN;
 	r->need = -1;
-	r->within = a->nboots < 2;
-	sd = r->within ? stats_sd(a->all, a->nall) : a->sd;
+	/* one boot: the value is the mean of its runs, as its CI is */
+	sd = r->sda;
 	n = r->within ? a->nall : a->nboots;
 	r->na = n;
 	r->spread = sd;
 	r->ci_mean_lo = r->ci_mean_hi = NAN;
 	if (n >= 2 && !isnan(sd)) {
 		t = stats_t_quantile((1 + REPORT_CONF) / 2, n - 1);
-		r->ci_mean_lo = a->mean - t * sd / sqrt(n);
-		r->ci_mean_hi = a->mean + t * sd / sqrt(n);
+		r->ci_mean_lo = r->va - t * sd / sqrt(n);
+		r->ci_mean_hi = r->va + t * sd / sqrt(n);
 	}
 }
 
@@ -972,6 +985,27 @@ static const struct report_series *folio_sibling(const struct report_side *s,
 	return NULL;
 }
 
+static double series_value(const struct report_series *x, bool within)
+{
+	return !x ? NAN : within ? x->run_mean : x->mean;
+}
+
+/*
+ * What a row shows and compares: the mean of the boot medians, or, where a
+ * kernel has a single boot, the mean of the runs on both sides, because
+ * the tests then stand on the runs and a change of medians could fall
+ * outside its own interval (one boot of 55 fast runs and 45 slow ones has
+ * a fast median and a slow mean).
+ */
+static void row_values(struct report_row *r)
+{
+	r->within = (r->a && r->a->nboots < 2) || (r->b && r->b->nboots < 2);
+	r->va = series_value(r->a, r->within);
+	r->vb = series_value(r->b, r->within);
+	r->sda = !r->a ? NAN : r->within ? r->a->run_sd : r->a->sd;
+	r->sdb = !r->b ? NAN : r->within ? r->b->run_sd : r->b->sd;
+}
+
 static int build_rows(struct report_cmp *c, struct cmp_build *cb,
 		      const struct report_opts *o)
 {
@@ -1015,6 +1049,8 @@ static int build_rows(struct report_cmp *c, struct cmp_build *cb,
 		struct report_row *row = &c->rows[i];
 
 		row->primary = is_primary(o, row_ser(row));
+		row_values(row);
+		c->nwithin += row->within;
 		row->delta_folio = NAN;
 		/* a time per case gets the same time per folio beside it */
 		if (strcmp(row_ser(row)->unit, "ns"))
@@ -1022,7 +1058,8 @@ static int build_rows(struct report_cmp *c, struct cmp_build *cb,
 		row->fa = row->a ? folio_sibling(c->a, row->a) : NULL;
 		row->fb = row->b ? folio_sibling(c->b, row->b) : NULL;
 		if (row->fa && row->fb)
-			row->delta_folio = row->fb->mean - row->fa->mean;
+			row->delta_folio = series_value(row->fb, row->within) -
+					   series_value(row->fa, row->within);
 	}
 	for (i = 0; i < c->nrows; i++) {
 		const char *w = row_ser(&c->rows[i])->workload;
@@ -1255,19 +1292,24 @@ static void geomean(struct report_cmp *c)
 	}
 	/* Mixed directions: invert higher-is-better ratios into costs. */
 	c->geo_cost = lower && higher;
+	c->geo_speed = true;
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		if (!r->a || !r->b || !r->primary || !(r->a->mean > 0) ||
-		    !(r->b->mean > 0))
+		if (!r->a || !r->b || !r->primary || !(r->va > 0) ||
+		    !(r->vb > 0))
 			continue;
-		ratio = r->b->mean / r->a->mean;
+		ratio = r->vb / r->va;
 		if (c->geo_cost && r->a->higher)
 			ratio = 1 / ratio;
 		s += log(ratio);
 		c->geo_n++;
+		c->geo_speed &= report_unit_speed(r->a->unit, r->a->higher);
 	}
 	c->geo = c->geo_n ? 100 * (exp(s / c->geo_n) - 1) : NAN;
+	/* a cost, or every row lower-is-better: below zero is better */
+	if (c->geo_n && c->geo != 0)
+		c->geo_dir = (c->geo < 0) == (c->geo_cost || lower) ? 1 : -1;
 }
 
 /*
@@ -1381,8 +1423,8 @@ int report_compare(struct report_side *a, struct report_side *b,
 		row->sig = row->p_adj < REPORT_ALPHA;
 		c->nsig += row->sig && row->primary;
 		if (row->sig)
-			row->dir = (row->b->mean < row->a->mean) !=
-				   row->a->higher ? 1 : -1;
+			row->dir = (row->vb < row->va) != row->a->higher ?
+				   1 : -1;
 		row_plan(row);
 	}
 	geomean(c);
@@ -1408,20 +1450,46 @@ void report_cmp_release(struct report_cmp *c)
 	memset(c, 0, sizeof(*c));
 }
 
+bool report_unit_speed(const char *u, bool higher)
+{
+	static const char *const times[] = { "ns", "us", "\xc2\xb5s", "ms",
+					     "s" };
+	size_t i, n;
+
+	/* a time, or a time per something ("ns/folio") */
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		n = strlen(times[i]);
+		if (!strncmp(u, times[i], n) && (!u[n] || u[n] == '/'))
+			return true;
+	}
+	/* throughput: more done per second is faster */
+	n = strlen(u);
+	return higher && (!strcmp(u, "IOPS") ||
+			  (n >= 2 && !strcmp(u + n - 2, "/s")));
+}
+
+static const char *dir_word(int dir, bool speed)
+{
+	if (!dir)
+		return "";
+	if (speed)
+		return dir > 0 ? "faster" : "slower";
+	return dir > 0 ? "better" : "worse";
+}
+
 const char *report_dir_word(const struct report_row *r)
 {
-	const char *u = row_ser(r)->unit;
-	bool speed;
+	const struct report_series *x = row_ser(r);
 
-	if (!r->dir)
+	return dir_word(r->dir, report_unit_speed(x->unit, x->higher));
+}
+
+const char *report_geo_word(const struct report_cmp *c)
+{
+	/* a change that prints as +0.0% goes neither way */
+	if (!c->geo_n || !(fabs(c->geo) >= 0.05))
 		return "";
-	/* Times and rates go faster or slower; other counts better or worse. */
-	speed = !strncmp(u, "ns", 2) || !strncmp(u, "us", 2) ||
-		!strncmp(u, "ms", 2) || !strcmp(u, "s") || strstr(u, "/s") ||
-		!strcmp(u, "IOPS");
-	if (speed)
-		return r->dir > 0 ? "faster" : "slower";
-	return r->dir > 0 ? "better" : "worse";
+	return dir_word(c->geo_dir, c->geo_speed);
 }
 
 /* Digits that show a change of a few percent, no more. */

@@ -77,6 +77,7 @@ struct report_series {
 	double mean, sd;		/* of the boot medians (sd NAN for 1) */
 	double *all;			/* every value, boot after boot */
 	size_t nall;
+	double run_mean, run_sd;	/* of every value (sd NAN for 1) */
 	size_t runs_min, runs_max;	/* values a boot */
 };
 
@@ -115,7 +116,15 @@ struct report_row {
 	double delta_folio;		/* fb - fa, in their unit; NAN none */
 	bool primary;			/* the workload's headline metric */
 	char *name;			/* workload and the params that vary */
-	bool within;			/* tests on runs within a boot */
+	/*
+	 * A kernel with one boot has no boot-to-boot spread: the row then
+	 * stands on the runs, and its values, change, CI, p and direction
+	 * are all of the mean of the runs (a boot's median would not be
+	 * the quantity the tests judge).
+	 */
+	bool within;
+	double va, vb;			/* the values compared; NAN absent */
+	double sda, sdb;		/* their spread over the test units */
 	size_t na, nb;			/* test units a side */
 	double delta;			/* percent, b against a */
 	double ci_lo, ci_hi;		/* percent, Fieller; NAN unbounded */
@@ -155,6 +164,9 @@ struct report_cmp {
 	double geo;			/* geometric mean change, percent */
 	size_t geo_n;
 	bool geo_cost;			/* higher-is-better ratios inverted */
+	int geo_dir;			/* +1 better, -1 worse, 0 none */
+	bool geo_speed;			/* every row of it a time or a rate */
+	size_t nwithin;			/* rows on the runs of one boot */
 	char **warn;			/* differences beyond the kernel */
 	size_t nwarn;
 	char **unmeasurable;		/* "workload metric" never measured */
@@ -180,6 +192,14 @@ int report_print_json(FILE *f, const struct report_cmp *c);
 
 /* Shared by the formats: "faster", "slower", "better", "worse". */
 const char *report_dir_word(const struct report_row *r);
+/* The same for the geometric mean row; "" when it shows no change. */
+const char *report_geo_word(const struct report_cmp *c);
+/*
+ * Is a change of this metric a speed (faster or slower)?  Times are, and
+ * rates where higher is better (throughput); a count per second where
+ * lower is better (context switches) is better or worse.
+ */
+bool report_unit_speed(const char *unit, bool higher);
 /* Scaled value with its unit, same scale as ref: "913 ms", "1.70 s". */
 void report_value(double v, double ref, const char *unit, bool ascii,
 		  char *buf, size_t n);

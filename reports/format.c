@@ -132,28 +132,84 @@ static void tbl_print(FILE *f, const struct tbl *t)
 		tbl_print_row(f, t, w, r, 0);
 }
 
-/* Words wrapped at cols, each line starting with indent. */
-static void wrap(FILE *f, const char *text, size_t cols, const char *indent)
+/* Display width of the first len bytes of s. */
+static size_t width_n(const char *s, size_t len)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * Bytes of the head of a word of len bytes that fits room columns: up to
+ * its last '/' or ',' that fits (a path or a list reads well broken
+ * there) unless that leaves the line less than half full, else cut at
+ * room columns.  At least one character, so that a caller always moves on.
+ */
+static size_t cut(const char *s, size_t len, size_t room)
+{
+	size_t i = 0, col = 0, brk = 0, brk_col = 0, n;
+
+	if (!room)
+		room = 1;
+	while (i < len && col < room) {
+		n = 1;
+		while (i + n < len && ((unsigned char)s[i + n] & 0xc0) == 0x80)
+			n++;
+		i += n;
+		col++;
+		if (s[i - n] == '/' || s[i - n] == ',') {
+			brk = i;
+			brk_col = col;
+		}
+	}
+	if (i >= len)
+		return len;
+	return brk && 2 * brk_col >= room ? brk : i;
+}
+
+/*
+ * Words wrapped at cols, the first line starting with first and the others
+ * with indent.  A word wider than a line is broken (cut), so that no line
+ * is wider than cols: the changelog's promise of 75 columns holds for any
+ * label, path or name.
+ */
+static void wrap_hang(FILE *f, const char *text, size_t cols,
+		      const char *first, const char *indent)
 {
 	const char *p = text, *e;
-	size_t col = 0, len;
+	size_t col = 0, len, n;
+	bool fresh = true;
 
 	while (*p) {
 		p += strspn(p, " ");
 		if (!*p)
 			break;
 		e = p + strcspn(p, " ");
-		len = width(p) - width(e);
+		len = width_n(p, (size_t)(e - p));
 		if (col && col + 1 + len > cols) {
 			fputc('\n', f);
 			col = 0;
 		}
 		if (!col) {
-			fputs(indent, f);
-			col = width(indent);
+			fputs(fresh ? first : indent, f);
+			col = width(fresh ? first : indent);
+			fresh = false;
 		} else {
 			fputc(' ', f);
 			col++;
+		}
+		while (len && col + len > cols) {
+			n = cut(p, (size_t)(e - p), cols > col ? cols - col :
+				1);
+			fwrite(p, 1, n, f);
+			fputc('\n', f);
+			p += n;
+			len = width_n(p, (size_t)(e - p));
+			fputs(indent, f);
+			col = width(indent);
 		}
 		fwrite(p, 1, (size_t)(e - p), f);
 		col += len;
@@ -161,6 +217,12 @@ static void wrap(FILE *f, const char *text, size_t cols, const char *indent)
 	}
 	if (col)
 		fputc('\n', f);
+}
+
+/* Words wrapped at cols, each line starting with indent. */
+static void wrap(FILE *f, const char *text, size_t cols, const char *indent)
+{
+	wrap_hang(f, text, cols, indent, indent);
 }
 
 /* --- cells ---------------------------------------------------------------- */
@@ -196,7 +258,7 @@ static void fmt_ci(const struct report_row *r, char *buf, size_t n)
 /* The spread as a percentage of the value. */
 static void fmt_sd(double sd, double mean, char *buf, size_t n)
 {
-	if (isnan(sd) || mean == 0)
+	if (isnan(sd) || isnan(mean) || mean == 0)
 		snprintf(buf, n, "-");
 	else
 		snprintf(buf, n, "%.1f%%", 100 * sd / fabs(mean));
@@ -210,18 +272,19 @@ static const struct report_series *ser(const struct report_row *r)
 /* Both sides in the scale of the larger, so the columns read alike. */
 static double ref_of(const struct report_row *r)
 {
-	double a = r->a ? fabs(r->a->mean) : 0, b = r->b ? fabs(r->b->mean) : 0;
+	double a = r->a ? fabs(r->va) : 0, b = r->b ? fabs(r->vb) : 0;
 
 	return a > b ? a : b;
 }
 
+/* The value a row compares on one side (r->va or r->vb). */
 static void fmt_val(const struct report_row *r, const struct report_series *x,
-		    bool ascii, char *buf, size_t n)
+		    double v, bool ascii, char *buf, size_t n)
 {
 	if (!x)
 		snprintf(buf, n, "-");
 	else
-		report_value(x->mean, ref_of(r), x->unit, ascii, buf, n);
+		report_value(v, ref_of(r), x->unit, ascii, buf, n);
 }
 
 /* The change per folio, "-15.2 ns/folio"; empty where there is none. */
@@ -260,19 +323,41 @@ static void fmt_mark(const struct report_cmp *c, const struct report_row *r,
 
 /* --- notes shared by the human formats ------------------------------------ */
 
-static bool any_within(const struct report_cmp *c)
+/* Do the rows stand on boot medians, on the runs of one boot, or both? */
+enum within { WITHIN_NONE, WITHIN_SOME, WITHIN_ALL };
+
+static enum within within_kind(const struct report_cmp *c)
+{
+	return !c->nwithin ? WITHIN_NONE : c->nwithin == c->nrows ?
+	       WITHIN_ALL : WITHIN_SOME;
+}
+
+/* Does a row on boot medians have fewer boots than can be judged? */
+static bool boots_low(const struct report_cmp *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nrows; i++)
-		if (c->rows[i].within)
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (r->within)
+			continue;
+		if ((r->a && r->a->nboots < REPORT_BOOTS_OK) ||
+		    (r->b && r->b->nboots < REPORT_BOOTS_OK))
 			return true;
+	}
 	return false;
 }
 
 static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 			bool with_ci)
 {
+	static const char *const units[] = {
+		[WITHIN_NONE] = "boot medians",
+		[WITHIN_SOME] = "boot medians, or the runs where a kernel has "
+				"one boot",
+		[WITHIN_ALL] = "runs",
+	};
 	bool exact = false, approx = false;
 	size_t i;
 
@@ -283,8 +368,8 @@ static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 		approx |= !c->rows[i].mw_exact;
 	}
 	strbuf_addf(sb, "Welch's t-test on the %s, Holm-corrected over %zu "
-		    "row%s", any_within(c) ? "runs" : "boot medians",
-		    c->ntested, c->ntested == 1 ? "" : "s");
+		    "row%s", units[within_kind(c)], c->ntested,
+		    c->ntested == 1 ? "" : "s");
 	if (c->nmw)
 		strbuf_addf(sb, "; Mann-Whitney U (%s), Holm-corrected over "
 			    "%zu row%s", exact && approx ? "exact, or normal "
@@ -304,11 +389,23 @@ static void notes_boots(const struct report_cmp *c, struct strbuf *sb)
 		strbuf_addf(sb, " The geometric mean (cost) inverts the ratios "
 			    "of higher-is-better metrics: below zero is "
 			    "better.");
-	if (c->boots_min == 1)
+	switch (within_kind(c)) {
+	case WITHIN_ALL:
 		strbuf_addf(sb, " One boot of a kernel: its runs stand in for "
-			    "boots, so the tests cannot see how much boots "
+			    "boots, so values, changes and tests are of the "
+			    "mean of the runs and cannot see how much boots "
 			    "differ.");
-	else if (c->boots_min < REPORT_BOOTS_OK)
+		break;
+	case WITHIN_SOME:
+		strbuf_addf(sb, " Where a kernel has one boot, its runs stand "
+			    "in for boots: the row's values, change and tests "
+			    "are of the mean of the runs and cannot see how "
+			    "much boots differ.");
+		break;
+	case WITHIN_NONE:
+		break;
+	}
+	if (boots_low(c))
 		strbuf_addf(sb, " Fewer than %d boots of a kernel: the "
 			    "boot-to-boot variance cannot be judged.",
 			    REPORT_BOOTS_OK);
@@ -351,9 +448,18 @@ static void print_plan(FILE *f, const struct report_cmp *c)
 		if (!r->a || !r->b || r->sig)
 			continue;
 		if (!head) {
-			fprintf(f, "\nWhat more boots would buy (two-sided "
-				"alpha %.2g, power %.1f, approximate):\n",
-				REPORT_ALPHA, REPORT_POWER);
+			/*
+			 * Holm's threshold for a row depends on the p of the
+			 * others, unknown until the boots are run: plan each
+			 * row alone, and say so.
+			 */
+			strbuf_addf(&sb, "What more boots would buy (each row "
+				    "alone at two-sided alpha %.2g, before the "
+				    "Holm correction; power %.1f; "
+				    "approximate):", REPORT_ALPHA,
+				    REPORT_POWER);
+			fputc('\n', f);
+			wrap(f, strbuf_str(&sb), 78, "");
 			head = true;
 		}
 		strbuf_release(&sb);
@@ -446,12 +552,10 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		fmt_val(r, r->a, false, a, sizeof(a));
-		fmt_val(r, r->b, false, b, sizeof(b));
-		fmt_sd(r->a ? r->a->sd : NAN, r->a ? r->a->mean : 0, sa,
-		       sizeof(sa));
-		fmt_sd(r->b ? r->b->sd : NAN, r->b ? r->b->mean : 0, sbd,
-		       sizeof(sbd));
+		fmt_val(r, r->a, r->va, false, a, sizeof(a));
+		fmt_val(r, r->b, r->vb, false, b, sizeof(b));
+		fmt_sd(r->sda, r->va, sa, sizeof(sa));
+		fmt_sd(r->sdb, r->vb, sbd, sizeof(sbd));
 		fmt_pct(r->delta, d, sizeof(d));
 		fmt_ci(r, ci, sizeof(ci));
 		fmt_p(r->p_adj, p, sizeof(p));
@@ -464,7 +568,7 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 		fmt_pct(c->geo, d, sizeof(d));
 		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
 			"geometric mean", "", "", "", "", d, "", "", "", "",
-			"");
+			report_geo_word(c));
 	}
 	tbl_print(f, &t);
 	tbl_free(&t);
@@ -472,9 +576,10 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 	strbuf_addf(&sb, "%s ", c->method);
 	notes_tests(c, &sb, true);
 	notes_boots(c, &sb);
-	strbuf_addf(&sb, " ±sd: standard deviation of the boot medians, in "
-		    "percent%s.", c->boots_min == 1 ? " (none for one boot)" :
-		    "");
+	strbuf_addf(&sb, " ±sd: standard deviation of the %s, in percent.",
+		    within_kind(c) == WITHIN_ALL ? "runs" :
+		    within_kind(c) == WITHIN_SOME ? "boot medians, or of the "
+		    "runs where a kernel has one boot" : "boot medians");
 	wrap(f, strbuf_str(&sb), 78, "");
 	strbuf_release(&sb);
 	print_unmeasurable(f, c, 78);
@@ -505,14 +610,14 @@ static int print_text_export(FILE *f, const struct report_cmp *c)
 		const struct report_row *r = &c->rows[i];
 		const struct report_series *x = r->a;
 
-		report_value(x->mean, x->mean, x->unit, false, v, sizeof(v));
-		fmt_sd(r->spread, x->mean, sd, sizeof(sd));
+		report_value(r->va, r->va, x->unit, false, v, sizeof(v));
+		fmt_sd(r->spread, r->va, sd, sizeof(sd));
 		if (isnan(r->ci_mean_lo)) {
 			snprintf(ci, sizeof(ci), "-");
 		} else {
-			report_value(r->ci_mean_lo, x->mean, x->unit, false,
+			report_value(r->ci_mean_lo, r->va, x->unit, false,
 				     lo, sizeof(lo));
-			report_value(r->ci_mean_hi, x->mean, x->unit, false,
+			report_value(r->ci_mean_hi, r->va, x->unit, false,
 				     hi, sizeof(hi));
 			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
 		}
@@ -527,14 +632,18 @@ static int print_text_export(FILE *f, const struct report_cmp *c)
 	tbl_print(f, &t);
 	tbl_free(&t);
 	fputc('\n', f);
-	strbuf_addf(&sb, "%s Value: the mean of the boot medians; ±sd: their "
-		    "standard deviation in percent, and the 95%% CI of the "
-		    "mean by Student's t.", c->method);
-	if (c->boots_min == 1)
-		strbuf_addf(&sb, " Where there is one boot, ±sd and the CI "
-			    "come from its runs and say nothing of how much "
-			    "boots differ.");
-	else if (c->boots_min < REPORT_BOOTS_OK)
+	strbuf_addf(&sb, "%s Value: the mean of the %s; ±sd: their standard "
+		    "deviation in percent, and the 95%% CI of the mean by "
+		    "Student's t.", c->method, within_kind(c) == WITHIN_ALL ?
+		    "runs" : "boot medians");
+	if (within_kind(c) == WITHIN_ALL)
+		strbuf_addf(&sb, " With one boot, ±sd and the CI say nothing "
+			    "of how much boots differ.");
+	else if (within_kind(c) == WITHIN_SOME)
+		strbuf_addf(&sb, " Where there is one boot, the value is the "
+			    "mean of its runs, and ±sd and the CI come from "
+			    "them and say nothing of how much boots differ.");
+	if (boots_low(c))
 		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
 			    "variance cannot be judged.", REPORT_BOOTS_OK);
 	wrap(f, strbuf_str(&sb), 78, "");
@@ -546,14 +655,33 @@ static int print_text_export(FILE *f, const struct report_cmp *c)
 /* --- changelog ------------------------------------------------------------ */
 
 /*
- * Rows whose name would push the table past 75 columns get the name on a
- * line of its own and the numbers on the next, indented.
+ * The table in at most cols columns.  Rows whose name would push it wider
+ * get the name on lines of its own (broken where one line cannot hold it)
+ * and the numbers on the next, indented.  Should the numbers alone be too
+ * wide (a value of absurd size), each row becomes one wrapped paragraph.
  */
-static void changelog_table(FILE *f, struct tbl *t, size_t name_cap)
+static void changelog_table(FILE *f, struct tbl *t, size_t cols)
 {
-	size_t w[16], r;
+	size_t w[16], r, i, fixed = 0, name_cap;
 
 	tbl_widths(t, w);
+	for (i = 1; i < t->ncol; i++)
+		fixed += w[i] ? 2 + w[i] : 0;
+	if (fixed > cols) {
+		for (r = 0; r < t->nrows; r++) {
+			struct strbuf sb = STRBUF_INIT;
+
+			for (i = 0; i < t->ncol; i++)
+				if ((!i || w[i]) && t->cell[r * t->ncol + i][0])
+					strbuf_addf(&sb, "%s%s", sb.len ?
+						    " " : "",
+						    t->cell[r * t->ncol + i]);
+			wrap_hang(f, strbuf_str(&sb), cols, "", "  ");
+			strbuf_release(&sb);
+		}
+		return;
+	}
+	name_cap = cols - fixed;
 	if (w[0] > name_cap) {
 		/* the widest name that fits decides the column */
 		w[0] = 0;
@@ -568,7 +696,7 @@ static void changelog_table(FILE *f, struct tbl *t, size_t name_cap)
 		const char *name = t->cell[r * t->ncol];
 
 		if (width(name) > w[0]) {
-			fprintf(f, "%s\n", name);
+			wrap_hang(f, name, cols, "", "  ");
 			t->cell[r * t->ncol][0] = '\0';
 		}
 		tbl_print_row(f, t, w, r, 0);
@@ -580,7 +708,7 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 	struct tbl t = { .ncol = 6, .align = "lrrrrl", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
 	char a[64], b[64], d[32], m[64], pf[80];
-	size_t i, w[16], fixed = 0, nonly = 0;
+	size_t i, nonly = 0;
 
 	strbuf_addf(&sb, "%s: %s, %s: %s", c->aa ? "first half" : "before",
 		    c->a->label, c->aa ? "second half" : "after", c->b->label);
@@ -596,8 +724,8 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 			nonly++;
 			continue;
 		}
-		fmt_val(r, r->a, true, a, sizeof(a));
-		fmt_val(r, r->b, true, b, sizeof(b));
+		fmt_val(r, r->a, r->va, true, a, sizeof(a));
+		fmt_val(r, r->b, r->vb, true, b, sizeof(b));
 		fmt_pct(r->delta, d, sizeof(d));
 		fmt_mark(c, r, true, m, sizeof(m));
 		fmt_folio(r, true, pf, sizeof(pf));
@@ -606,14 +734,10 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 	if (c->geo_n > 1) {
 		fmt_pct(c->geo, d, sizeof(d));
 		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
-			"geometric mean", "", "", d, "", "");
+			"geometric mean", "", "", d, "", report_geo_word(c));
 	}
-	tbl_widths(&t, w);
-	for (i = 1; i < t.ncol; i++)
-		fixed += w[i] ? 2 + w[i] : 0;
 	if (t.nrows > 1)
-		changelog_table(f, &t, fixed < CHANGELOG_COLS - 8 ?
-				CHANGELOG_COLS - fixed : 8);
+		changelog_table(f, &t, CHANGELOG_COLS);
 	tbl_free(&t);
 	for (i = 0; nonly && i < 2; i++) {
 		const struct report_side *s = i ? c->b : c->a;
@@ -661,7 +785,7 @@ static int print_changelog_export(FILE *f, const struct report_cmp *c)
 	struct tbl t = { .ncol = 3, .align = "lrr", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
 	char v[64], sd[32];
-	size_t i, w[16], fixed = 0;
+	size_t i;
 
 	wrap(f, c->a->label, CHANGELOG_COLS, "");
 	fputc('\n', f);
@@ -669,26 +793,25 @@ static int print_changelog_export(FILE *f, const struct report_cmp *c)
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		report_value(r->a->mean, r->a->mean, r->a->unit, true, v,
-			     sizeof(v));
-		if (isnan(r->spread) || r->a->mean == 0)
+		report_value(r->va, r->va, r->a->unit, true, v, sizeof(v));
+		if (isnan(r->spread) || r->va == 0)
 			snprintf(sd, sizeof(sd), "-");
 		else
 			snprintf(sd, sizeof(sd), "+-%.1f%%",
-				 100 * r->spread / fabs(r->a->mean));
+				 100 * r->spread / fabs(r->va));
 		tbl_row(&t, r->name, v, sd);
 	}
-	tbl_widths(&t, w);
-	for (i = 1; i < t.ncol; i++)
-		fixed += 2 + w[i];
 	if (t.nrows > 1)
-		changelog_table(f, &t, CHANGELOG_COLS - fixed);
+		changelog_table(f, &t, CHANGELOG_COLS);
 	tbl_free(&t);
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s Spread: standard deviation of the %s.", c->method,
-		    c->boots_min == 1 ? "runs of a single boot, which does "
-		    "not show how much boots differ" : "boot medians");
-	if (c->boots_min > 1 && c->boots_min < REPORT_BOOTS_OK)
+		    within_kind(c) == WITHIN_ALL ? "runs of a single boot, "
+		    "which does not show how much boots differ" :
+		    within_kind(c) == WITHIN_SOME ? "boot medians, or, where "
+		    "there is one boot, of its runs (whose mean is then the "
+		    "value)" : "boot medians");
+	if (boots_low(c))
 		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
 			    "variance cannot be judged.", REPORT_BOOTS_OK);
 	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
@@ -732,12 +855,10 @@ static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		fmt_val(r, r->a, false, a, sizeof(a));
-		fmt_val(r, r->b, false, b, sizeof(b));
-		fmt_sd(r->a ? r->a->sd : NAN, r->a ? r->a->mean : 0, sa,
-		       sizeof(sa));
-		fmt_sd(r->b ? r->b->sd : NAN, r->b ? r->b->mean : 0, sbd,
-		       sizeof(sbd));
+		fmt_val(r, r->a, r->va, false, a, sizeof(a));
+		fmt_val(r, r->b, r->vb, false, b, sizeof(b));
+		fmt_sd(r->sda, r->va, sa, sizeof(sa));
+		fmt_sd(r->sdb, r->vb, sbd, sizeof(sbd));
 		fmt_pct(r->delta, d, sizeof(d));
 		fmt_ci(r, ci, sizeof(ci));
 		fmt_p(r->p_adj, p, sizeof(p));
@@ -761,9 +882,10 @@ static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 	}
 	if (c->geo_n > 1) {
 		fmt_pct(c->geo, d, sizeof(d));
-		fprintf(f, "| %s | | | | | %s %s| | | | |\n",
+		fprintf(f, "| %s | | | | | %s %s| | | | %s |\n",
 			c->geo_cost ? "geometric mean (cost)" :
-			"geometric mean", d, folio ? "| " : "");
+			"geometric mean", d, folio ? "| " : "",
+			report_geo_word(c));
 	}
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s ", c->method);
@@ -793,14 +915,14 @@ static int print_markdown_export(FILE *f, const struct report_cmp *c)
 		const struct report_row *r = &c->rows[i];
 		const struct report_series *x = r->a;
 
-		report_value(x->mean, x->mean, x->unit, false, v, sizeof(v));
-		fmt_sd(r->spread, x->mean, sd, sizeof(sd));
+		report_value(r->va, r->va, x->unit, false, v, sizeof(v));
+		fmt_sd(r->spread, r->va, sd, sizeof(sd));
 		if (isnan(r->ci_mean_lo)) {
 			snprintf(ci, sizeof(ci), "-");
 		} else {
-			report_value(r->ci_mean_lo, x->mean, x->unit, false,
+			report_value(r->ci_mean_lo, r->va, x->unit, false,
 				     lo, sizeof(lo));
-			report_value(r->ci_mean_hi, x->mean, x->unit, false,
+			report_value(r->ci_mean_hi, r->va, x->unit, false,
 				     hi, sizeof(hi));
 			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
 		}
@@ -815,11 +937,13 @@ static int print_markdown_export(FILE *f, const struct report_cmp *c)
 			fprintf(f, "| %zu-%zu |\n", x->runs_min, x->runs_max);
 	}
 	fputc('\n', f);
-	strbuf_addf(&sb, "%s Value: the mean of the boot medians; ±sd: their "
-		    "standard deviation in percent.", c->method);
-	if (c->boots_min == 1)
-		strbuf_addf(&sb, " Where there is one boot, ±sd and the CI "
-			    "come from its runs.");
+	strbuf_addf(&sb, "%s Value: the mean of the %s; ±sd: their standard "
+		    "deviation in percent.", c->method,
+		    within_kind(c) == WITHIN_ALL ? "runs" : "boot medians");
+	if (within_kind(c) == WITHIN_SOME)
+		strbuf_addf(&sb, " Where there is one boot, the value is the "
+			    "mean of its runs, and ±sd and the CI come from "
+			    "them.");
 	fprintf(f, "%s\n", strbuf_str(&sb));
 	strbuf_release(&sb);
 	if (c->nunmeasurable) {
@@ -855,8 +979,9 @@ static void csv_num(FILE *f, double v, bool last)
 	fputc(last ? '\n' : ',', f);
 }
 
+/* mean and sd: what the row compares, over its units ("boots", "runs") */
 static void csv_side(FILE *f, const struct report_side *s,
-		     const struct report_series *x)
+		     const struct report_series *x, double mean, double sd)
 {
 	csv_str(f, s->label, false);
 	if (!x) {
@@ -864,8 +989,8 @@ static void csv_side(FILE *f, const struct report_side *s,
 		return;
 	}
 	fprintf(f, "%zu,%zu,%zu,", x->nboots, x->runs_min, x->runs_max);
-	csv_num(f, x->mean, false);
-	csv_num(f, x->sd, false);
+	csv_num(f, mean, false);
+	csv_num(f, sd, false);
 }
 
 static int print_csv(FILE *f, const struct report_cmp *c)
@@ -895,7 +1020,7 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 		csv_str(f, x->unit, false);
 		csv_str(f, x->higher ? "higher" : "lower", false);
 		csv_str(f, r->primary ? "yes" : "no", false);
-		csv_side(f, c->a, r->a);
+		csv_side(f, c->a, r->a, r->va, c->b ? r->sda : r->a->sd);
 		if (!c->b) {
 			csv_str(f, r->within ? "runs" : "boots", false);
 			csv_num(f, r->spread, false);
@@ -903,7 +1028,7 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 			csv_num(f, r->ci_mean_hi, true);
 			continue;
 		}
-		csv_side(f, c->b, r->b);
+		csv_side(f, c->b, r->b, r->vb, r->sdb);
 		csv_num(f, r->delta, false);
 		csv_num(f, r->ci_lo, false);
 		csv_num(f, r->ci_hi, false);

@@ -72,6 +72,9 @@ static cJSON *series_json(const struct report_series *x)
 	    !cJSON_AddNumberToObject(o, "runs_min", (double)x->runs_min) ||
 	    !cJSON_AddNumberToObject(o, "runs_max", (double)x->runs_max) ||
 	    !add_num(o, "mean", x->mean) || !add_num(o, "sd", x->sd) ||
+	    /* what a row on "runs" compares: the mean of every run */
+	    !add_num(o, "run_mean", x->run_mean) ||
+	    !add_num(o, "run_sd", x->run_sd) ||
 	    !(med = cJSON_AddArrayToObject(o, "boot_medians")))
 		goto fail;
 	for (i = 0; i < x->nboots; i++) {
@@ -221,9 +224,17 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 		side = side_json(c->b);
 		if (!side || !cJSON_AddItemToObject(root, "patch", side))
 			goto end;
-		if (!cJSON_AddStringToObject(root, "test",
-					     "welch t on boot medians, holm") ||
+		if (!cJSON_AddStringToObject(root, "test", !c->nwithin ?
+					     "welch t on boot medians, holm" :
+					     c->nwithin == c->nrows ?
+					     "welch t on runs, holm" :
+					     "welch t on boot medians, or "
+					     "runs where a kernel has one "
+					     "boot, holm") ||
 		    !cJSON_AddNumberToObject(root, "power", REPORT_POWER) ||
+		    !cJSON_AddStringToObject(root, "plan",
+					     "each row alone at alpha, "
+					     "before holm") ||
 		    !cJSON_AddNumberToObject(root, "holm_rows_welch",
 					     (double)c->ntested) ||
 		    !cJSON_AddNumberToObject(root, "holm_rows_mwu",
@@ -237,7 +248,12 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 		g = cJSON_AddObjectToObject(root, "geometric_mean");
 		if (!g || !add_num(g, "change_pct", c->geo) ||
 		    !cJSON_AddNumberToObject(g, "rows", (double)c->geo_n) ||
-		    !cJSON_AddBoolToObject(g, "cost", c->geo_cost))
+		    !cJSON_AddBoolToObject(g, "cost", c->geo_cost) ||
+		    !cJSON_AddItemToObject(g, "direction",
+					   report_geo_word(c)[0] ?
+					   cJSON_CreateString(
+						report_geo_word(c)) :
+					   cJSON_CreateNull()))
 			goto end;
 		if (!add_strings(root, "warnings", c->warn, c->nwarn))
 			goto end;

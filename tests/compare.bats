@@ -37,7 +37,7 @@ shmem-remove       base   ±sd    patch   ±sd  change       per folio          
 op=unlink        100 ms  1.0%  80.2 ms  0.8%  -20.0%  -1.22 µs/folio  [-21.2, -18.6]  <0.001  0.057  faster
 op=ftruncate    50.1 ms  0.6%  50.2 ms  0.4%   +0.1%  +3.05 ns/folio    [-0.8, +1.0]     0.8   0.89  ~
 op=punch-hole   52.1 ms  0.4%        -     -       -                               -       -      -  only base
-geometric mean                                -10.5%
+geometric mean                                -10.5%                                                 faster
 
 Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64
 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
@@ -46,7 +46,8 @@ Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change
 not shown at p < 0.05 (p after Holm). ±sd: standard deviation of the boot
 medians, in percent.
 
-What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+What more boots would buy (each row alone at two-sided alpha 0.05, before the
+Holm correction; power 0.8; approximate):
   op=ftruncate: the boots now detect a change of 1.2%; the +0.1% seen needs
   436 boots of each kernel
 EOF
@@ -64,7 +65,7 @@ before: 6.18.0-base, after: 6.18.0-patch
 shmem-remove     before    after               per folio
 op=unlink        100 ms  80.2 ms  -20.0%  -1.22 us/folio  faster
 op=ftruncate    50.1 ms  50.2 ms   +0.1%  +3.05 ns/folio  ~ (p=0.8)
-geometric mean                    -10.5%
+geometric mean                    -10.5%                  faster
 
 Only measured on 6.18.0-base: op=punch-hole.
 
@@ -89,7 +90,7 @@ EOF
 | op=unlink | 100 ms | 1.0% | 80.2 ms | 0.8% | -20.0% | -1.22 µs/folio | [-21.2, -18.6] | <0.001 | 0.057 | faster |
 | op=ftruncate | 50.1 ms | 0.6% | 50.2 ms | 0.4% | +0.1% | +3.05 ns/folio | [-0.8, +1.0] | 0.8 | 0.89 | ~ |
 | op=punch-hole | 52.1 ms | 0.4% | - | - | - |  | - | - | - | only base |
-| geometric mean | | | | | -10.5% | | | | | |
+| geometric mean | | | | | -10.5% | | | | | faster |
 
 Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact), Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change not shown at p < 0.05 (p after Holm).
 EOF
@@ -207,6 +208,7 @@ EOF
 	},
 	"test":	"welch t on boot medians, holm",
 	"power":	0.8,
+	"plan":	"each row alone at alpha, before holm",
 	"holm_rows_welch":	1,
 	"holm_rows_mwu":	0,
 	"significant_rows":	1,
@@ -214,7 +216,8 @@ EOF
 	"geometric_mean":	{
 		"change_pct":	-19.8019801980198,
 		"rows":	1,
-		"cost":	false
+		"cost":	false,
+		"direction":	"faster"
 	},
 	"warnings":	[],
 	"unmeasurable":	[],
@@ -236,6 +239,8 @@ EOF
 				"runs_max":	3,
 				"mean":	101000000,
 				"sd":	1414213.562373095,
+				"run_mean":	101000000,
+				"run_sd":	1414213.562373095,
 				"boot_medians":	[100000000, 102000000]
 			},
 			"patch":	{
@@ -244,6 +249,8 @@ EOF
 				"runs_max":	3,
 				"mean":	81000000,
 				"sd":	1414213.562373095,
+				"run_mean":	81000000,
+				"run_sd":	1414213.562373095,
 				"boot_medians":	[80000000, 82000000]
 			},
 			"change_pct":	-19.8019801980198,
@@ -292,7 +299,7 @@ seq-read pattern=sequential-with-readahead
                        4010 MiB/s  4420 MiB/s  +10.2%  faster
 seq-read pattern=sequential-without-readahead
                        3007 MiB/s  3008 MiB/s   +0.1%  ~ (p=0.91)
-geometric mean (cost)                           -6.5%
+geometric mean (cost)                           -6.5%  faster
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
 machine; shmem-remove: 64 MiB file of 4K folios, op=unlink,
@@ -317,7 +324,7 @@ case                                                 base   ±sd       patch   �
 shmem-remove                                       100 ms  0.8%     90.3 ms  0.7%   -9.8%  [-11.3, -8.3]  <0.001     -  faster
 seq-read pattern=sequential-with-readahead     4010 MiB/s  0.9%  4420 MiB/s  0.8%  +10.2%  [+8.1, +12.4]  <0.001     -  faster
 seq-read pattern=sequential-without-readahead  3007 MiB/s  0.7%  3008 MiB/s  0.4%   +0.1%   [-1.3, +1.5]    0.91     -  ~
-geometric mean (cost)                                                               -6.5%
+geometric mean (cost)                                                               -6.5%                               faster
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU machine;
 shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
@@ -328,7 +335,8 @@ ratios of higher-is-better metrics: below zero is better. ±sd: standard
 deviation of the boot medians, in percent.
 Not measurable on these machines: shmem-remove cycles.
 
-What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+What more boots would buy (each row alone at two-sided alpha 0.05, before the
+Holm correction; power 0.8; approximate):
   seq-read pattern=sequential-without-readahead: the boots now detect a change
   of 1.7%; the +0.1% seen needs 1673 boots of each kernel
 EOF
@@ -347,7 +355,7 @@ shmem-remove     half 1   ±sd   half 2   ±sd  change       per folio        95
 op=unlink       99.5 ms  0.6%   101 ms  0.8%   +1.4%  +85.4 ns/folio  [-1.8, +4.7]   0.3     -  ~
 op=ftruncate    50.4 ms  0.4%  49.9 ms  0.3%   -0.9%  -27.5 ns/folio  [-2.6, +0.9]   0.3     -  ~
 op=punch-hole   52.0 ms  0.1%  52.3 ms  0.0%   +0.7%  +21.4 ns/folio  [-0.5, +1.9]  0.27     -  ~
-geometric mean                                 +0.4%
+geometric mean                                 +0.4%                                            slower
 
 Median of 3 runs, averaged over 2 boots in each half of 6.18.0-base, on a
 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
@@ -359,7 +367,8 @@ Fewer than 3 boots of a kernel: the boot-to-boot variance cannot be judged.
 A/A: 0 of 3 rows differ at p < 0.05 after Holm (0%), 0 before correction (0%);
 the two halves are one kernel, so any row that differs is a false positive.
 
-What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+What more boots would buy (each row alone at two-sided alpha 0.05, before the
+Holm correction; power 0.8; approximate):
   op=unlink: the boots now detect a change of 3.8%
   op=ftruncate: the boots now detect a change of 1.9%
   op=punch-hole: the boots now detect a change of 0.5%
@@ -383,12 +392,13 @@ before: A, after: B
 shmem-remove  before    after               per folio
 op=unlink     100 ms  80.2 ms  -20.1%  -1.23 us/folio  faster
 
-Median of 5 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB
+Mean of 5 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB
 file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on
 the runs, Holm-corrected over 1 row; Mann-Whitney U (exact),
 Holm-corrected over 1 row. ~ marks a change not shown at p < 0.05 (p
-after Holm). One boot of a kernel: its runs stand in for boots, so the
-tests cannot see how much boots differ.
+after Holm). One boot of a kernel: its runs stand in for boots, so
+values, changes and tests are of the mean of the runs and cannot see how
+much boots differ.
 EOF
 	narrow_ascii 75
 }
@@ -416,10 +426,212 @@ marks a change not shown at p < 0.05 (p after Holm). Fewer than 3 boots of a
 kernel: the boot-to-boot variance cannot be judged. ±sd: standard deviation of
 the boot medians, in percent.
 
-What more boots would buy (two-sided alpha 0.05, power 0.8, approximate):
+What more boots would buy (each row alone at two-sided alpha 0.05, before the
+Holm correction; power 0.8; approximate):
   op=unlink: the boots now detect a change of 4.5%; the -0.1% seen needs 506
   boots of each kernel
 EOF
+}
+
+@test "one boot a side: change, CI, p and direction all of the mean of runs" {
+	# One base boot of 55 runs at 1 ms and 45 at 100 ms: its median is
+	# 1 ms, its mean 45.55 ms; the patch runs at 30 +- 0.5 ms.  Welch and
+	# Fieller judge the means, so the change is of the means (-34.1%, in
+	# its CI), never of the medians (+2900%, "slower").  Checked with
+	# mpmath: Welch t -3.1424, df 99.008, p 0.0022111; Fieller by
+	# bisection on its defining equation -45.831%, -16.046%.
+	fx_begin "$DB"
+	fx_run A boot-a
+	fx_remove_case unlink
+	# shellcheck disable=SC2046
+	fx_wall $(printf '1 %.0s' $(seq 55)) $(printf '100 %.0s' $(seq 45))
+	fx_run B boot-b
+	fx_remove_case unlink
+	# shellcheck disable=SC2046
+	fx_wall $(awk 'BEGIN { for (i = 0; i < 100; i++)
+		printf "%.1f\n", 30 + (i % 11 - 5) / 10 }')
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+base   A  1 boot, 1 complete run, kernel A
+patch  B  1 boot, 1 complete run, kernel B
+
+shmem-remove     base     ±sd    patch   ±sd  change      per folio          95% CI       p  p(U)
+op=unlink     45.5 ms  108.7%  30.0 ms  1.1%  -34.1%  -949 ns/folio  [-45.8, -16.0]  0.0022  0.21  faster
+
+Mean of 100 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB file
+of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the runs,
+Holm-corrected over 1 row; Mann-Whitney U (normal, tie-corrected),
+Holm-corrected over 1 row; the change's 95% CI by Fieller. ~ marks a change
+not shown at p < 0.05 (p after Holm). One boot of a kernel: its runs stand in
+for boots, so values, changes and tests are of the mean of the runs and cannot
+see how much boots differ. ±sd: standard deviation of the runs, in percent.
+EOF
+	run "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	assert_line --index 1 'shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,A,1,100,100,45550000,49500000,B,1,100,100,29995000,320156.2119,-34.1492865,-45.83057398,-16.04587353,runs,99.00828283,0.002211140173,0.002211140173,0.2145129763,0.2145129763,yes,faster,,'
+}
+
+@test "mixed: only the rows with a one-boot kernel stand on runs, and say so" {
+	fx_begin "$DB"
+	local k b
+	for k in A B; do
+		for b in 0 1 2; do
+			fx_run $k "$k-boot-$b"
+			fx_remove_case unlink
+			if [ $k = A ]; then
+				fx_wall "100.$b" "101.$b" "99.$b"
+			else
+				fx_wall "80.$b" "81.$b" "79.$b"
+			fi
+			# ftruncate measured in one boot of B only
+			[ $k = B ] && [ $b != 0 ] && continue
+			fx_remove_case ftruncate
+			fx_wall "50.$b" "51.$b" "49.$b"
+		done
+	done
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+before: A, after: B
+
+shmem-remove     before    after               per folio
+op=unlink        100 ms  80.1 ms  -20.0%  -1.22 us/folio  faster
+op=ftruncate    50.1 ms  50.0 ms   -0.2%  -6.10 ns/folio  ~ (p=0.89)
+geometric mean                    -10.6%                  faster
+
+Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
+machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
+Welch's t-test on the boot medians, or the runs where a kernel has one
+boot, Holm-corrected over 2 rows. ~ marks a change not shown at p < 0.05
+(p after Holm). Where a kernel has one boot, its runs stand in for
+boots: the row's values, change and tests are of the mean of the runs
+and cannot see how much boots differ.
+EOF
+	narrow_ascii 75
+	run "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	# ftruncate: the means of A's 9 runs and B's 3, on runs
+	assert_line --index 4 --regexp '^shmem-remove,.*ftruncate.*,wall,ns,lower,yes,A,3,3,3,50100000,[0-9.]+,B,1,3,3,50000000,1000000,-0\.199[0-9]+,[-0-9.]+,[-0-9.]+,runs,'
+}
+
+@test "direction: times and throughputs go faster, other rates better or worse" {
+	# seq-read's own metrics and units; context switches per second rise
+	# 50% on the patch: worse, not "faster"
+	fx_begin "$DB"
+	local k b
+	for k in A B; do
+		for b in 0 1 2; do
+			fx_run $k "$k-boot-$b"
+			fx_case seq-read '{"size":"1G","pattern":"sequential"}' \
+				bw:MiB/s:higher iops:IOPS:higher lat_p50:ns:lower \
+				context_switches_per_s:/s:lower \
+				cpu_migrations_per_s:/s:lower \
+				page_faults:count:lower cpus_utilized:CPUs:lower
+			if [ $k = A ]; then
+				fx_samples \
+				"$((4000 + b))/$((16000 + b))/$((250000 + b))/$((1000 + b))/$((50 + b))/$((200 + b))/1.0$b" \
+				"$((4010 + b))/$((16040 + b))/$((249000 + b))/$((1010 + b))/$((51 + b))/$((201 + b))/1.0$((b + 1))" \
+				"$((3990 + b))/$((15960 + b))/$((251000 + b))/$((990 + b))/$((49 + b))/$((199 + b))/0.9$((9 - b))"
+			else
+				fx_samples \
+				"$((4400 + b))/$((17600 + b))/$((225000 + b))/$((1500 + b))/$((30 + b))/$((150 + b))/1.2$b" \
+				"$((4410 + b))/$((17640 + b))/$((224000 + b))/$((1510 + b))/$((31 + b))/$((151 + b))/1.2$((b + 1))" \
+				"$((4390 + b))/$((17560 + b))/$((226000 + b))/$((1490 + b))/$((29 + b))/$((149 + b))/1.1$((9 - b))"
+			fi
+		done
+	done
+	fx_end
+	"$BENCH" compare --db "$DB" --format json A B > "$T/out.json"
+	run sqlite3 "$DB" "SELECT json_extract(value, '\$.metric'),
+		json_extract(value, '\$.unit'),
+		printf('%+.1f', json_extract(value, '\$.change_pct')),
+		json_extract(value, '\$.direction')
+		FROM json_each(readfile('$T/out.json'), '\$.rows')"
+	assert_success
+	assert_output - <<'EOF'
+bw|MiB/s|+10.0|faster
+iops|IOPS|+10.0|faster
+lat_p50|ns|-10.0|faster
+context_switches_per_s|/s|+50.0|worse
+cpu_migrations_per_s|/s|-39.2|better
+page_faults|count|-24.9|better
+cpus_utilized|CPUs|+19.8|worse
+EOF
+}
+
+@test "geometric mean: says which way it goes, better or worse for counts" {
+	# a metric this build does not know is a headline one: both rows
+	# and their geometric mean are shown
+	fx_begin "$DB"
+	local k b op
+	for k in A B; do
+		for b in 0 1 2; do
+			fx_run $k "$k-boot-$b"
+			for op in read write; do
+				fx_case seq-read "{\"size\":\"1G\",\"op\":\"$op\"}" \
+					faults_per_s:/s:lower
+				if [ $k = A ]; then
+					fx_samples $((1000 + b)) $((1010 + b)) $((990 + b))
+				else
+					fx_samples $((1200 + b)) $((1210 + b)) $((1190 + b))
+				fi
+			done
+		done
+	done
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
+	assert_success
+	assert_output - <<'EOF'
+before: A, after: B
+
+seq-read         before    after
+op=read         1001 /s  1201 /s  +20.0%  worse
+op=write        1001 /s  1201 /s  +20.0%  worse
+geometric mean                    +20.0%  worse
+
+Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
+machine; 1 GiB file. Welch's t-test on the boot medians, Holm-corrected
+over 2 rows. ~ marks a change not shown at p < 0.05 (p after Holm).
+EOF
+	run "$BENCH" compare --db "$DB" --format json A B
+	assert_success
+	assert_output --partial '"direction":	"worse"
+	},'
+}
+
+@test "changelog: labels, names and paths too long for a line are broken" {
+	fx_long "$DB"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog \
+		"$FX_LONG_LABEL" patched
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+before:
+6.18.0-rc3-next-20261128-mm-unstable-folio-batch-truncate-v4-kasan-lockdep-
+dbg1+, after: patched
+
+seq-read            before       after
+dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
+  a-mount-point-with-a-rather-long-name/fast
+                4010 MiB/s  4420 MiB/s  +10.2%  faster
+dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
+  a-mount-point-with-a-rather-long-name/slow
+                1003 MiB/s  1106 MiB/s  +10.2%  faster
+geometric mean                          +10.2%  faster
+
+Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
+machine; 1 GiB file,
+file=/srv/benchmarks/page-cache/datasets/
+one-gibibyte-of-random-bytes-for-sequential-reads.bin. Welch's t-test on
+the boot medians, Holm-corrected over 2 rows. ~ marks a change not shown
+at p < 0.05 (p after Holm).
+EOF
+	narrow_ascii 75
 }
 
 @test "every difference besides the kernel is a warning; --strict refuses" {
@@ -612,11 +824,12 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_equal "$stderr" ""
 	assert_line --index 0 --regexp '^base   A  1 boot, 1 complete run, kernel '
 	assert_line --index 1 --regexp '^patch  B  1 boot, 1 complete run, kernel '
-	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +- +[0-9.]+ ms +- +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ +- +(faster|slower|~)$'
+	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +[0-9.]+% +[0-9.]+ ms +[0-9.]+% +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ +- +(faster|slower|~)$'
 	# the notes wrap where the CPU count puts them: read them as one line
 	local notes=${output//$'\n'/ }
-	[[ $notes == *"Median of 2 runs in one boot of each kernel, $(fx_where); 64 MiB file of 4K folios"* ]]
-	[[ $notes == *"One boot of a kernel: its runs stand in for boots, so the tests cannot see how much boots differ."* ]]
+	[[ $notes == *"Mean of 2 runs in one boot of each kernel, $(fx_where); 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"One boot of a kernel: its runs stand in for boots, so values, changes and tests are of the mean of the runs and cannot see how much boots differ."* ]]
+	[[ $notes == *"±sd: standard deviation of the runs, in percent."* ]]
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
 	assert_success
 	assert_line --index 0 "before: A, after: B"

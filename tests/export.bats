@@ -162,6 +162,8 @@ EOF
 				"runs_max":	3,
 				"mean":	101000000,
 				"sd":	1414213.562373095,
+				"run_mean":	101000000,
+				"run_sd":	1414213.562373095,
 				"boot_medians":	[100000000, 102000000]
 			},
 			"spread":	1414213.562373095,
@@ -185,7 +187,7 @@ A
 shmem-remove   value  spread
 op=unlink     100 ms  +-0.6%
 
-Median of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K
+Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K
 folios, dir=/dev/shm, populate=fallocate. Spread: standard deviation of
 the runs of a single boot, which does not show how much boots differ.
 EOF
@@ -198,11 +200,10 @@ label  A  1 boot, 1 complete run, kernel A
 shmem-remove   value   ±sd  95% CI of the value  boots  runs
 op=unlink     100 ms  0.6%    99.6 ms to 101 ms      1     5
 
-Median of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K folios,
-dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians; ±sd:
-their standard deviation in percent, and the 95% CI of the mean by Student's
-t. Where there is one boot, ±sd and the CI come from its runs and say nothing
-of how much boots differ.
+Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K folios,
+dir=/dev/shm, populate=fallocate. Value: the mean of the runs; ±sd: their
+standard deviation in percent, and the 95% CI of the mean by Student's t. With
+one boot, ±sd and the CI say nothing of how much boots differ.
 EOF
 }
 
@@ -245,6 +246,64 @@ the boot medians.
 Not measurable on these machines: shmem-remove cycles.
 EOF
 	narrow_ascii 75
+}
+
+@test "changelog: a label, names and paths too long for a line are broken" {
+	fx_long "$DB"
+	run --separate-stderr "$BENCH" export --db "$DB" --format changelog \
+		"$FX_LONG_LABEL"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output - <<'EOF'
+6.18.0-rc3-next-20261128-mm-unstable-folio-batch-truncate-v4-kasan-lockdep-
+dbg1+
+
+seq-read       value  spread
+dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
+  a-mount-point-with-a-rather-long-name/fast
+          4010 MiB/s  +-0.9%
+dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
+  a-mount-point-with-a-rather-long-name/slow
+          1003 MiB/s  +-0.8%
+
+Median of 3 runs, averaged over 3 boots, on a 2-CPU machine; 1 GiB file,
+file=/srv/benchmarks/page-cache/datasets/
+one-gibibyte-of-random-bytes-for-sequential-reads.bin. Spread: standard
+deviation of the boot medians.
+EOF
+	narrow_ascii 75
+}
+
+@test "one boot among several: that row is the mean of its runs, and says so" {
+	fx_begin "$DB"
+	local b
+	for b in 0 1 2; do
+		fx_run A "a-boot-$b"
+		fx_remove_case unlink
+		fx_wall "80.$b" "81.$b" "79.$b"
+		[ $b != 0 ] && continue
+		# ftruncate in the first boot only: 1, 2 and 6 ms, median
+		# 2 ms, mean 3 ms; the CI (3 +- 4.303 * sqrt(7) / sqrt(3)) is of
+		# the mean, so the value must be the mean too
+		fx_remove_case ftruncate
+		fx_wall 1 2 6
+	done
+	fx_end
+	run --separate-stderr "$BENCH" export --db "$DB" A
+	assert_success
+	assert_output - <<'EOF'
+label  A  3 boots, 3 complete runs, kernel A
+
+shmem-remove    value    ±sd  95% CI of the value  boots  runs
+op=unlink     80.1 ms   0.1%   79.9 ms to 80.3 ms      3     3
+op=ftruncate  3.00 ms  88.2%  -3.57 ms to 9.57 ms      1     3
+
+Median of 3 runs, averaged over 3 boots, on a 2-CPU machine; 64 MiB file of 4K
+folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians;
+±sd: their standard deviation in percent, and the 95% CI of the mean by
+Student's t. Where there is one boot, the value is the mean of its runs, and
+±sd and the CI come from them and say nothing of how much boots differ.
+EOF
 }
 
 @test "errors: each its own exit code" {
@@ -297,7 +356,7 @@ EOF
 	assert_line --index 2 --regexp '^op=unlink +[0-9.]+ ms +\+-[0-9.]+%$'
 	assert_line --index 3 --regexp '^op=ftruncate +[0-9.]+ ms +\+-[0-9.]+%$'
 	local notes=${output//$'\n'/ }
-	[[ $notes == *"Median of 2 runs in one boot, $(fx_where); 64 MiB file of 4K folios"* ]]
+	[[ $notes == *"Mean of 2 runs in one boot, $(fx_where); 64 MiB file of 4K folios"* ]]
 	[[ $notes == *"Spread: standard deviation of the runs of a single boot, which does not show how much boots differ."* ]]
 	narrow_ascii 75
 }

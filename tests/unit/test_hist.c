@@ -9,7 +9,8 @@
 /* The reference, written independently of hist.c: nearest rank. */
 static uint64_t ref_pct(const uint64_t *sorted, size_t n, double p)
 {
-	size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+	/* nearest rank; the epsilon absorbs 99.9 / 100 * 1000 = 999.0000000000001 */
+	size_t rank = (size_t)ceil(p * (double)n / 100.0 - 1e-9);
 
 	if (rank < 1)
 		rank = 1;
