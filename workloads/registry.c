@@ -6,30 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Weak while the workloads are being written in parallel; see below. */
-extern const struct workload wl_shmem_remove __attribute__((weak));
-extern const struct workload wl_shadow_truncate __attribute__((weak));
-extern const struct workload wl_seq_read __attribute__((weak));
-extern const struct workload wl_small_truncate __attribute__((weak));
+/* One line per workload; its file exports const struct workload wl_NAME. */
+#define WORKLOADS(X)		\
+	X(shmem_remove)		\
+	X(shadow_truncate)	\
+	X(seq_read)		\
+	X(small_truncate)
 
-static const struct workload *const all[] = {
-	&wl_shmem_remove,
-	&wl_shadow_truncate,
-	&wl_seq_read,
-	&wl_small_truncate,
-};
+#define DECLARE(name) extern const struct workload wl_##name;
+#define ENTRY(name) &wl_##name,
+WORKLOADS(DECLARE)
 
-static const struct workload *present[ARRAY_SIZE(all) + 1];
+static const struct workload *const all[] = { WORKLOADS(ENTRY) NULL };
 
 const struct workload *const *workloads_get(void)
 {
-	size_t i, n = 0;
-
-	if (!present[0])
-		for (i = 0; i < ARRAY_SIZE(all); i++)
-			if (all[i])
-				present[n++] = all[i];
-	return present;
+	return all;
 }
 
 const struct workload *workload_find(const char *name)

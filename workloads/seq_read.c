@@ -881,5 +881,4 @@ const struct workload wl_seq_read = {
 	.verify = verify,
 	.teardown = teardown,
 	/* counted here, around each reader's loop, not by the runner */
-	.uses_perf = false,
 };

@@ -119,7 +119,6 @@ struct workload {
 	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */
 	int (*verify)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);
 	void (*teardown)(struct wl_case *c);	/* always, also after errors */
-	bool uses_perf;		/* runner counts perf events around run() */
 };
 
 /* The registered workloads, NULL-terminated, in registry order. */
