@@ -588,12 +588,27 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 	return 0;
 }
 
+
+/* "lo to hi": the 95% CI of one kernel's value, or "-" */
+static void fmt_ci_mean(const struct report_row *r, char *ci, size_t n)
+{
+	char lo[48], hi[48];
+
+	if (isnan(r->ci_mean_lo)) {
+		snprintf(ci, n, "-");
+		return;
+	}
+	report_value(r->ci_mean_lo, r->va, r->a->unit, false, lo, sizeof(lo));
+	report_value(r->ci_mean_hi, r->va, r->a->unit, false, hi, sizeof(hi));
+	snprintf(ci, n, "%s to %s", lo, hi);
+}
+
 static int print_text_export(FILE *f, const struct report_cmp *c)
 {
 	struct tbl h = { .ncol = 3, .align = "lll" };
 	struct tbl t = { .ncol = 6, .align = "lrrrrr", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
-	char v[64], sd[32], ci[128], lo[48], hi[48], nb[16], runs[32];
+	char v[64], sd[32], ci[128], nb[16], runs[32];
 	size_t i;
 
 	side_line(&h, "label", c->a);
@@ -612,15 +627,7 @@ static int print_text_export(FILE *f, const struct report_cmp *c)
 
 		report_value(r->va, r->va, x->unit, false, v, sizeof(v));
 		fmt_sd(r->spread, r->va, sd, sizeof(sd));
-		if (isnan(r->ci_mean_lo)) {
-			snprintf(ci, sizeof(ci), "-");
-		} else {
-			report_value(r->ci_mean_lo, r->va, x->unit, false,
-				     lo, sizeof(lo));
-			report_value(r->ci_mean_hi, r->va, x->unit, false,
-				     hi, sizeof(hi));
-			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
-		}
+		fmt_ci_mean(r, ci, sizeof(ci));
 		snprintf(nb, sizeof(nb), "%zu", x->nboots);
 		if (x->runs_min == x->runs_max)
 			snprintf(runs, sizeof(runs), "%zu", x->runs_max);
@@ -904,7 +911,7 @@ static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 static int print_markdown_export(FILE *f, const struct report_cmp *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char v[64], sd[32], lo[48], hi[48], ci[128];
+	char v[64], sd[32], ci[128];
 	size_t i;
 
 	md_cell(f, c->workload ? c->workload : "case");
@@ -917,15 +924,7 @@ static int print_markdown_export(FILE *f, const struct report_cmp *c)
 
 		report_value(r->va, r->va, x->unit, false, v, sizeof(v));
 		fmt_sd(r->spread, r->va, sd, sizeof(sd));
-		if (isnan(r->ci_mean_lo)) {
-			snprintf(ci, sizeof(ci), "-");
-		} else {
-			report_value(r->ci_mean_lo, r->va, x->unit, false,
-				     lo, sizeof(lo));
-			report_value(r->ci_mean_hi, r->va, x->unit, false,
-				     hi, sizeof(hi));
-			snprintf(ci, sizeof(ci), "%s to %s", lo, hi);
-		}
+		fmt_ci_mean(r, ci, sizeof(ci));
 		md_cell(f, r->name);
 		md_cell(f, v);
 		md_cell(f, sd);

@@ -413,17 +413,13 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 /* The runner's scratch, or our own scratch dir inside the given dir. */
 static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 {
-	struct stat sb;
 	int r;
 
 	if (default_dir(c)) {
 		snprintf(st->dir, sizeof(st->dir), "%s", c->scratch);
 		return 0;
 	}
-	snprintf(st->dir, sizeof(st->dir), "%s/foliobench.%d", wl_s(c, "dir"),
-		 (int)getpid());
-	if (!stat(st->dir, &sb))	/* made by an earlier repetition */
-		return 0;
+	/* made once, reused by later repetitions */
 	r = sys_scratch(wl_s(c, "dir"), st->dir, sizeof(st->dir));
 	if (r)
 		return wl_errf(e, "cannot make a scratch directory in %s: %s",

@@ -197,7 +197,6 @@ static int cached_pages(struct state *st, uint64_t len, uint64_t *out)
 static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 {
 	char err[512];
-	struct stat sb;
 	int r;
 
 	if (loop_dir(c)) {
@@ -210,10 +209,7 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
 		return 0;
 	}
-	snprintf(st->dir, sizeof(st->dir), "%s/foliobench.%d", wl_s(c, "dir"),
-		 (int)getpid());
-	if (!stat(st->dir, &sb))	/* made by an earlier repetition */
-		return 0;
+	/* made once, reused by later repetitions */
 	r = sys_scratch(wl_s(c, "dir"), st->dir, sizeof(st->dir));
 	if (r)
 		return wl_errf(e, "cannot make a scratch directory in %s: %s",

@@ -30,7 +30,8 @@ void sys_undo_all(void);
 
 /*
  * Scratch directories of the runner's own, named with the pid:
- * <base>/foliobench.<pid>; removed recursively on undo.
+ * <base>/foliobench.<pid>; removed recursively on undo.  Asked again in
+ * one run, it hands back the same directory.
  */
 int sys_scratch(const char *base, char *out, size_t n);
 
