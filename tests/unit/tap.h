@@ -1,4 +1,7 @@
-/* Minimal TAP for the C unit tests: ok/not ok lines that mk/test.sh counts. */
+/*
+ * Minimal TAP for the C unit tests: ok/not ok lines and a plan that
+ * mk/test.sh checks (and the exit status: a crash is a failure).
+ */
 #ifndef FB_TAP_H
 #define FB_TAP_H
 
@@ -8,9 +11,11 @@
 
 static int tap_n, tap_failed;
 
+/* The condition is evaluated once: it may have side effects. */
 #define OK(cond, ...) do {						\
+	int tap_ok_ = !!(cond);						\
 	tap_n++;							\
-	if (cond) {							\
+	if (tap_ok_) {							\
 		printf("ok %d - ", tap_n);				\
 	} else {							\
 		tap_failed++;						\
@@ -18,8 +23,9 @@ static int tap_n, tap_failed;
 	}								\
 	printf(__VA_ARGS__);						\
 	printf("\n");							\
-	if (!(cond))							\
+	if (!tap_ok_)							\
 		printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+	fflush(stdout);							\
 } while (0)
 
 /* Equal within a relative tolerance (or absolute, near zero). */
@@ -35,6 +41,7 @@ static int tap_n, tap_failed;
 	   g_ ? g_ : "(null)", w_);					\
 } while (0)
 
+/* The plan comes last ("1..N"): mk/test.sh checks it against the lines. */
 static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);
