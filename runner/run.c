@@ -267,6 +267,25 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->progress = on_progress;
 }
 
+/* What the journal could not undo, one message a change; how many. */
+static int say_undo_failures(const char *head, struct strbuf *note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *save = NULL;
+	int n = sys_undo_failures(&sb, false);
+
+	if (!sb.buf)
+		return n;
+	for (line = strtok_r(sb.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		say_err("%s%s", head, line);
+		if (note)
+			strbuf_addf(note, "%s%s", note->len ? "; " : "", line);
+	}
+	strbuf_release(&sb);
+	return n;
+}
+
 static int exit_for_signal(void)
 {
 	return 128 + stop_sig;	/* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
@@ -384,6 +403,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	sys_up = true;
 	if (mended[0])
 		say_err("mended what an earlier run left: %s", mended);
+	say_undo_failures("cannot undo what an earlier run left: ", NULL);
 
 	/* Preflight everything before anything is made. */
 	snprintf(scratch, sizeof(scratch), "%s/foliobench.%d", cfg.scratch,
@@ -619,8 +639,22 @@ end_run:
 	db_run_end(&db, run_id, "failed", "the runner could not go on");
 out:
 	undraw();
+	if (sys_up && sys_undo_all()) {
+		struct strbuf note = STRBUF_INIT;
+
+		/* kept in the journal: the next start tries again */
+		say_undo_failures("cannot undo: ", &note);
+		say_err("the journal in %s keeps what is left; the next `bench "
+			"run` or `bench check` tries again", sys_state_dir());
+		if (run_id >= 0 && note.len)
+			db_run_note(&db, run_id, "could not undo: %s",
+				    note.buf);
+		strbuf_release(&note);
+		if (ret == EX_OK)
+			ret = EX_SOFTWARE;
+	}
 	if (sys_up)
-		sys_fini();
+		sys_fini();	/* keeps the journal while it holds anything */
 	if (stop_sig && ret != exit_for_signal()) {
 		if (run_id >= 0)
 			db_run_end(&db, run_id, "aborted", strsignal(stop_sig));

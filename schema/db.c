@@ -210,6 +210,22 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 			"run_id = ? AND status = 'pending'", "i", run_id);
 }
 
+int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+
+	if (!db->h)
+		return DB_ERR;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return run_stmt(db, "UPDATE runs SET status_reason = CASE WHEN "
+			"status_reason IS NULL OR status_reason = '' THEN ? "
+			"ELSE status_reason || '; ' || ? END WHERE id = ?",
+			"tti", text, text, run_id);
+}
+
 int db_mend_running(struct db *db, const char *hostname, int *n)
 {
 	char now[32];

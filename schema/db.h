@@ -42,6 +42,9 @@ struct db_run {
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id);
 int db_run_end(struct db *db, int64_t run_id, const char *status,
 	       const char *reason);
+/* Add a line to the run's status_reason ("could not undo: ..."). */
+int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Mark runs left 'running' on this host by a runner that is gone. */
 int db_mend_running(struct db *db, const char *hostname, int *n);
 

@@ -18,6 +18,9 @@ setup() {
 }
 
 teardown() {
+	[ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null
+	[ -n "$CG" ] && { rmdir "$CG/held" "$CG" 2>/dev/null || true; }
+	[ -n "$HELD" ] && { umount "$HELD"; rm -rf "${HELD%/held}"; }
 	rm -rf "$DEAD"
 	fb_teardown
 }
@@ -69,4 +72,69 @@ journal() {
 	losetup -d "$dev"
 	rm -f "$img"
 	assert_output --partial "$img"
+}
+
+# A cgroup that a process of the test keeps busy (a child cgroup holding a
+# sleep) cannot be removed: the journal keeps it until it can.
+@test "an undo that fails stays in the journal, is retried, and says how to do it by hand" {
+	CG=/sys/fs/cgroup/memory/foliobench.999999998.shadow
+	[ -d /sys/fs/cgroup/memory ] || CG=/sys/fs/cgroup/foliobench.999999998.shadow
+	mkdir "$CG" "$CG/held"
+	sleep 300 &
+	HOLDER=$!
+	echo $HOLDER > "$CG/held/cgroup.procs"
+	journal "0|boot|$BOOT" "1|knob|$T/knob|old" "2|cgroup|$CG|"
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 70
+	assert_line "bench: mended what an earlier run left: knob $T/knob, dir $DEAD"
+	assert_line "bench: cannot undo what an earlier run left: cgroup $CG: Device or resource busy; by hand: rmdir $CG"
+	assert_line "bench: the journal in $FOLIOBENCH_STATE keeps what is left; the next \`bench run\` or \`bench check\` tries again"
+	[ "$(cat "$T/knob")" = old ]
+	[ -d "$CG" ]
+	# kept, renumbered after this boot's line; the knob is gone from it
+	run cat "$FOLIOBENCH_STATE/journal"
+	assert_output "$(printf '0\tboot\t%s\n1\tcgroup\t%s\t' "$BOOT" "$CG")"
+	# tried again at the next start, and said again
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 70
+	assert_line "bench: cannot undo what an earlier run left: cgroup $CG: Device or resource busy; by hand: rmdir $CG"
+	# once nothing holds it, the next start mends it and forgets it
+	kill $HOLDER; wait $HOLDER || true
+	rmdir "$CG/held"
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	assert_line "bench: mended what an earlier run left: cgroup $CG"
+	[ ! -d "$CG" ]
+	[ ! -e "$FOLIOBENCH_STATE/journal" ]
+}
+
+# A file system the test mounts in the run's scratch dir keeps the dir from
+# being removed at the end of the run.
+@test "a run whose undo fails exits 70, says so, notes it in the run row, and keeps it in the journal" {
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]' 0 40
+	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
+	PID=$!
+	S=/dev/shm/foliobench.$PID
+	for _ in $(seq 200); do
+		[ -d "$S" ] && break
+		sleep 0.02
+	done
+	mkdir "$S/held"
+	mount -t tmpfs -o size=1M fbtest "$S/held"
+	HELD=$S/held
+	rc=0; wait $PID || rc=$?
+	[ "$rc" -eq 70 ]
+	run cat "$T/err"
+	assert_line "bench: cannot undo: dir $S: Directory not empty ($S/held is mounted in it); by hand: umount $S/held && rm -rf --one-file-system $S"
+	run q "select status, status_reason from runs"
+	assert_output "complete|could not undo: dir $S: Directory not empty ($S/held is mounted in it); by hand: umount $S/held && rm -rf --one-file-system $S"
+	run q "select count(*) from samples where valid = 1"
+	assert_output 40
+	grep -qF "$(printf 'dir\t%s\t' "$S")" "$FOLIOBENCH_STATE/journal"
+	umount "$S/held"
+	HELD=
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	assert_line "bench: mended what an earlier run left: dir $S"
+	[ ! -e "$S" ]
 }

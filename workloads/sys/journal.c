@@ -1,7 +1,9 @@
 /*
  * The journal of system changes (see sys.h).  Each change is appended and
  * fsync'ed before it is made; undoing it appends "ID done".  A runner that
- * finds entries not done at its start mends them, newest first.
+ * finds entries not done at its start mends them, newest first.  An undo
+ * that fails leaves its entry in the journal, with why, for the next start
+ * to try again: the journal forgets only what was really undone.
  */
 #include "sys.h"
 
@@ -31,6 +33,9 @@ struct entry {
 	char a[4096];
 	char b[512];
 	bool done;
+	bool told;		/* its failure was reported */
+	int err;		/* last undo failed: -errno */
+	char why[512];		/* and what failed, for people */
 };
 
 static struct {
@@ -129,14 +134,16 @@ static struct entry *find(const char *kind, const char *a)
 	return NULL;
 }
 
+static int rm_err;	/* first error of the tree being removed */
+
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	if (remove(path) && errno != ENOENT)
-		return 0;	/* go on: remove what can be removed */
+	if (remove(path) && errno != ENOENT && !rm_err)
+		rm_err = errno;	/* go on: remove what can be removed */
 	return 0;
 }
 
@@ -146,9 +153,39 @@ int sys_rmtree(const char *path)
 
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
+	rm_err = 0;
 	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
 		return -errno;
-	return access(path, F_OK) ? 0 : -ENOTEMPTY;
+	if (!access(path, F_OK))
+		return rm_err ? -rm_err : -ENOTEMPTY;
+	return 0;
+}
+
+/* A file system mounted at or below path (it keeps a directory busy). */
+static bool mounted_below(const char *path, char *at, size_t n)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[8192];
+	size_t len = strlen(path);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *t = strchr(line, ' '), *end;
+
+		if (!t)
+			continue;
+		end = strchr(++t, ' ');
+		if (end)
+			*end = '\0';
+		if (!strncmp(t, path, len) && (t[len] == '/' || !t[len])) {
+			snprintf(at, n, "%s", t);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
 }
 
 static unsigned long long proc_starttime(pid_t pid)
@@ -206,6 +243,10 @@ static int undo_cgroup(const char *path)
 	return -EBUSY;
 }
 
+/*
+ * Undo one entry; on success it is marked done and forgotten (e is gone),
+ * on failure it stays, with the error, for the next try.
+ */
 static int undo(struct entry *e)
 {
 	int r = 0;
@@ -247,17 +288,99 @@ static int undo(struct entry *e)
 			waitpid(pid, NULL, 0);	/* fails harmlessly if not ours */
 		}
 	}
+	if (r) {
+		char at[4096];
+
+		e->err = r;
+		if (!strcmp(e->kind, "dir") && mounted_below(e->a, at, sizeof(at)))
+			snprintf(e->why, sizeof(e->why), "%s (%.400s is mounted "
+				 "in it)", strerror(-r), at);
+		else
+			snprintf(e->why, sizeof(e->why), "%s", strerror(-r));
+		return r;
+	}
 	mark_done(e);
-	return r;
+	return 0;
 }
 
-void sys_undo_all(void)
+/* A word of a shell command, quoted when it must be. */
+static void sh_word(struct strbuf *sb, const char *s)
 {
-	int i;
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789/._-+=:,@") == strlen(s)) {
+		strbuf_addf(sb, "%s", s);
+		return;
+	}
+	strbuf_addf(sb, "'");
+	for (; *s; s++)
+		if (*s == '\'')
+			strbuf_addf(sb, "'\\''");
+		else
+			strbuf_addf(sb, "%c", *s);
+	strbuf_addf(sb, "'");
+}
+
+/* What a person runs to undo e by hand. */
+static void by_hand(struct strbuf *sb, const struct entry *e)
+{
+	char at[4096];
+
+	if (!strcmp(e->kind, "dir")) {
+		if (mounted_below(e->a, at, sizeof(at))) {
+			strbuf_addf(sb, "umount ");
+			sh_word(sb, at);
+			strbuf_addf(sb, " && ");
+		}
+		strbuf_addf(sb, "rm -rf --one-file-system ");
+		sh_word(sb, e->a);
+	} else if (!strcmp(e->kind, "knob")) {
+		strbuf_addf(sb, "echo ");
+		sh_word(sb, e->b);
+		strbuf_addf(sb, " > ");
+		sh_word(sb, e->a);
+	} else if (!strcmp(e->kind, "mount")) {
+		strbuf_addf(sb, "umount ");
+		sh_word(sb, e->a);
+	} else if (!strcmp(e->kind, "cgroup")) {
+		/* its tasks go to the parent first; child cgroups block it */
+		strbuf_addf(sb, "rmdir ");
+		sh_word(sb, e->a);
+	} else if (!strcmp(e->kind, "loop")) {
+		strbuf_addf(sb, "losetup -d ");
+		sh_word(sb, e->a);
+	} else if (!strcmp(e->kind, "pid")) {
+		strbuf_addf(sb, "kill -9 %s", e->a);
+	}
+}
+
+int sys_undo_failures(struct strbuf *sb, bool all)
+{
+	int i, n = 0;
+
+	for (i = J.n - 1; i >= 0; i--) {
+		struct entry *e = &J.e[i];
+
+		if (e->done || !e->err)
+			continue;
+		n++;
+		if (!sb || (e->told && !all))
+			continue;
+		e->told = true;
+		strbuf_addf(sb, "%s%s %s: %s; by hand: ", sb->len ? "\n" : "",
+			    e->kind, e->a, e->why);
+		by_hand(sb, e);
+	}
+	return n;
+}
+
+int sys_undo_all(void)
+{
+	int i, n = 0;
 
 	for (i = J.n - 1; i >= 0; i--)
-		if (!J.e[i].done)
-			undo(&J.e[i]);
+		if (!J.e[i].done && undo(&J.e[i]))
+			n++;
+	return n;
 }
 
 /* Read the journal a dead runner left; undo what it did not. */
@@ -319,7 +442,8 @@ static void mend(char *mended, size_t n)
 		if (e->done)
 			continue;
 		snprintf(what, sizeof(what), "%s %.500s", e->kind, e->a);
-		undo(e);	/* forgets e */
+		if (undo(e))	/* kept, with why, for sys_undo_failures */
+			continue;
 		if (mended && used < n) {
 			int w = snprintf(mended + used, n - used, "%s%s",
 					 used ? ", " : "", what);
@@ -327,8 +451,6 @@ static void mend(char *mended, size_t n)
 				used += (size_t)w;
 		}
 	}
-	J.n = 0;
-	J.next_id = 0;
 }
 
 /* Scratch dirs named foliobench.<pid> of pids that are gone. */
@@ -351,7 +473,13 @@ static void mend_scratch(const char *base, char *mended, size_t n)
 					 pid != getpid()))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
-		sys_rmtree(path);
+		/*
+		 * Not in our journal: what cannot be removed (a mount of a
+		 * runner with another state dir in it) is left to its own
+		 * journal, neither mended nor ours to report.
+		 */
+		if (find("dir", path) || sys_rmtree(path))
+			continue;
 		if (mended) {
 			size_t used = strlen(mended);
 
@@ -360,6 +488,21 @@ static void mend_scratch(const char *base, char *mended, size_t n)
 		}
 	}
 	closedir(d);
+}
+
+static int restart_journal(const char *boot);
+
+/* Close the journal and release the lock, without undoing anything. */
+static void sys_fini_lock(void)
+{
+	if (J.fd >= 0) {
+		close(J.fd);
+		J.fd = -1;
+	}
+	if (J.lock_fd >= 0) {
+		close(J.lock_fd);
+		J.lock_fd = -1;
+	}
 }
 
 int sys_init(char *mended, size_t n, pid_t *holder)
@@ -410,35 +553,67 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 	mend(mended, n);
 	mend_scratch("/dev/shm", mended, n);
 	mend_scratch("/var/tmp", mended, n);
-	if (ftruncate(J.fd, 0) == 0 &&
-	    !read_file_str("/proc/sys/kernel/random/boot_id", buf2,
-			   sizeof(buf2))) {
-		char line[128];
-
-		snprintf(line, sizeof(line), "0\tboot\t%s\n", buf2);
-		append(line);
-	}
-	return 0;
+	if (read_file_str("/proc/sys/kernel/random/boot_id", buf2,
+			  sizeof(buf2)))
+		buf2[0] = '\0';
+	return restart_journal(buf2);
 }
 
-void sys_fini(void)
+/*
+ * A fresh journal: this boot, then what could not be undone, renumbered,
+ * so that it is tried again at the next start.  Written beside and renamed
+ * over the old one: a runner killed here leaves one or the other whole.
+ */
+static int restart_journal(const char *boot)
+{
+	char path[4200], tmp[4300], line[4700];
+	int fd, i, r = 0;
+
+	snprintf(path, sizeof(path), "%s/journal", J.dir);
+	snprintf(tmp, sizeof(tmp), "%s/journal.new", J.dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return -errno;
+	close(J.fd);
+	J.fd = fd;
+	J.next_id = 0;
+	if (boot[0]) {
+		snprintf(line, sizeof(line), "0\tboot\t%s\n", boot);
+		r = append(line);
+	}
+	for (i = 0; i < J.n && !r; i++) {
+		struct entry *e = &J.e[i];
+
+		e->id = ++J.next_id;
+		snprintf(line, sizeof(line), "%d\t%s\t%s\t%s\n", e->id,
+			 e->kind, e->a, e->b);
+		r = append(line);
+	}
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r) {
+		unlink(tmp);
+		sys_fini_lock();
+	}
+	return r;
+}
+
+int sys_fini(void)
 {
 	char path[4200];
+	int left = sys_undo_all();
 
-	sys_undo_all();
-	if (J.fd >= 0) {
-		close(J.fd);
-		J.fd = -1;
+	/* a journal that still holds something is the record to mend it */
+	if (J.fd >= 0 && !left) {
 		snprintf(path, sizeof(path), "%s/journal", J.dir);
 		unlink(path);
 	}
-	if (J.lock_fd >= 0) {
-		close(J.lock_fd);
-		J.lock_fd = -1;
-	}
+	sys_fini_lock();
 	free(J.e);
 	J.e = NULL;
 	J.n = 0;
+	return left;
 }
 
 int sys_scratch(const char *base, char *out, size_t n)

@@ -23,10 +23,23 @@
  * runner holds the lock (holder's pid in *holder), or -errno.
  */
 int sys_init(char *mended, size_t n, pid_t *holder);
-/* Undo everything still recorded, newest first, and release the lock. */
-void sys_fini(void);
-/* Undo everything still recorded, newest first (keeps the lock). */
-void sys_undo_all(void);
+/*
+ * Undo everything still recorded, newest first, and release the lock.
+ * Returns how many changes could not be undone: they stay in the journal,
+ * which is then kept, for the next start to try again.
+ */
+int sys_fini(void);
+/* Undo everything still recorded, newest first (keeps the lock); same. */
+int sys_undo_all(void);
+
+struct strbuf;
+/*
+ * How many recorded changes could not be undone (at sys_init, what an
+ * earlier run left; later, this run's).  With sb, one line each for people
+ * is added: "cgroup PATH: Device or resource busy; by hand: rmdir PATH",
+ * for those not reported yet, or all of them with all.
+ */
+int sys_undo_failures(struct strbuf *sb, bool all);
 
 /*
  * Scratch directories of the runner's own, named with the pid:
