@@ -38,6 +38,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 	};
 	int ch;
 	uint64_t u;
+	char why[160];
 
 	opterr = 0;
 	optind = 1;
@@ -46,7 +47,17 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 		switch (ch) {
 		case 'c': o->config_path = optarg; break;
 		case 'd': o->db_path = optarg; break;
-		case 'l': o->label = optarg; break;
+		case 'l':
+			if (label_check(optarg, why, sizeof(why))) {
+				struct strbuf q = STRBUF_INIT;
+
+				strbuf_json_str(&q, optarg);	/* shown escaped */
+				fb_err("--label %s: %s", q.buf, why);
+				strbuf_release(&q);
+				return EX_USAGE;
+			}
+			o->label = optarg;
+			break;
 		case 'o': o->only = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'n':

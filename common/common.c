@@ -142,15 +142,25 @@ void human_size(uint64_t bytes, char *buf, size_t n)
 
 int parse_duration(const char *s, uint64_t *ns_out)
 {
-	char *end;
+	char num[64], *end;
+	size_t n;
 	double v, mul;
 
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+	/* digits with one optional point: no sign, exponent, hex or inf */
+	if (!s)
 		return -EINVAL;
+	n = strspn(s, "0123456789");
+	if (s[n] == '.')
+		n += 1 + strspn(s + n + 1, "0123456789");
+	if (!n || (n == 1 && s[0] == '.') || n >= sizeof(num))
+		return n >= sizeof(num) ? -ERANGE : -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	end = (char *)s + n;
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
-		return -EINVAL;
+	v = strtod(num, NULL);
+	if (errno || !isfinite(v))
+		return -ERANGE;
 	if (!*end || !strcmp(end, "s"))
 		mul = 1e9;
 	else if (!strcmp(end, "ms"))
@@ -163,10 +173,117 @@ int parse_duration(const char *s, uint64_t *ns_out)
 		mul = 3600e9;
 	else
 		return -EINVAL;
-	if (v * mul > 1.8e19)
-		return -ERANGE;
-	*ns_out = (uint64_t)llround(v * mul);
+	return duration_from_double(v, mul, ns_out);
+}
+
+int duration_from_double(double v, double mul, uint64_t *ns_out)
+{
+	double ns = v * mul;
+
+	/* 2^63 ns is 292 years: more is not a duration of a benchmark */
+	if (!isfinite(ns) || ns < 0 || ns >= 9.2e18)
+		return ns < 0 ? -EINVAL : -ERANGE;
+	*ns_out = (uint64_t)llround(ns);
 	return 0;
+}
+
+/* Length of the UTF-8 sequence at s (1-4), or 0 if it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], cp;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+int check_text(const char *s, size_t max, char *why, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
+
+	for (; *p; p += len) {
+		len = utf8_len(p);
+		if (!len) {
+			snprintf(why, n, "is not valid UTF-8 (byte 0x%02x at "
+				 "offset %zu)", *p, (size_t)(p - (const unsigned char *)s));
+			return -EILSEQ;
+		}
+		/* C0, DEL and C1 controls: they move terminals and break lines */
+		if (*p < 0x20 || *p == 0x7f ||
+		    (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+			snprintf(why, n, "holds a control character (U+%04X) at "
+				 "offset %zu", len == 2 ? p[1] : *p,
+				 (size_t)(p - (const unsigned char *)s));
+			return -EILSEQ;
+		}
+	}
+	if ((size_t)(p - (const unsigned char *)s) > max) {
+		snprintf(why, n, "is %zu bytes long, more than %zu",
+			 (size_t)(p - (const unsigned char *)s), max);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+int label_check(const char *s, char *why, size_t n)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._+~:@-";
+	size_t bad;
+
+	if (!*s) {
+		snprintf(why, n, "a label is not empty");
+		return -EINVAL;
+	}
+	if (strlen(s) > LABEL_MAX) {
+		snprintf(why, n, "a label is at most %d characters", LABEL_MAX);
+		return -E2BIG;
+	}
+	bad = strspn(s, ok);
+	if (s[bad]) {
+		if ((unsigned char)s[bad] < 0x20 || (unsigned char)s[bad] >= 0x7f)
+			snprintf(why, n, "a label holds only letters, digits "
+				 "and . _ + ~ : @ - (byte 0x%02x at offset %zu)",
+				 (unsigned char)s[bad], bad);
+		else
+			snprintf(why, n, "a label holds only letters, digits "
+				 "and . _ + ~ : @ - (\"%c\" at offset %zu)",
+				 s[bad], bad);
+		return -EINVAL;
+	}
+	/* it names files: never hidden, an option, or a way up */
+	if (s[0] == '.' || s[0] == '-' || strstr(s, "..")) {
+		snprintf(why, n, "a label does not start with '.' or '-' nor "
+			 "hold \"..\"");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void label_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._+~:@-", *s))
+			*s = '_';
 }
 
 void format_duration(uint64_t ns, char *buf, size_t n)
@@ -283,6 +400,49 @@ unsigned edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+void die_oom(size_t n)
+{
+	fflush(stdout);
+	fprintf(stderr, "bench: out of memory (allocating %zu bytes)\n", n);
+	exit(70);	/* EX_SOFTWARE: bench/ maps nothing here, it never returns */
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die_oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *q, size_t n)
+{
+	void *p = realloc(q, n ? n : 1);
+
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die_oom(strlen(s) + 1);
+	return p;
+}
+
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
@@ -299,9 +459,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 
 		while (na < sb->len + (size_t)need + 1)
 			na *= 2;
-		nb = realloc(sb->buf, na);
-		if (!nb)
-			abort();
+		nb = xrealloc(sb->buf, na);
 		sb->buf = nb;
 		sb->alloc = na;
 	}

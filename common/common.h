@@ -19,8 +19,13 @@ int parse_size(const char *s, uint64_t *out);
 void format_size(uint64_t bytes, char *buf, size_t n);
 /* Human form for messages: "8.0 GiB", "512 MiB". */
 void human_size(uint64_t bytes, char *buf, size_t n);
-/* "10s", "300ms", "2m", "1.5s", "10" (seconds) into nanoseconds. */
+/*
+ * "10s", "300ms", "2m", "1.5s", "10" (seconds) into nanoseconds: digits
+ * and a point only (no sign, exponent or hex).  -EINVAL or -ERANGE.
+ */
 int parse_duration(const char *s, uint64_t *ns_out);
+/* v units of mul ns each, rounded; -ERANGE past 2^63 ns, -EINVAL below 0. */
+int duration_from_double(double v, double mul, uint64_t *ns_out);
 void format_duration(uint64_t ns, char *buf, size_t n);
 /* Strict unsigned integer: whole string, base 10. */
 int parse_u64(const char *s, uint64_t *out);
@@ -42,6 +47,32 @@ int write_file_str(const char *path, const char *s);
 int meminfo_bytes(const char *key, uint64_t *out);
 /* Levenshtein distance, for "did you mean" suggestions. */
 unsigned edit_distance(const char *a, const char *b);
+
+/*
+ * Text that reaches a terminal, a table or a file: valid UTF-8, no control
+ * characters, at most max bytes.  0, or -errno with why filled in.
+ */
+int check_text(const char *s, size_t max, char *why, size_t n);
+
+/*
+ * A label names a kernel in tables and, later, files: 1 to LABEL_MAX of
+ * letters, digits and . _ + ~ : @ -, not starting with '.' or '-', no "..".
+ */
+#define LABEL_MAX 128
+int label_check(const char *s, char *why, size_t n);
+/* Make a label of uname -r's text: other bytes become '_'. */
+void label_sanitize(char *s);
+
+/*
+ * Allocation that cannot fail, as git's xmalloc: on failure the process
+ * says so and exits 70 (what it changed on the system stays journalled and
+ * is mended by the next start).  Use these wherever a NULL is not handled.
+ */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+void die_oom(size_t n) __attribute__((noreturn));
 
 /* A growable string. */
 struct strbuf {

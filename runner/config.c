@@ -70,12 +70,118 @@ static void line_col(const char *text, const char *at, int *line, int *col)
 /* A JSON value as the user wrote it, for messages. */
 static char *show(const cJSON *v)
 {
-	return cJSON_PrintUnformatted(v);
+	char *s = cJSON_PrintUnformatted(v);	/* NULL only when out of memory */
+
+	if (!s)
+		die_oom(0);
+	return s;
 }
 
 static bool is_comment(const char *key)
 {
 	return key && key[0] == '#';
+}
+
+#define MAX_DEPTH	16	/* a config needs 4: root, suite, entry, sweep */
+#define MAX_STRING	4000	/* bytes; paths stay below PATH_MAX */
+#define MAX_KEY		128
+
+/*
+ * What cJSON accepts but C cannot hold whole or people cannot read: a
+ * "\u0000" (cJSON hands back C strings, cut there) and nesting deeper
+ * than a config needs.  Checked on the text, with line and column.
+ */
+static int scan_text(struct ctx *x, const char *text)
+{
+	const char *p;
+	bool in_str = false;
+	int depth = 0, line, col;
+
+	for (p = text; *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1] == 'u' &&
+			    !strncmp(p + 2, "0000", 4)) {
+				line_col(text, p, &line, &col);
+				return errf(x, "line %d, column %d: a string "
+					    "holds \\u0000, which would cut it "
+					    "short", line, col);
+			}
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+		} else if (*p == '[' || *p == '{') {
+			if (++depth > MAX_DEPTH) {
+				line_col(text, p, &line, &col);
+				return errf(x, "line %d, column %d: nested deeper "
+					    "than %d levels", line, col,
+					    MAX_DEPTH);
+			}
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every key and string is UTF-8 without control characters and of a sane
+ * length; every number is finite and exact (at most 2^53).
+ */
+static int check_values(struct ctx *x, const cJSON *o, const char *path)
+{
+	const cJSON *a;
+	char sub[512], why[128];
+	int i = 0, r;
+
+	if (cJSON_IsString(o) &&
+	    (r = check_text(o->valuestring, MAX_STRING, why, sizeof(why)))) {
+		char *shown = show(o);
+
+		/* not UTF-8: the value cannot be shown as it is */
+		if (r == -EILSEQ && !strncmp(why, "is not valid", 12))
+			errf(x, "%s: the string %s", *path ? path : "(top)", why);
+		else
+			errf(x, "%s: %.60s%s %s", *path ? path : "(top)",
+			     shown, strlen(shown) > 60 ? "..." : "", why);
+		free(shown);
+		return -1;
+	}
+	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
+		return errf(x, "%s: a number too large to hold",
+			    *path ? path : "(top)");
+	if (cJSON_IsNumber(o) && fabs(o->valuedouble) > 9007199254740992.0)
+		return errf(x, "%s: %.17g is beyond 2^53 (9007199254740992), "
+			    "where JSON numbers stop being exact; write sizes "
+			    "as \"8G\"", *path ? path : "(top)",
+			    o->valuedouble);
+	for (a = o->child; a; a = a->next, i++) {
+		if (cJSON_IsObject(o)) {
+			r = check_text(a->string, MAX_KEY, why, sizeof(why));
+			if (r == -EILSEQ && !strncmp(why, "is not valid", 12)) {
+				return errf(x, "%s%sa key %s", path,
+					    *path ? ": " : "", why);
+			} else if (r) {
+				struct strbuf k = STRBUF_INIT;
+
+				strbuf_json_str(&k, a->string);
+				errf(x, "%s%skey %.60s%s %s", path,
+				     *path ? ": " : "", k.buf,
+				     k.len > 60 ? "..." : "", why);
+				strbuf_release(&k);
+				return -1;
+			}
+			snprintf(sub, sizeof(sub), "%.300s%s%.100s", path,
+				 *path ? "." : "", a->string);
+		} else {
+			snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+		}
+		if (check_values(x, a, sub))
+			return -1;
+	}
+	return 0;
 }
 
 /* Reject duplicate keys anywhere (cJSON keeps both silently). */
@@ -149,7 +255,8 @@ static int json_uint(const cJSON *v, uint64_t *out)
 {
 	double d = v->valuedouble;
 
-	if (!cJSON_IsNumber(v) || d < 0 || d != floor(d) || d > 1.8e19)
+	/* beyond 2^53 a JSON number is not exact: check_values refuses it */
+	if (!cJSON_IsNumber(v) || d < 0 || d != floor(d) || d > 9007199254740992.0)
 		return -1;
 	*out = (uint64_t)d;
 	return 0;
@@ -198,6 +305,11 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 	switch (p->type) {
 	case PT_SIZE:
 		r = s ? parse_size(s, &u) : json_uint(v, &u);
+		if (r == -ERANGE) {
+			errf(x, "%s: %s is too large (more than 2^64 bytes)",
+			     path, shown ? shown : s);
+			goto fail;
+		}
 		if (r) {
 			errf(x, "%s: %s is not a size (a whole number of "
 			     "bytes, or with k, M, G, T: \"64M\", \"8G\")",
@@ -223,12 +335,14 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)u);
 		break;
 	case PT_DURATION:
-		if (s) {
+		if (s)
 			r = parse_duration(s, &u);
-		} else if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
-			u = (uint64_t)llround(v->valuedouble * 1e9);
-		} else {
-			r = -1;
+		else
+			r = duration_from_double(v->valuedouble, 1e9, &u);
+		if (r == -ERANGE) {
+			errf(x, "%s: %s is too long a duration (more than 292 "
+			     "years)", path, shown ? shown : s);
+			goto fail;
 		}
 		if (r) {
 			errf(x, "%s: %s is not a duration (\"10s\", \"500ms\", "
@@ -291,7 +405,7 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 			goto fail;
 		}
 	}
-	out->str = strdup(buf);
+	out->str = xstrdup(buf);
 	out->u = u;
 	free(shown);
 	return 0;
@@ -344,9 +458,7 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		struct plan_case *c;
 		struct strbuf pj = STRBUF_INIT, title = STRBUF_INIT;
 
-		c = realloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
-		if (!c)
-			return -1;
+		c = xrealloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
 		cfg->cases = c;
 		c = &cfg->cases[cfg->ncases++];
 		memset(c, 0, sizeof(*c));
@@ -355,7 +467,7 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		c->warmup = warmup;
 		strbuf_addf(&pj, "{");
 		for (i = 0; i < np; i++) {
-			c->v[i].str = strdup(axes[i].vals[idx[i]].str);
+			c->v[i].str = xstrdup(axes[i].vals[idx[i]].str);
 			c->v[i].u = axes[i].vals[idx[i]].u;
 			strbuf_addf(&pj, "%s", i ? "," : "");
 			strbuf_json_str(&pj, w->params[i].name);
@@ -368,8 +480,8 @@ static int add_cases(struct config *cfg, const struct workload *w,
 					    w->params[i].name, c->v[i].str);
 		}
 		strbuf_addf(&pj, "}");
-		c->params_json = pj.buf ? pj.buf : strdup("{}");
-		c->title = title.buf ? title.buf : strdup("(defaults)");
+		c->params_json = pj.buf ? pj.buf : xstrdup("{}");
+		c->title = title.buf ? title.buf : xstrdup("(defaults)");
 		/* next point of the cartesian product, last axis fastest */
 		for (i = np - 1; i >= 0; i--) {
 			if (++idx[i] < axes[i].n)
@@ -416,7 +528,7 @@ static int get_str(struct ctx *x, const cJSON *o, const char *key, char **out)
 		return -1;
 	}
 	free(*out);
-	*out = strdup(v->valuestring);
+	*out = xstrdup(v->valuestring);
 	return 0;
 }
 
@@ -479,9 +591,7 @@ static int load_entry(struct ctx *x, struct config *cfg, const cJSON *e,
 		return -1;
 	for (np = 0; w->params[np].name; np++)
 		;
-	axes = calloc((size_t)np + 1, sizeof(*axes));
-	if (!axes)
-		return errf(x, "out of memory");
+	axes = xcalloc((size_t)np + 1, sizeof(*axes));
 	for (k = 0; k < np; k++) {
 		snprintf(sub, sizeof(sub), "%s%s", path, w->params[k].name);
 		v = cJSON_GetObjectItemCaseSensitive(e, w->params[k].name);
@@ -498,6 +608,8 @@ out:
 	return r;
 }
 
+#define CONFIG_MAX	(1 << 20)	/* bytes: a config is a page or two */
+
 static char *slurp(const char *path, int *err)
 {
 	FILE *f = fopen(path, "re");
@@ -510,6 +622,12 @@ static char *slurp(const char *path, int *err)
 		return NULL;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (sb.len + n > CONFIG_MAX) {
+			fclose(f);
+			strbuf_release(&sb);
+			*err = EFBIG;
+			return NULL;
+		}
 		if (memchr(buf, '\0', n)) {
 			fclose(f);
 			strbuf_release(&sb);
@@ -519,33 +637,55 @@ static char *slurp(const char *path, int *err)
 		strbuf_addf(&sb, "%.*s", (int)n, buf);
 	}
 	fclose(f);
-	return sb.buf ? sb.buf : strdup("");
+	return sb.buf ? sb.buf : xstrdup("");
 }
 
-int config_load(struct config *cfg, const char *path, struct strbuf *err)
+static void config_defaults(struct config *cfg, const char *path)
 {
-	struct ctx x = { .file = path, .err = err };
-	const char *end = NULL;
-	cJSON *root = NULL, *v, *suite;
-	char *text;
-	int e = 0, line, col, i, r = -1;
-
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	cfg->runs = 5;
 	cfg->warmup = 1;
 	cfg->cpu = -1;
-	cfg->database = strdup("results.db");
-	cfg->scratch = strdup("/dev/shm");
-	cfg->disk_scratch = strdup("/var/tmp");
+	cfg->database = xstrdup("results.db");
+	cfg->scratch = xstrdup("/dev/shm");
+	cfg->disk_scratch = xstrdup("/var/tmp");
+}
+
+int config_load(struct config *cfg, const char *path, struct strbuf *err)
+{
+	char *text;
+	int e = 0, r;
+
+	config_defaults(cfg, path);
 	text = slurp(path, &e);
 	if (!text) {
 		strbuf_addf(err, "cannot read %s: %s", path,
-			    e == EILSEQ ? "not a text file" : strerror(e));
+			    e == EILSEQ ? "not a text file" :
+			    e == EFBIG ? "larger than 1 MiB, not a config" :
+			    strerror(e));
 		config_release(cfg);
 		return -1;
 	}
-	x.text = text;
+	r = config_parse(cfg, path, text, err);
+	free(text);
+	return r;
+}
+
+int config_parse(struct config *cfg, const char *path, const char *text,
+		 struct strbuf *err)
+{
+	struct ctx x = { .file = path, .text = text, .err = err };
+	const char *end = NULL;
+	cJSON *root = NULL, *v, *suite;
+	int line, col, i, r = -1;
+
+	static cJSON_Hooks hooks = { xmalloc, free };
+
+	cJSON_InitHooks(&hooks);	/* allocation failure dies, never NULL */
+	config_defaults(cfg, path);
+	if (scan_text(&x, text))
+		goto out;
 	root = cJSON_ParseWithOpts(text, &end, 0);
 	if (!root) {
 		const char *at = cJSON_GetErrorPtr();
@@ -570,7 +710,7 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 		errf(&x, "the config is a JSON object ({ ... })");
 		goto out;
 	}
-	if (check_dups(&x, root, ""))
+	if (check_dups(&x, root, "") || check_values(&x, root, ""))
 		goto out;
 	for (v = root->child; v; v = v->next) {
 		bool known = false;
@@ -592,6 +732,14 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 	    get_uint(&x, root, "runs", "", 1, 100000, &cfg->runs) ||
 	    get_uint(&x, root, "warmup", "", 0, 100000, &cfg->warmup))
 		goto out;
+	if (cfg->label) {
+		char why[128];
+
+		if (label_check(cfg->label, why, sizeof(why))) {
+			errf(&x, "label: \"%s\": %s", cfg->label, why);
+			goto out;
+		}
+	}
 	/* journalled and mended by the next runner, wherever it runs from */
 	if (cfg->scratch[0] != '/' || cfg->disk_scratch[0] != '/' ||
 	    strpbrk(cfg->scratch, "\t\n") ||
@@ -632,11 +780,10 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 	for (i = 0, v = suite->child; v; v = v->next, i++)
 		if (load_entry(&x, cfg, v, i))
 			goto out;
-	cfg->json = cJSON_PrintUnformatted(root);
+	cfg->json = show(root);
 	r = 0;
 out:
 	cJSON_Delete(root);
-	free(text);
 	if (r)
 		config_release(cfg);
 	return r;
@@ -663,7 +810,7 @@ void config_release(struct config *cfg)
 
 int config_only(struct config *cfg, const char *list, struct strbuf *err)
 {
-	char *dup = strdup(list), *tok, *save = NULL;
+	char *dup = xstrdup(list), *tok, *save = NULL;
 	int i, n = 0;
 
 	for (tok = strtok_r(dup, ",", &save); tok;
@@ -677,7 +824,7 @@ int config_only(struct config *cfg, const char *list, struct strbuf *err)
 	for (i = 0; i < cfg->ncases; i++) {
 		bool keep = false;
 
-		strcpy(dup, list);	/* same length: safe */
+		memcpy(dup, list, strlen(list) + 1);	/* same length */
 		for (tok = strtok_r(dup, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save))
 			keep |= !strcmp(tok, cfg->cases[i].wl->name);

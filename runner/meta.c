@@ -92,6 +92,12 @@ void meta_collect(struct meta *m)
 	snprintf(m->release, sizeof(m->release), "%s", u.release);
 	snprintf(m->version, sizeof(m->version), "%s", u.version);
 	snprintf(m->hostname, sizeof(m->hostname), "%s", u.nodename);
+	/* both reach tables, file names and SQL: nothing but plain words */
+	label_sanitize(m->hostname);
+	snprintf(m->label, sizeof(m->label), "%s", u.release);
+	label_sanitize(m->label);
+	if (m->label[0] == '.' || m->label[0] == '-')
+		m->label[0] = '_';
 	if (read_file_str("/proc/sys/kernel/random/boot_id", m->boot_id,
 			  sizeof(m->boot_id)))
 		snprintf(m->boot_id, sizeof(m->boot_id), "unknown");

@@ -475,7 +475,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			say_err("marked %d run%s that died as aborted", n,
 				n == 1 ? "" : "s");
 	}
-	label = o->label ? o->label : cfg.label ? cfg.label : meta.release;
+	label = o->label ? o->label : cfg.label ? cfg.label : meta.label;
 	snprintf(row.uuid, sizeof(row.uuid), "%s", meta.uuid);
 	row.label = label;
 	row.kernel_release = meta.release;

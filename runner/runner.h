@@ -33,6 +33,9 @@ struct config {
  * and value); nothing else is touched.
  */
 int config_load(struct config *cfg, const char *path, struct strbuf *err);
+/* The same for a config's text in memory (path only names it). */
+int config_parse(struct config *cfg, const char *path, const char *text,
+		 struct strbuf *err);
 void config_release(struct config *cfg);
 /* The config used when none is given: ./config.json, else the example. */
 const char *config_default_path(void);

@@ -147,3 +147,80 @@ run_cfg() {
 	assert_line --index 2 "ok     shmem-remove op=unlink size=64M folio=4k"
 	assert_line --index 3 "ok     shmem-remove op=unlink size=64M folio=pmd"
 }
+
+# Bad input of every kind: each is 78, names the key (or line and column)
+# and the problem, and nothing is cut short or made.
+@test "a string with \\u0000 is refused, not cut short" {
+	cfg '{ "suite": [ { "workload": "seq-read", "file": "/dev/shm/a\u0000b" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 59: a string holds \\u0000, which would cut it short"
+}
+
+@test "control characters in a string or a key are refused" {
+	cfg '{ "suite": [ { "workload": "seq-read", "dir": "/dev/shm\u001b[2J" } ] }'
+	run_cfg
+	assert_output 'bench: '"$T"'/c.json: suite[0].dir: "/dev/shm\u001b[2J" holds a control character (U+001B) at offset 8'
+	cfg '{ "ru\nns": 2, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output 'bench: '"$T"'/c.json: key "ru\u000ans" holds a control character (U+000A) at offset 2'
+}
+
+@test "a string that is not UTF-8 is refused without echoing it" {
+	printf '{ "database": "r\xffs.db", "suite": [ { "workload": "shmem-remove" } ] }' > "$T/c.json"
+	run_cfg
+	assert_output "bench: $T/c.json: database: the string is not valid UTF-8 (byte 0xff at offset 1)"
+}
+
+@test "an absurdly long string or a file over 1 MiB is refused" {
+	long=$(head -c 5000 /dev/zero | tr '\0' a)
+	cfg "{ \"database\": \"/tmp/$long\", \"suite\": [ { \"workload\": \"shmem-remove\" } ] }"
+	run_cfg
+	assert_output --regexp "^bench: $T/c.json: database: \"/tmp/a{54}\\.\\.\\. is 5005 bytes long, more than 4000\$"
+	{ printf '{ "#": "'; head -c 1100000 /dev/zero | tr '\0' a; printf '", "suite": [] }'; } > "$T/c.json"
+	run_cfg
+	assert_output "bench: cannot read $T/c.json: larger than 1 MiB, not a config"
+}
+
+@test "nesting deeper than a config needs is refused" {
+	cfg '{ "#": [[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]], "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 23: nested deeper than 16 levels"
+}
+
+@test "numbers beyond 2^53, infinite, or with a fraction where a whole number is meant" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": 18014398509481984 } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].size: 18014398509481984 is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	cfg '{ "warmup": 1e999, "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: warmup: a number too large to hold"
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": 1048576.5 } ] }'
+	run_cfg
+	assert_output --partial "suite[0].size: 1048576.5 is not a size"
+}
+
+@test "sizes and durations that overflow say so" {
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": "16777216T" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].size: \"16777216T\" is too large (more than 2^64 bytes)"
+	cfg '{ "suite": [ { "workload": "seq-read", "duration": "99999999999h" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: suite[0].duration: \"99999999999h\" is too long a duration (more than 292 years)"
+	cfg '{ "suite": [ { "workload": "seq-read", "duration": "1e3s" } ] }'
+	run_cfg
+	assert_output --partial "suite[0].duration: \"1e3s\" is not a duration"
+}
+
+@test "a label with a newline, a quote, ../ or a shell metacharacter is refused" {
+	for bad in '../x' 'a\"b' 'a;rm -rf' '$(id)' 'a b' '-x' '.hidden'; do
+		cfg "{ \"label\": \"$bad\", \"suite\": [ { \"workload\": \"shmem-remove\" } ] }"
+		run_cfg
+		assert_output --regexp "^bench: $T/c.json: label: .*a label "
+	done
+	cfg '{ "label": "a\nb", "suite": [ { "workload": "shmem-remove" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: label: \"a\\nb\" holds a control character (U+000A) at offset 1"
+	cfg '{ "label": "6.18.0-rc3+", "suite": [ { "workload": "shmem-remove", "size": "64M" } ] }'
+	run "$BENCH" check --config "$T/c.json"
+	assert_success
+}

@@ -32,7 +32,7 @@ static void fmt(uint64_t b, const char *want)
 int main(void)
 {
 	uint64_t ns = 0;
-	char buf[32];
+	char buf[160];
 
 	size_ok("0", 0);
 	size_ok("4096", 4096);
@@ -87,5 +87,53 @@ int main(void)
 	OK(parse_u64("12", &ns) == 0 && ns == 12, "parse_u64 12");
 	OK(parse_u64("12a", &ns) == -EINVAL, "parse_u64 rejects 12a");
 	OK(parse_u64("+1", &ns) == -EINVAL, "parse_u64 rejects a sign");
+	/* strict durations: no exponent, hex, inf; no overflow */
+	OK(parse_duration("1e3", &ns) == -EINVAL, "1e3 is not a duration");
+	OK(parse_duration("0x10s", &ns) == -EINVAL, "hex is not a duration");
+	OK(parse_duration("inf", &ns) == -EINVAL, "inf is not a duration");
+	OK(parse_duration(".", &ns) == -EINVAL, "a lone point");
+	OK(parse_duration(".5s", &ns) == 0 && ns == 500000000ull, ".5s");
+	OK(parse_duration("99999999999h", &ns) == -ERANGE,
+	   "292 years and more is out of range");
+	OK(parse_duration("9000000000s", &ns) == 0 &&
+	   ns == 9000000000000000000ull, "just below 2^63 ns");
+	OK(duration_from_double(-1, 1e9, &ns) == -EINVAL, "negative seconds");
+	OK(duration_from_double(1e300, 1e9, &ns) == -ERANGE, "1e300 seconds");
+	/* text that reaches a terminal or a file */
+	OK(check_text("/dev/shm/\xc3\xa9t\xc3\xa9", 100, buf, sizeof(buf)) == 0,
+	   "UTF-8 passes");
+	OK(check_text("a\nb", 100, buf, sizeof(buf)) == -EILSEQ &&
+	   !strcmp(buf, "holds a control character (U+000A) at offset 1"),
+	   "a newline is refused (%s)", buf);
+	OK(check_text("a\xc2\x85", 100, buf, sizeof(buf)) == -EILSEQ,
+	   "a C1 control (NEL) is refused");
+	OK(check_text("a\x7f", 100, buf, sizeof(buf)) == -EILSEQ, "DEL is refused");
+	OK(check_text("\xff", 100, buf, sizeof(buf)) == -EILSEQ &&
+	   !strcmp(buf, "is not valid UTF-8 (byte 0xff at offset 0)"),
+	   "a stray byte is refused (%s)", buf);
+	OK(check_text("\xc0\xaf", 100, buf, sizeof(buf)) == -EILSEQ,
+	   "an overlong '/' is refused");
+	OK(check_text("\xed\xa0\x80", 100, buf, sizeof(buf)) == -EILSEQ,
+	   "a UTF-16 surrogate is refused");
+	OK(check_text("\xe2\x82", 100, buf, sizeof(buf)) == -EILSEQ,
+	   "a cut sequence is refused");
+	OK(check_text("abcdef", 5, buf, sizeof(buf)) == -E2BIG &&
+	   !strcmp(buf, "is 6 bytes long, more than 5"), "too long (%s)", buf);
+	OK(label_check("6.18.0-rc3-next-20261128+", buf, sizeof(buf)) == 0,
+	   "a kernel release is a label");
+	OK(label_check("../etc", buf, sizeof(buf)) == -EINVAL, "../ refused");
+	OK(label_check("a..b", buf, sizeof(buf)) == -EINVAL, ".. refused");
+	OK(label_check("-rf", buf, sizeof(buf)) == -EINVAL, "a leading - refused");
+	OK(label_check("a;rm", buf, sizeof(buf)) == -EINVAL &&
+	   !strcmp(buf, "a label holds only letters, digits and . _ + ~ : @ - "
+		   "(\";\" at offset 1)"), "a shell metacharacter (%s)", buf);
+	OK(label_check("a\"b", buf, sizeof(buf)) == -EINVAL, "a quote refused");
+	OK(label_check("", buf, sizeof(buf)) == -EINVAL, "empty refused");
+	{
+		char l[] = "6.1 x/y\n";
+
+		label_sanitize(l);
+		STREQ(l, "6.1_x_y_", "label_sanitize");
+	}
 	return tap_done();
 }
