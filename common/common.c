@@ -142,45 +142,57 @@ void human_size(uint64_t bytes, char *buf, size_t n)
 
 int parse_duration(const char *s, uint64_t *ns_out)
 {
-	char num[64], *end;
-	size_t n;
-	double v, mul;
+	unsigned __int128 whole = 0, num = 0, den = 1, ns;
+	const char *p = s;
+	uint64_t mul;
+	bool digits = false;
 
-	/* digits with one optional point: no sign, exponent, hex or inf */
+	/*
+	 * Digits with one optional point (no sign, exponent, hex or inf),
+	 * in exact integers as parse_size does: a double is not exact past
+	 * 2^53 ns, 104 days (the fuzz harness found that).
+	 */
 	if (!s)
 		return -EINVAL;
-	n = strspn(s, "0123456789");
-	if (s[n] == '.')
-		n += 1 + strspn(s + n + 1, "0123456789");
-	if (!n || (n == 1 && s[0] == '.') || n >= sizeof(num))
-		return n >= sizeof(num) ? -ERANGE : -EINVAL;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	end = (char *)s + n;
-	errno = 0;
-	v = strtod(num, NULL);
-	if (errno || !isfinite(v))
-		return -ERANGE;
-	if (!*end || !strcmp(end, "s"))
-		mul = 1e9;
-	else if (!strcmp(end, "ms"))
-		mul = 1e6;
-	else if (!strcmp(end, "us"))
-		mul = 1e3;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		mul = 60e9;
-	else if (!strcmp(end, "h"))
-		mul = 3600e9;
+	for (; isdigit((unsigned char)*p); p++, digits = true) {
+		whole = whole * 10 + (unsigned)(*p - '0');
+		if (whole > UINT64_MAX)
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits = true) {
+			if (den < 1000000000000000000ull) {	/* 18 digits */
+				num = num * 10 + (unsigned)(*p - '0');
+				den *= 10;
+			}
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	if (!*p || !strcmp(p, "s"))
+		mul = 1000000000ull;
+	else if (!strcmp(p, "ms"))
+		mul = 1000000ull;
+	else if (!strcmp(p, "us"))
+		mul = 1000ull;
+	else if (!strcmp(p, "m") || !strcmp(p, "min"))
+		mul = 60000000000ull;
+	else if (!strcmp(p, "h"))
+		mul = 3600000000000ull;
 	else
 		return -EINVAL;
-	return duration_from_double(v, mul, ns_out);
+	/* 2^63 ns is 292 years: more is not a duration of a benchmark */
+	ns = whole * mul + (num * mul + den / 2) / den;
+	if (ns >= (unsigned __int128)1 << 63)
+		return -ERANGE;
+	*ns_out = (uint64_t)ns;
+	return 0;
 }
 
 int duration_from_double(double v, double mul, uint64_t *ns_out)
 {
 	double ns = v * mul;
 
-	/* 2^63 ns is 292 years: more is not a duration of a benchmark */
 	if (!isfinite(ns) || ns < 0 || ns >= 9.2e18)
 		return ns < 0 ? -EINVAL : -ERANGE;
 	*ns_out = (uint64_t)llround(ns);
@@ -220,6 +232,7 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len;
 
+	/* first UTF-8 throughout: a string that is not cannot be shown */
 	for (; *p; p += len) {
 		len = utf8_len(p);
 		if (!len) {
@@ -227,6 +240,9 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 				 "offset %zu)", *p, (size_t)(p - (const unsigned char *)s));
 			return -EILSEQ;
 		}
+	}
+	for (p = (const unsigned char *)s; *p; p += len) {
+		len = utf8_len(p);
 		/* C0, DEL and C1 controls: they move terminals and break lines */
 		if (*p < 0x20 || *p == 0x7f ||
 		    (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
@@ -242,6 +258,20 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 		return -E2BIG;
 	}
 	return 0;
+}
+
+void utf8_trim(char *s)
+{
+	size_t len = strlen(s), i = len, k;
+
+	/* back to the lead byte of the last sequence; drop it if cut */
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && len - i < 3)
+		i--;
+	if (i == 0)
+		return;
+	k = utf8_len((const unsigned char *)s + i - 1);
+	if ((unsigned char)s[i - 1] >= 0xc0 && (k == 0 || i - 1 + k > len))
+		s[i - 1] = '\0';
 }
 
 int label_check(const char *s, char *why, size_t n)
@@ -480,12 +510,17 @@ void strbuf_json_str(struct strbuf *sb, const char *s)
 {
 	strbuf_addf(sb, "\"");
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			strbuf_addf(sb, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			strbuf_addf(sb, "\\u%04x", *s);
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\u%04x", c);
+		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 &&
+			 (unsigned char)s[1] < 0xa0)	/* C1 controls */
+			strbuf_addf(sb, "\\u%04x", (unsigned char)*++s);
 		else
-			strbuf_addf(sb, "%c", *s);
+			strbuf_addf(sb, "%c", c);
 	}
 	strbuf_addf(sb, "\"");
 }

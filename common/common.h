@@ -53,6 +53,8 @@ unsigned edit_distance(const char *a, const char *b);
  * characters, at most max bytes.  0, or -errno with why filled in.
  */
 int check_text(const char *s, size_t max, char *why, size_t n);
+/* Drop a UTF-8 sequence cut short at the end of s (by snprintf). */
+void utf8_trim(char *s);
 
 /*
  * A label names a kernel in tables and, later, files: 1 to LABEL_MAX of

@@ -37,17 +37,31 @@ static int errf(struct ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	utf8_trim(buf);		/* cut short: never in a character */
 	strbuf_addf(x->err, "%s: %s", x->file, buf);
 	return -1;
 }
 
-/* Up to 12 characters from p, on one line, for messages. */
+/*
+ * Up to 12 characters from p, on one line, for messages; bytes that are
+ * not printable ASCII are shown as \xNN (the fuzz harness found raw bytes
+ * of the input reaching the terminal here).
+ */
 static const char *excerpt(const char *p)
 {
-	static char buf[16];
-	size_t n = strcspn(p, "\r\n");
+	static char buf[64];
+	size_t n = strcspn(p, "\r\n"), i, used = 0;
 
-	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 12 ? n : 12), p);
+	for (i = 0; i < n && i < 12; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			buf[used++] = (char)c;
+		else
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "\\x%02x", c);
+	}
+	buf[used] = '\0';
 	return buf;
 }
 
@@ -126,6 +140,16 @@ static int scan_text(struct ctx *x, const char *text)
 	return 0;
 }
 
+/* How many bytes of s to show, at most max, not cutting a character. */
+static int shown_len(const char *s, size_t len, size_t max)
+{
+	if (len <= max)
+		return (int)len;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return (int)max;
+}
+
 /*
  * Every key and string is UTF-8 without control characters and of a sane
  * length; every number is finite and exact (at most 2^53).
@@ -138,15 +162,17 @@ static int check_values(struct ctx *x, const cJSON *o, const char *path)
 
 	if (cJSON_IsString(o) &&
 	    (r = check_text(o->valuestring, MAX_STRING, why, sizeof(why)))) {
-		char *shown = show(o);
+		struct strbuf q = STRBUF_INIT;
 
 		/* not UTF-8: the value cannot be shown as it is */
+		strbuf_json_str(&q, o->valuestring);
 		if (r == -EILSEQ && !strncmp(why, "is not valid", 12))
 			errf(x, "%s: the string %s", *path ? path : "(top)", why);
 		else
-			errf(x, "%s: %.60s%s %s", *path ? path : "(top)",
-			     shown, strlen(shown) > 60 ? "..." : "", why);
-		free(shown);
+			errf(x, "%s: %.*s%s %s", *path ? path : "(top)",
+			     shown_len(q.buf, q.len, 60), q.buf,
+			     q.len > 60 ? "..." : "", why);
+		strbuf_release(&q);
 		return -1;
 	}
 	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
@@ -167,16 +193,19 @@ static int check_values(struct ctx *x, const cJSON *o, const char *path)
 				struct strbuf k = STRBUF_INIT;
 
 				strbuf_json_str(&k, a->string);
-				errf(x, "%s%skey %.60s%s %s", path,
-				     *path ? ": " : "", k.buf,
+				errf(x, "%s%skey %.*s%s %s", path,
+				     *path ? ": " : "",
+				     shown_len(k.buf, k.len, 60), k.buf,
 				     k.len > 60 ? "..." : "", why);
 				strbuf_release(&k);
 				return -1;
 			}
-			snprintf(sub, sizeof(sub), "%.300s%s%.100s", path,
+			snprintf(sub, sizeof(sub), "%s%s%s", path,
 				 *path ? "." : "", a->string);
+			utf8_trim(sub);
 		} else {
-			snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+			utf8_trim(sub);
 		}
 		if (check_values(x, a, sub))
 			return -1;
@@ -198,14 +227,16 @@ static int check_dups(struct ctx *x, const cJSON *o, const char *path)
 					return errf(x, "%s%s%s: duplicate key",
 						    path, *path ? "." : "",
 						    a->string);
-			snprintf(sub, sizeof(sub), "%.300s%s%.100s", path,
+			snprintf(sub, sizeof(sub), "%s%s%s", path,
 				 *path ? "." : "", a->string);
+			utf8_trim(sub);
 			if (check_dups(x, a, sub))
 				return -1;
 		}
 	} else if (cJSON_IsArray(o)) {
 		for (a = o->child; a; a = a->next, i++) {
-			snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+			utf8_trim(sub);
 			if (check_dups(x, a, sub))
 				return -1;
 		}
@@ -374,7 +405,8 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 			goto fail;
 		}
 		if (strlen(s) >= sizeof(buf)) {
-			errf(x, "%s: \"%.40s...\" is too long", path, s);
+			errf(x, "%s: \"%.*s...\" is too long", path,
+			     shown_len(s, strlen(s), 40), s);
 			goto fail;
 		}
 		snprintf(buf, sizeof(buf), "%s", s);
@@ -424,7 +456,7 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 		      const cJSON *v, struct axis *ax)
 {
 	const cJSON *e;
-	char sub[512];
+	char sub[540];
 	int i = 0;
 
 	ax->n = 0;
@@ -438,7 +470,8 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 		if (ax->n == (int)ARRAY_SIZE(ax->vals))
 			return errf(x, "%s: more than %zu values in one sweep",
 				    path, ARRAY_SIZE(ax->vals));
-		snprintf(sub, sizeof(sub), "%.400s[%d]", path, i);
+		snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+		utf8_trim(sub);
 		if (cJSON_IsArray(e) || cJSON_IsObject(e))
 			return errf(x, "%s: a sweep holds plain values", sub);
 		if (parse_value(x, sub, p, e, NULL, &ax->vals[ax->n++]))
@@ -710,7 +743,7 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 		errf(&x, "the config is a JSON object ({ ... })");
 		goto out;
 	}
-	if (check_dups(&x, root, "") || check_values(&x, root, ""))
+	if (check_values(&x, root, "") || check_dups(&x, root, ""))
 		goto out;
 	for (v = root->child; v; v = v->next) {
 		bool known = false;

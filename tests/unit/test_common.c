@@ -130,6 +130,15 @@ int main(void)
 	OK(label_check("a\"b", buf, sizeof(buf)) == -EINVAL, "a quote refused");
 	OK(label_check("", buf, sizeof(buf)) == -EINVAL, "empty refused");
 	{
+		char a[] = "a\xc3", b[] = "a\xe2\x82", c[] = "a\xc3\xa9";
+
+		utf8_trim(a);
+		utf8_trim(b);
+		utf8_trim(c);
+		OK(!strcmp(a, "a") && !strcmp(b, "a") &&
+		   !strcmp(c, "a\xc3\xa9"), "utf8_trim drops only a cut character");
+	}
+	{
 		char l[] = "6.1 x/y\n";
 
 		label_sanitize(l);

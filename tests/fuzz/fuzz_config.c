@@ -1,0 +1,51 @@
+/*
+ * libFuzzer harness for the config parser: any text either loads into a
+ * plan whose every case names itself in valid JSON, or fails with a
+ * message that is non-empty, one line, and clean text (what reaches a
+ * terminal never carries the input's control bytes).  ASan and UBSan
+ * watch everything in between, leaks included.
+ */
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/runner.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct config cfg;
+	char *text, why[160];
+	int i;
+
+	/* what config_load refuses before parsing: NUL bytes, over 1 MiB */
+	if (n > (1 << 20) || memchr(data, '\0', n))
+		return 0;
+	text = xmalloc(n + 1);
+	memcpy(text, data, n);
+	text[n] = '\0';
+	if (config_parse(&cfg, "fuzz.json", text, &err)) {
+		if (!err.len || strchr(err.buf, '\n') ||
+		    check_text(err.buf, 1 << 16, why, sizeof(why)))
+			abort();	/* no message, or one that is not clean */
+	} else {
+		if (cfg.ncases < 1 || !cfg.json || !cfg.database)
+			abort();
+		if (cfg.label && label_check(cfg.label, why, sizeof(why)))
+			abort();
+		for (i = 0; i < cfg.ncases; i++) {
+			cJSON *p = cJSON_Parse(cfg.cases[i].params_json);
+
+			if (!p || !cfg.cases[i].title || cfg.cases[i].runs < 1)
+				abort();
+			cJSON_Delete(p);
+		}
+		config_release(&cfg);
+	}
+	strbuf_release(&err);
+	free(text);
+	return 0;
+}
