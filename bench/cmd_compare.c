@@ -41,8 +41,13 @@ int report_cmd_open(struct db *db, const char *path)
 		       db->err);
 		return EX_NEWER_DB;
 	case DB_NOT_DB:
+	case DB_CORRUPT:
 		fb_err("%s is not a foliobench database: %s", path, db->err);
 		return EX_DATAERR;
+	case DB_BUSY:
+		fb_err("cannot read %s: another process holds it locked, still "
+		       "after %d s (%s)", path, DB_BUSY_MS / 1000, db->err);
+		return EX_TEMPFAIL;
 	default:
 		fb_err("cannot open database %s: %s", path, db->err);
 		return EX_IOERR;

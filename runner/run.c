@@ -267,6 +267,37 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->progress = on_progress;
 }
 
+/* A database error, said for people; returns the exit code. */
+static int db_failed(const char *what, const char *path, int r,
+		     const char *err)
+{
+	switch (r) {
+	case DB_BUSY:
+		say_err("%s %s: another process holds it locked, still after "
+			"%d s (%s)", what, path, DB_BUSY_MS / 1000, err);
+		return EX_TEMPFAIL;
+	case DB_FULL:
+		say_err("%s %s: the disk is full (%s); what was stored before "
+			"is kept", what, path, err);
+		return EX_IOERR;
+	case DB_READONLY:
+		say_err("%s %s: it cannot be written (%s)", what, path, err);
+		return EX_IOERR;
+	case DB_CORRUPT:
+	case DB_NOT_DB:
+		say_err("%s %s: not a foliobench database, or a damaged one "
+			"(%s); see sqlite3 %s 'PRAGMA integrity_check'", what,
+			path, err, path);
+		return EX_DATAERR;
+	case DB_TOO_NEW:
+		say_err("%s %s: %s; use a newer foliobench", what, path, err);
+		return EX_PROTOCOL;
+	default:
+		say_err("%s %s: %s", what, path, err);
+		return EX_IOERR;
+	}
+}
+
 /* What the journal could not undo, one message a change; how many. */
 static int say_undo_failures(const char *head, struct strbuf *note)
 {
@@ -454,9 +485,7 @@ int runner_main(const struct run_opts *o, const char *version)
 
 	r = db_open(&db, db_path, true);
 	if (r) {
-		say_err("cannot open database %s: %s", db_path, db.err);
-		ret = r == DB_TOO_NEW ? EX_PROTOCOL :
-		      r == DB_NOT_DB ? EX_DATAERR : EX_IOERR;
+		ret = db_failed("cannot open database", db_path, r, db.err);
 		goto out;
 	}
 	{
@@ -471,7 +500,12 @@ int runner_main(const struct run_opts *o, const char *version)
 	{
 		int n = 0;
 
-		if (!db_mend_running(&db, meta.hostname, &n) && n)
+		r = db_mend_running(&db, meta.hostname, &n);
+		if (r) {
+			ret = db_failed("cannot write", db_path, r, db.err);
+			goto out;
+		}
+		if (n)
 			say_err("marked %d run%s that died as aborted", n,
 				n == 1 ? "" : "s");
 	}
@@ -493,9 +527,9 @@ int runner_main(const struct run_opts *o, const char *version)
 	row.vcpus = meta.vcpus;
 	row.mem_bytes = meta.mem_bytes;
 	row.pid = (int)getpid();
-	if (db_run_begin(&db, &row, &run_id)) {
-		say_err("cannot record the run in %s: %s", db_path, db.err);
-		ret = EX_IOERR;
+	r = db_run_begin(&db, &row, &run_id);
+	if (r) {
+		ret = db_failed("cannot record the run in", db_path, r, db.err);
 		goto out;
 	}
 	if (!o->quiet)
@@ -522,10 +556,11 @@ int runner_main(const struct run_opts *o, const char *version)
 		const char *fail = NULL;
 		struct wl_err e = { { 0 } };
 
-		if (db_case_add(&db, run_id, i, pc->wl->name, pc->params_json,
-				&case_id)) {
-			say_err("cannot record a case: %s", db.err);
-			ret = EX_IOERR;
+		r = db_case_add(&db, run_id, i, pc->wl->name, pc->params_json,
+				&case_id);
+		if (r) {
+			ret = db_failed("cannot record a case in", db_path, r,
+					db.err);
 			goto end_run;
 		}
 		if (pr[i].verdict == WL_SKIP) {
@@ -576,11 +611,11 @@ int runner_main(const struct run_opts *o, const char *version)
 			if (cpu != pl.cpu)
 				wl_invalid(&s, "ran on CPU %d, not on the "
 					   "pinned CPU %d", cpu, pl.cpu);
-			if (store_sample(&db, case_id, &c, &s, cpu)) {
+			r = store_sample(&db, case_id, &c, &s, cpu);
+			if (r) {
 				undraw();
-				say_err("cannot store a sample in %s: %s",
-					db_path, db.err);
-				ret = EX_IOERR;
+				ret = db_failed("cannot store a sample in",
+						db_path, r, db.err);
 				goto end_run;
 			}
 			if (!c.warmup)

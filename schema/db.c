@@ -10,21 +10,42 @@
 
 #include "schema_sql.h"
 
+/* The kind of a SQLite error, as this layer's code. */
+static int classify(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return DB_FULL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return DB_BUSY;
+	case SQLITE_READONLY:
+		return DB_READONLY;
+	case SQLITE_CORRUPT:
+		return DB_CORRUPT;
+	case SQLITE_NOTADB:
+		return DB_NOT_DB;
+	default:
+		return DB_ERR;
+	}
+}
+
 static int fail(struct db *db, const char *what)
 {
 	snprintf(db->err, sizeof(db->err), "%s: %s", what,
 		 db->h ? sqlite3_errmsg(db->h) : "out of memory");
-	return DB_ERR;
+	return db->h ? classify(sqlite3_extended_errcode(db->h)) : DB_ERR;
 }
 
 static int exec(struct db *db, const char *sql)
 {
 	char *msg = NULL;
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
 
-	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	if (rc != SQLITE_OK) {
 		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : "?");
 		sqlite3_free(msg);
-		return DB_ERR;
+		return classify(rc);
 	}
 	return DB_OK;
 }
@@ -42,6 +63,22 @@ int db_schema_version(struct db *db)
 	return v;
 }
 
+/* Why the first read failed: this layer's code, db->err filled. */
+static int open_error(struct db *db)
+{
+	int rc = sqlite3_extended_errcode(db->h), r = classify(rc);
+
+	snprintf(db->err, sizeof(db->err), "%s", sqlite3_errmsg(db->h));
+	/* a WAL database on a read-only file system cannot make its -shm */
+	if (access(db->path, W_OK) && errno == EROFS) {
+		snprintf(db->err, sizeof(db->err), "its file system is "
+			 "mounted read-only");
+		return DB_READONLY;
+	}
+	/* what cannot be read at all is not a database */
+	return r == DB_ERR || r == DB_CORRUPT ? DB_NOT_DB : r;
+}
+
 /* Each step in its own transaction, which also sets user_version. */
 static int migrate(struct db *db)
 {
@@ -49,7 +86,7 @@ static int migrate(struct db *db)
 	char pragma[64];
 
 	if (v < 0)
-		return fail(db, "cannot read schema version");
+		return fail(db, "cannot read the schema version");
 	if (v > DB_SCHEMA_VERSION) {
 		snprintf(db->err, sizeof(db->err),
 			 "schema version %d is newer than this tool's %d", v,
@@ -58,24 +95,28 @@ static int migrate(struct db *db)
 	}
 	for (i = 0; i < schema_nsteps; i++) {
 		const struct schema_step *s = &schema_steps[i];
+		int r;
 
 		if (s->version <= v)
 			continue;
-		if (exec(db, "BEGIN IMMEDIATE"))
-			return DB_ERR;
+		r = exec(db, "BEGIN IMMEDIATE");
+
+		if (r)
+			return r;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
-		if (exec(db, s->sql) || exec(db, pragma)) {
+		if ((r = exec(db, s->sql)) || (r = exec(db, pragma))) {
 			char keep[400];
 
 			snprintf(keep, sizeof(keep), "%.390s", db->err);
 			exec(db, "ROLLBACK");
 			snprintf(db->err, sizeof(db->err), "migration %s: %s",
 				 s->file, keep);
-			return DB_ERR;
+			return r;
 		}
-		if (exec(db, "COMMIT"))
-			return DB_ERR;
+		r = exec(db, "COMMIT");
+		if (r)
+			return r;
 	}
 	return DB_OK;
 }
@@ -96,19 +137,27 @@ int db_open(struct db *db, const char *path, bool create)
 		db_close(db);
 		return DB_ERR;
 	}
-	sqlite3_busy_timeout(db->h, 10000);
-	/* a file that is not SQLite fails on its first read */
+	sqlite3_busy_timeout(db->h, DB_BUSY_MS);
+	/* a file that is not SQLite fails on its first read (or is locked) */
 	if (db_schema_version(db) < 0) {
-		snprintf(db->err, sizeof(db->err), "%s",
-			 sqlite3_errmsg(db->h));
+		r = open_error(db);
 		db_close(db);
-		return DB_NOT_DB;
+		return r;
 	}
-	if (exec(db, "PRAGMA journal_mode = WAL") ||
-	    exec(db, "PRAGMA synchronous = NORMAL") ||
-	    exec(db, "PRAGMA foreign_keys = ON")) {
+	/* SQLite opens a file it may not write read-only, silently */
+	if (create && sqlite3_db_readonly(db->h, "main") == 1) {
+		snprintf(db->err, sizeof(db->err), "%s",
+			 access(path, W_OK) && errno == EROFS ?
+			 "its file system is mounted read-only" :
+			 "the file is read-only");
 		db_close(db);
-		return DB_ERR;
+		return DB_READONLY;
+	}
+	if ((r = exec(db, "PRAGMA journal_mode = WAL")) ||
+	    (r = exec(db, "PRAGMA synchronous = NORMAL")) ||
+	    (r = exec(db, "PRAGMA foreign_keys = ON"))) {
+		db_close(db);
+		return r;
 	}
 	r = migrate(db);
 	if (r) {
@@ -179,8 +228,10 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 {
 	char now[32];
 
+	int rc;
+
 	iso_now(now, sizeof(now));
-	if (run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
+	if ((rc = run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
 		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
 		     "config, pid, started_at, virt) VALUES "
@@ -189,8 +240,8 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 		     r->kernel_version, r->boot_id, r->hostname, r->cpu_model,
 		     (int64_t)r->vcpus, (int64_t)r->mem_bytes, r->cmdline,
 		     r->thp, r->tmpfs, r->topology, r->tool_version, r->config,
-		     (int64_t)r->pid, now, r->virt ? r->virt : ""))
-		return DB_ERR;
+		     (int64_t)r->pid, now, r->virt ? r->virt : "")))
+		return rc;
 	*run_id = sqlite3_last_insert_rowid(db->h);
 	return DB_OK;
 }
@@ -200,11 +251,13 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 {
 	char now[32];
 
+	int r;
+
 	iso_now(now, sizeof(now));
-	if (run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
-		     "ended_at = ? WHERE id = ?", "ttti", status, reason, now,
-		     run_id))
-		return DB_ERR;
+	if ((r = run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
+			  "ended_at = ? WHERE id = ?", "ttti", status, reason,
+			  now, run_id)))
+		return r;
 	/* cases left pending by an interruption */
 	return run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 			"run_id = ? AND status = 'pending'", "i", run_id);
@@ -230,18 +283,20 @@ int db_mend_running(struct db *db, const char *hostname, int *n)
 {
 	char now[32];
 
+	int r;
+
 	iso_now(now, sizeof(now));
 	*n = 0;
-	if (run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
-		     "status = 'pending' AND run_id IN (SELECT id FROM runs "
-		     "WHERE status = 'running' AND hostname = ?)", "t",
-		     hostname))
-		return DB_ERR;
-	if (run_stmt(db, "UPDATE runs SET status = 'aborted', status_reason "
-		     "= 'the runner died (found at the next start)', ended_at "
-		     "= ? WHERE status = 'running' AND hostname = ?", "tt", now,
-		     hostname))
-		return DB_ERR;
+	if ((r = run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+			  "status = 'pending' AND run_id IN (SELECT id FROM "
+			  "runs WHERE status = 'running' AND hostname = ?)",
+			  "t", hostname)))
+		return r;
+	if ((r = run_stmt(db, "UPDATE runs SET status = 'aborted', "
+			  "status_reason = 'the runner died (found at the next "
+			  "start)', ended_at = ? WHERE status = 'running' AND "
+			  "hostname = ?", "tt", now, hostname)))
+		return r;
 	*n = sqlite3_changes(db->h);
 	return DB_OK;
 }
@@ -249,10 +304,12 @@ int db_mend_running(struct db *db, const char *hostname, int *n)
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
 		const char *params, int64_t *case_id)
 {
-	if (run_stmt(db, "INSERT INTO cases (run_id, seq, workload, params) "
-		     "VALUES (?,?,?,?)", "iitt", run_id, (int64_t)seq,
-		     workload, params))
-		return DB_ERR;
+	int r = run_stmt(db, "INSERT INTO cases (run_id, seq, workload, "
+			 "params) VALUES (?,?,?,?)", "iitt", run_id,
+			 (int64_t)seq, workload, params);
+
+	if (r)
+		return r;
 	*case_id = sqlite3_last_insert_rowid(db->h);
 	return DB_OK;
 }
@@ -271,21 +328,21 @@ int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 {
 	char now[32];
 	int64_t sid;
-	int i;
+	int i, r;
 
 	iso_now(now, sizeof(now));
-	if (exec(db, "BEGIN IMMEDIATE"))
-		return DB_ERR;
-	if (run_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
+	r = exec(db, "BEGIN IMMEDIATE");
+	if (r)
+		return r;
+	r = run_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
 		     "invalid_reason, cpu, verify, taken_at) VALUES "
 		     "(?,?,?,?,?,?,?,?)", "iiiititt", case_id, (int64_t)rep,
 		     (int64_t)warmup, (int64_t)valid, invalid_reason,
-		     (int64_t)cpu, verify_json, now))
+		     (int64_t)cpu, verify_json, now);
+	if (r)
 		goto err;
 	sid = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < nv; i++) {
-		int r;
-
 		if (v[i].supported)
 			r = run_stmt(db, "INSERT INTO sample_values (sample_id, "
 				     "metric, value, unit, better, supported) "
@@ -300,7 +357,8 @@ int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 		if (r)
 			goto err;
 	}
-	if (exec(db, "COMMIT"))
+	r = exec(db, "COMMIT");
+	if (r)
 		goto err;
 	return DB_OK;
 err:
@@ -311,7 +369,7 @@ err:
 		exec(db, "ROLLBACK");
 		snprintf(db->err, sizeof(db->err), "%s", keep);
 	}
-	return DB_ERR;
+	return r;
 }
 
 int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),

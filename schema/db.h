@@ -12,13 +12,25 @@ struct db {
 	char err[512];		/* last error, for messages */
 };
 
-enum {
+/*
+ * What the database layer returns: 0 or one of these, in a range of their
+ * own (never a -errno or another layer's code); bench/ and the runner map
+ * them to exit codes.
+ */
+enum db_code {
 	DB_OK = 0,
-	DB_ERR = -1,		/* I/O or SQLite error: err says what */
-	DB_TOO_NEW = -2,	/* user_version above what this code knows */
-	DB_MISSING = -3,	/* file absent and create not asked */
-	DB_NOT_DB = -4,		/* not a foliobench/SQLite database */
+	DB_ERR = -1001,		/* I/O or SQLite error: err says what */
+	DB_TOO_NEW = -1002,	/* user_version above what this code knows */
+	DB_MISSING = -1003,	/* file absent and create not asked */
+	DB_NOT_DB = -1004,	/* not a foliobench/SQLite database */
+	DB_FULL = -1005,	/* the disk (or the file system) is full */
+	DB_BUSY = -1006,	/* locked by another process past the timeout */
+	DB_READONLY = -1007,	/* the file or its file system is read-only */
+	DB_CORRUPT = -1008,	/* damaged: truncated, or pages that make no sense */
 };
+
+/* How long a write waits for another process's lock before DB_BUSY. */
+#define DB_BUSY_MS 10000
 
 #define DB_SCHEMA_VERSION 2
 
