@@ -2,12 +2,32 @@
 # shadow-truncate at small sizes: shadow entries really there before the
 # timed call, a sample below the coverage threshold stored invalid, and the
 # FUSE mount, the cgroup and the reader gone after a run, after SIGINT, and
-# after SIGKILL at the next start.  This machine has cgroup v1; the v2 path
-# (memory.reclaim, memory.max) cannot be exercised here.
+# after SIGKILL at the next start.  The expectations hold on both cgroup
+# versions: what differs (the version, how the page cache is reclaimed) is
+# taken from which one holds the memory controller here.
 
 load test_helper
 
 CG_V1=/sys/fs/cgroup/memory
+
+# 2 where cgroup v2 holds the memory controller (as the runner decides:
+# a cgroup2 mount whose root offers it), else 1
+cg_version() {
+	local v2
+	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	if [ -n "$v2" ] && grep -qw memory "$v2/cgroup.controllers" 2>/dev/null; then
+		echo 2
+	else
+		echo 1
+	fi
+}
+CGV=$(cg_version)
+# how reclaim=auto and reclaim=limit empty the page cache on this version
+if [ "$CGV" = 2 ]; then
+	RECLAIM_AUTO=memory.reclaim RECLAIM_LIMIT=memory.max
+else
+	RECLAIM_AUTO=memory.limit_in_bytes RECLAIM_LIMIT=memory.limit_in_bytes
+fi
 
 # the value of a note of every sample, one a line
 notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
@@ -32,9 +52,9 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output 2
 	# asked and used size, the cgroup, the shrinker left them alone
 	run q "select json_extract(verify, '$.size_asked'), json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version'), json_extract(verify, '$.nodereclaim_setup') from samples limit 1"
-	assert_output "536870912|536870912|1|1|0"
+	assert_output "536870912|536870912|1|$CGV|0"
 	run q "select json_extract(verify, '$.text') from samples limit 1"
-	assert_output "cgroup v1; keep=pin; reclaim=memory.limit_in_bytes; counted with cachestat(2)"
+	assert_output "cgroup v$CGV; keep=pin; reclaim=$RECLAIM_AUTO; counted with cachestat(2)"
 	run q "select count(*) from samples where valid = 1"
 	assert_output 2
 }
@@ -81,7 +101,7 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	FOLIOBENCH_NO_CACHESTAT=1 run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	run q "select distinct json_extract(verify, '$.cachestat'), json_extract(verify, '$.text') from samples"
-	assert_output "0|cgroup v1; keep=pin; reclaim=memory.limit_in_bytes; no cachestat(2): shadow entries estimated from /proc/vmstat workingset_nodes"
+	assert_output "0|cgroup v$CGV; keep=pin; reclaim=$RECLAIM_AUTO; no cachestat(2): shadow entries estimated from /proc/vmstat workingset_nodes"
 	run q "select count(*) from samples where json_extract(verify, '$.evicted_pages') > 0"
 	assert_output 2
 }
@@ -94,13 +114,31 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 }
 
 @test "memory.reclaim on cgroup v1 is skipped with the reason" {
-	[ -d $CG_V1 ] || skip "not a cgroup v1 machine"
+	[ "$CGV" = 1 ] || skip "cgroup v2 here: see the next test"
 	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "reclaim": "memory.reclaim" } ]'
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
 	assert_line "shadow-truncate size=256M reclaim=memory.reclaim: skipped: reclaim=memory.reclaim needs cgroup v2; this machine has the memory controller on cgroup v1 (reclaim=limit works on both)"
 	run q "select status from cases"
 	assert_output skipped
+}
+
+@test "reclaim=memory.reclaim runs on cgroup v2, and limit uses memory.max" {
+	[ "$CGV" = 2 ] || skip "cgroup v1 here: see the test before"
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "reclaim": ["memory.reclaim", "limit"] } ]' 0 1
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select json_extract(verify, '$.text'), valid from samples order by id"
+	assert_output "cgroup v2; keep=pin; reclaim=memory.reclaim; counted with cachestat(2)|1
+cgroup v2; keep=pin; reclaim=memory.max; counted with cachestat(2)|1"
+}
+
+@test "reclaim=limit uses the version's limit file" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "reclaim": "limit" } ]' 0 1
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select json_extract(verify, '$.text'), json_extract(verify, '$.cgroup_version'), valid from samples"
+	assert_output "cgroup v$CGV; keep=pin; reclaim=$RECLAIM_LIMIT; counted with cachestat(2)|$CGV|1"
 }
 
 @test "fs=dir on tmpfs and a limit the reader cannot live in are refused" {
