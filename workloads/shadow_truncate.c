@@ -583,6 +583,8 @@ struct reader_args {
 	uint64_t step;		/* memory.reclaim after this many bytes */
 	int ctl, out;
 	pid_t parent;
+	const int *cpus;
+	int ncpus;
 };
 
 static void __attribute__((noreturn)) reader(const struct reader_args *a)
@@ -765,12 +767,22 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 	return 0;
 }
 
+/* The reader child, placed on the CPUs the runner does not measure on. */
+static void __attribute__((noreturn)) reader_main(void *p)
+{
+	const struct reader_args *a = p;
+
+	fuse_zero_place(a->cpus, a->ncpus);
+	reader(a);
+}
+
 static int start_reader(struct wl_case *c, struct state *st,
 			struct wl_err *e)
 {
 	struct reader_args a;
+	struct sys_child ch;
 	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, r;
-	pid_t pid;
+	int keep[3] = { -1, -1, -1 };
 
 	if (pipe2(ctl, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
 		r = errno;
@@ -787,36 +799,24 @@ static int start_reader(struct wl_case *c, struct state *st,
 	a.ctl = ctl[0];
 	a.out = out[1];
 	a.parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		r = errno;
+	a.cpus = c->cpus;
+	a.ncpus = c->ncpus;
+	/*
+	 * It keeps nothing of the runner's but the two pipes: an inherited
+	 * descriptor of its lock or database must not outlive it.
+	 */
+	keep[0] = ctl[0];
+	keep[1] = out[1];
+	r = -sys_child_start(&ch, &(struct sys_child_spec){
+		.fn = reader_main, .arg = &a, .keep = keep, .out = -1 });
+	if (r)
 		goto fail;
-	}
-	if (!pid) {
-		/*
-		 * Keep nothing of the runner's but the two pipes, as 3 and 4:
-		 * an inherited descriptor of its lock or database must not
-		 * outlive it.
-		 */
-		int hi_ctl = fcntl(ctl[0], F_DUPFD, 100);
-		int hi_out = fcntl(out[1], F_DUPFD, 100);
-
-		if (hi_ctl < 0 || hi_out < 0 || dup2(hi_ctl, 3) < 0 ||
-		    dup2(hi_out, 4) < 0)
-			_exit(1);
-		syscall(SYS_close_range, 5u, ~0u, 0u);
-		a.ctl = 3;
-		a.out = 4;
-		fuse_zero_place(c->cpus, c->ncpus);
-		reader(&a);
-	}
-	st->reader = pid;
-	sys_pid_record(pid);
+	st->reader = ch.pid;
 	close(ctl[0]);
 	close(out[1]);
 	st->ctl = ctl[1];
 	st->msgs = out[0];
-	r = memcg_attach(&st->m, pid);
+	r = memcg_attach(&st->m, ch.pid);
 	if (r)
 		return wl_errf(e, "cannot move the reader into %s: %s",
 			       st->m.path, strerror(-r));
@@ -842,34 +842,30 @@ static void reap_reader(struct state *st)
 		close(st->ctl);
 		st->ctl = -1;
 	}
-	kill(st->reader, SIGKILL);
-	while (waitpid(st->reader, NULL, 0) < 0 && errno == EINTR)
-		;
-	sys_pid_forget(st->reader);
+	sys_child_finish(&(struct sys_child){ .pid = st->reader }, true);
 	st->reader = 0;
 }
 
 /* Why the reader is gone, for the error message. */
 static void reader_death(struct state *st, char *buf, size_t n)
 {
-	int s = 0, w;
+	struct sys_child ch = { .pid = st->reader };
+	int gone, s;
 
 	if (st->ctl >= 0) {
 		close(st->ctl);
 		st->ctl = -1;
 	}
-	while ((w = waitpid(st->reader, &s, 0)) < 0 && errno == EINTR)
-		;
-	if (w > 0) {
-		sys_pid_forget(st->reader);
+	gone = !sys_child_finish(&ch, false);
+	s = ch.status;
+	if (gone)
 		st->reader = 0;
-	}
-	if (w > 0 && WIFSIGNALED(s))
+	if (gone && WIFSIGNALED(s))
 		snprintf(buf, n, "the reader was killed by %s%s",
 			 strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
 			 " (the cgroup's OOM killer? its limit may be too "
 			 "small)" : "");
-	else if (w > 0)
+	else if (gone)
 		snprintf(buf, n, "the reader exited with status %d",
 			 WEXITSTATUS(s));
 	else

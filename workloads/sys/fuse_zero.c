@@ -240,43 +240,44 @@ static const struct fuse_lowlevel_ops zero_ops = {
 	.readdir	= zero_readdir,
 };
 
-/* The server child: never returns. */
-static void __attribute__((noreturn)) zero_serve(int fd, pid_t parent,
-						 uint64_t size, const int *cpus,
-						 int ncpus)
+struct serve_args {
+	int fd;
+	pid_t parent;
+	uint64_t size;
+	const int *cpus;
+	int ncpus;
+};
+
+/*
+ * The server child: never returns.  It holds nothing of the runner's but
+ * fd (sys_child_start closed the rest: an inherited descriptor of its lock
+ * or database would outlive it in a server that lingers).
+ */
+static void __attribute__((noreturn)) zero_serve(void *p)
 {
+	const struct serve_args *a = p;
 	static char argv0[] = "foliobench-fuse-zero";
 	char *argv[] = { argv0, NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
-	struct zero_state st = { size, 1, 0, 0 };
+	struct zero_state st = { a->size, 1, 0, 0 };
 	struct fuse_session *se;
 	char mp[32];
 
 	/* Die with the runner; a Ctrl-C for the runner is its to handle. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (getppid() != a->parent)
 		_exit(1);
-	fuse_zero_place(cpus, ncpus);
+	fuse_zero_place(a->cpus, a->ncpus);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
-	/*
-	 * Hold nothing of the runner's: an inherited descriptor of its lock
-	 * or database would outlive it in a server that lingers.
-	 */
-	if (fd != 3) {
-		if (dup2(fd, 3) < 0)
-			_exit(1);
-		fd = 3;
-	}
-	syscall(SYS_close_range, 4u, ~0u, 0u);
 	zero_buf = calloc(1, ZERO_CHUNK);
 	st.mtime = time(NULL);
 	se = fuse_session_new(&args, &zero_ops, sizeof(zero_ops), &st);
 	if (!zero_buf || !se)
 		_exit(1);
-	snprintf(mp, sizeof(mp), "/dev/fd/%d", fd);
+	snprintf(mp, sizeof(mp), "/dev/fd/%d", a->fd);
 	if (fuse_session_mount(se, mp))
 		_exit(1);
 	fuse_session_loop(se);
@@ -317,7 +318,9 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 {
 	char data[160];
 	struct stat sb;
-	pid_t pid, parent;
+	struct serve_args sa;
+	struct sys_child ch;
+	int keep[2] = { -1, -1 };
 	int fd = -1, r;
 
 	memset(fz, 0, sizeof(*fz));
@@ -348,18 +351,17 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 		goto out;
 	}
 	fz->mounted = 1;
-	parent = getpid();	/* read before the fork, checked after it */
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
+	/* the parent's pid read before the fork, checked after it */
+	sa = (struct serve_args){ fd, getpid(), size, cpus, ncpus };
+	keep[0] = fd;
+	r = sys_child_start(&ch, &(struct sys_child_spec){
+		.fn = zero_serve, .arg = &sa, .keep = keep, .out = -1 });
+	if (r) {
 		snprintf(err, n, "cannot fork the FUSE server: %s",
 			 strerror(-r));
 		goto out;
 	}
-	if (!pid)
-		zero_serve(fd, parent, size, cpus, ncpus);
-	fz->server = pid;
-	sys_pid_record(pid);
+	fz->server = ch.pid;
 	/* The server's copy is now the only one: if it dies, the kernel
 	 * aborts the connection and the stat below fails instead of hanging. */
 	close(fd);
@@ -394,10 +396,9 @@ void fuse_zero_stop(struct fuse_zero *fz)
 		fz->mounted = 0;
 	}
 	if (fz->server > 0) {
-		kill(fz->server, SIGKILL);
-		while (waitpid(fz->server, NULL, 0) < 0 && errno == EINTR)
-			;
-		sys_pid_forget(fz->server);
+		struct sys_child ch = { .pid = fz->server };
+
+		sys_child_finish(&ch, true);
 		fz->server = 0;
 	}
 	if (fz->dir[0])

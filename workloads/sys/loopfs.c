@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,19 +71,16 @@ static int mkfs(const char *image, char *err, size_t n)
 	 * pages).  Inode tables and journal are written now, so that no
 	 * ext4lazyinit thread writes behind a measurement.
 	 */
-	char *const argv[] = {
-		(char *)"mkfs.ext4", (char *)"-q", (char *)"-F",
-		(char *)"-b", (char *)"4096",
-		(char *)"-L", (char *)"foliobench",
-		(char *)"-E", (char *)"lazy_itable_init=0,lazy_journal_init=0,"
-				      "nodiscard",
-		(char *)image, NULL,
+	const char *const argv[] = {
+		"mkfs.ext4", "-q", "-F", "-b", "4096", "-L", "foliobench",
+		"-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard",
+		image, NULL,
 	};
-	posix_spawn_file_actions_t fa;
+	struct sys_child ch;
+	struct sys_child_spec sp = { .path = path, .argv = argv, .out = -1 };
 	char out[512];
 	size_t used = 0;
 	int pfd[2], status, r;
-	pid_t pid;
 
 	if (!path) {
 		snprintf(err, n, "mkfs.ext4 not found");
@@ -92,21 +88,16 @@ static int mkfs(const char *image, char *err, size_t n)
 	}
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	r = posix_spawn(&pid, path, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	/* a large image takes mkfs a while: a runner killed meanwhile
+	 * leaves it to the next one to end (the child is journalled) */
+	sp.out = pfd[1];
+	r = sys_child_start(&ch, &sp);
 	close(pfd[1]);
 	if (r) {
 		close(pfd[0]);
-		snprintf(err, n, "cannot run %s: %s", path, strerror(r));
-		return -r;
+		snprintf(err, n, "cannot run %s: %s", path, strerror(-r));
+		return r;
 	}
-	/* a large image takes mkfs a while: a runner killed meanwhile
-	 * leaves it to the next one to end */
-	sys_pid_record(pid);
 	/* read to the end, keeping the start: a full pipe would stall it */
 	for (;;) {
 		char sink[512];
@@ -123,12 +114,7 @@ static int mkfs(const char *image, char *err, size_t n)
 	}
 	out[used] = '\0';
 	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	sys_pid_forget(pid);
+	status = sys_child_finish(&ch, false) ? -1 : ch.status;
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		out[strcspn(out, "\n")] = '\0';
 		snprintf(err, n, "mkfs.ext4 %s failed: %s", image,

@@ -70,6 +70,30 @@ int sys_cgroup_rmdir(const char *path);
 int sys_loop_attach(const char *file, char *dev, size_t n);
 int sys_loop_detach(const char *dev);
 
+/*
+ * A child process: it runs fn(arg) (which never returns; the child exits
+ * 0 if it does) or execs path with argv, stdin from /dev/null and
+ * stdout and stderr on out (unless -1).  It keeps no descriptor of the
+ * runner's from 3 up but those in keep (ended by -1; may be NULL), so no
+ * lock or database outlives the runner in it.  Its pid is journalled until
+ * it is reaped: a runner killed meanwhile has it ended by the next start.
+ */
+struct sys_child {
+	pid_t pid;		/* 0 once reaped */
+	int status;		/* waitpid's, after sys_child_finish */
+};
+struct sys_child_spec {
+	void (*fn)(void *arg);
+	void *arg;
+	const char *path;
+	const char *const *argv;
+	const int *keep;
+	int out;
+};
+int sys_child_start(struct sys_child *ch, const struct sys_child_spec *sp);
+/* Reap it, after a SIGKILL when kill_it; 0 with ch->status, or -errno. */
+int sys_child_finish(struct sys_child *ch, bool kill_it);
+
 /* A helper process to kill (SIGKILL) on undo if still the same process. */
 int sys_pid_record(pid_t pid);
 int sys_pid_forget(pid_t pid);
