@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <sysexits.h>
 
+#include "bench/report_cmd.h"
 #include "cmds.h"
 #include "runner/runner.h"
+#include "schema/db.h"
 
 static const char run_usage[] =
 "usage: bench run [--config FILE] [--db FILE] [--label NAME]\n"
@@ -87,6 +89,40 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 	return 0;
 }
 
+/* The runner's codes (and the database's, passed up) as exit codes. */
+static int run_exit(int r)
+{
+	if (r < RUNNER_ESIGNAL && r > RUNNER_SIGNALED(65))
+		return 128 + (RUNNER_ESIGNAL - r);	/* 130 SIGINT, 143 SIGTERM */
+	switch (r) {
+	case RUNNER_OK:
+		return EX_OK;
+	case RUNNER_ECONFIG:
+		return EX_CONFIG;
+	case RUNNER_EUSAGE:
+		return EX_USAGE;
+	case RUNNER_EREFUSED:
+		return EX_UNAVAILABLE;
+	case RUNNER_ELOCKED:
+	case DB_BUSY:
+		return EX_TEMPFAIL;
+	case RUNNER_ESTATE:
+	case DB_ERR:
+	case DB_FULL:
+	case DB_READONLY:
+		return EX_IOERR;
+	case RUNNER_ESCRATCH:
+		return EX_CANTCREAT;
+	case DB_NOT_DB:
+	case DB_CORRUPT:
+		return EX_DATAERR;
+	case DB_TOO_NEW:
+		return EX_NEWER_DB;
+	default:	/* RUNNER_EFAILED, RUNNER_EINTERNAL */
+		return EX_SOFTWARE;
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .runs = -1 };
@@ -94,7 +130,7 @@ int cmd_run(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? EX_OK : r;
-	return runner_main(&o, fb_version);
+	return run_exit(runner_main(&o, fb_version));
 }
 
 int cmd_check(int argc, char **argv)
@@ -104,5 +140,5 @@ int cmd_check(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? EX_OK : r;
-	return runner_main(&o, fb_version);
+	return run_exit(runner_main(&o, fb_version));
 }

@@ -44,9 +44,7 @@ static int grow(void *pp, size_t *alloc, size_t need, size_t size)
 		return 0;
 	while (n < need)
 		n *= 2;
-	np = realloc(*p, n * size);
-	if (!np)
-		return -ENOMEM;
+	np = xrealloc(*p, n * size);
 	memset((char *)np + *alloc * size, 0, (n - *alloc) * size);
 	*p = np;
 	*alloc = n;
@@ -60,9 +58,7 @@ static int list_add(char ***list, size_t *n, size_t *alloc, const char *s)
 
 	if (grow(list, alloc, *n + 1, sizeof(**list)))
 		return -ENOMEM;
-	d = strdup(s);
-	if (!d)
-		return -ENOMEM;
+	d = xstrdup(s);
 	(*list)[(*n)++] = d;
 	return 0;
 }
@@ -91,11 +87,8 @@ static int dup_all(char **out[], const char *in[], size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		*out[i] = strdup(in[i]);
-		if (!*out[i])
-			return -ENOMEM;
-	}
+	for (i = 0; i < n; i++)
+		*out[i] = xstrdup(in[i]);
 	return 0;
 }
 

@@ -24,15 +24,20 @@
 /* Fewest boots a side for the boot-to-boot variance to mean something. */
 #define REPORT_BOOTS_OK	3
 
+/*
+ * What the reports layer returns: 0 or one of these, in a range of their
+ * own (never a -errno, a DB_* or the runner's code); only bench/ maps them
+ * to exit codes.
+ */
 enum report_status {
 	REPORT_OK = 0,
-	REPORT_EDB = -1,	/* SQLite could not read: err says */
-	REPORT_ENOMEM = -2,
-	REPORT_EEMPTY = -3,	/* the database holds no run at all */
-	REPORT_ELABEL = -4,	/* no run has this label */
-	REPORT_ENOCOMPLETE = -5,	/* runs, but none complete */
-	REPORT_EFEW = -6,	/* too few boots for what was asked (--aa) */
-	REPORT_EDATA = -7,	/* rows that make no sense: err says which */
+	REPORT_EDB = -2001,	/* SQLite could not read: err says */
+	REPORT_ENOMEM = -2002,
+	REPORT_EEMPTY = -2003,	/* the database holds no run at all */
+	REPORT_ELABEL = -2004,	/* no run has this label */
+	REPORT_ENOCOMPLETE = -2005,	/* runs, but none complete */
+	REPORT_EFEW = -2006,	/* too few boots for what was asked (--aa) */
+	REPORT_EDATA = -2007,	/* rows that make no sense: err says which */
 };
 
 enum report_format {

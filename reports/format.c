@@ -42,24 +42,18 @@ static int tbl_row(struct tbl *t, ...)
 
 	if ((t->nrows + 1) * t->ncol > t->alloc) {
 		size_t n = t->alloc ? t->alloc * 2 : t->ncol * 16;
-		char **c = realloc(t->cell, n * sizeof(*c));
 
-		if (!c)
-			return -ENOMEM;
-		t->cell = c;
+		t->cell = xrealloc(t->cell, n * sizeof(*t->cell));
 		t->alloc = n;
 	}
 	va_start(ap, t);
 	for (i = 0; i < t->ncol; i++) {
 		const char *s = va_arg(ap, const char *);
 
-		t->cell[t->nrows * t->ncol + i] = strdup(s ? s : "");
+		t->cell[t->nrows * t->ncol + i] = xstrdup(s ? s : "");
 	}
 	va_end(ap);
 	t->nrows++;
-	for (i = 0; i < t->ncol; i++)
-		if (!t->cell[(t->nrows - 1) * t->ncol + i])
-			return -ENOMEM;
 	return 0;
 }
 

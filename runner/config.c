@@ -690,7 +690,7 @@ int config_load(struct config *cfg, const char *path, struct strbuf *err)
 	char *text;
 	int e = 0, r;
 
-	config_defaults(cfg, path);
+	memset(cfg, 0, sizeof(*cfg));	/* config_parse sets the defaults */
 	text = slurp(path, &e);
 	if (!text) {
 		strbuf_addf(err, "cannot read %s: %s", path,

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
-#include <sysexits.h>
 #include <unistd.h>
 
 #include "meta.h"
@@ -146,8 +145,8 @@ static void tally_add(struct tally *t, const struct workload *w,
 		if (!s->m[i].set)
 			continue;
 		if (!t->v[i])
-			t->v[i] = calloc((size_t)maxn, sizeof(double));
-		if (t->v[i] && t->n[i] < (size_t)maxn)
+			t->v[i] = xcalloc((size_t)maxn, sizeof(double));
+		if (t->n[i] < (size_t)maxn)
 			t->v[i][t->n[i]++] = s->m[i].v;
 	}
 }
@@ -267,7 +266,7 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->progress = on_progress;
 }
 
-/* A database error, said for people; returns the exit code. */
+/* A database error, said for people; returns it, for bench/ to map. */
 static int db_failed(const char *what, const char *path, int r,
 		     const char *err)
 {
@@ -275,27 +274,29 @@ static int db_failed(const char *what, const char *path, int r,
 	case DB_BUSY:
 		say_err("%s %s: another process holds it locked, still after "
 			"%d s (%s)", what, path, DB_BUSY_MS / 1000, err);
-		return EX_TEMPFAIL;
+		break;
 	case DB_FULL:
 		say_err("%s %s: the disk is full (%s); what was stored before "
 			"is kept", what, path, err);
-		return EX_IOERR;
+		break;
 	case DB_READONLY:
 		say_err("%s %s: it cannot be written (%s)", what, path, err);
-		return EX_IOERR;
+		break;
 	case DB_CORRUPT:
 	case DB_NOT_DB:
 		say_err("%s %s: not a foliobench database, or a damaged one "
 			"(%s); see sqlite3 %s 'PRAGMA integrity_check'", what,
 			path, err, path);
-		return EX_DATAERR;
+		break;
 	case DB_TOO_NEW:
 		say_err("%s %s: %s; use a newer foliobench", what, path, err);
-		return EX_PROTOCOL;
+		break;
 	default:
 		say_err("%s %s: %s", what, path, err);
-		return EX_IOERR;
+		if (r >= 0)
+			r = DB_ERR;
 	}
+	return r;
 }
 
 /* What the journal could not undo, one message a change; how many. */
@@ -319,7 +320,7 @@ static int say_undo_failures(const char *head, struct strbuf *note)
 
 static int exit_for_signal(void)
 {
-	return 128 + stop_sig;	/* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
+	return RUNNER_SIGNALED(stop_sig);	/* bench/: 128 + the signal */
 }
 
 static void handle_signals(void)
@@ -386,7 +387,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			       config_default_path();
 	const char *db_path, *label;
 	int64_t run_id = -1;
-	int ret = EX_SOFTWARE, i, nrefused = 0, nfailed = 0, r;
+	int ret = RUNNER_EINTERNAL, i, nrefused = 0, nfailed = 0, r;
 	pid_t holder = 0;
 	bool sys_up = false;
 
@@ -395,11 +396,11 @@ int runner_main(const struct run_opts *o, const char *version)
 	if (config_load(&cfg, cfg_path, &err)) {
 		say_err("%s", strbuf_str(&err));
 		strbuf_release(&err);
-		return EX_CONFIG;
+		return RUNNER_ECONFIG;
 	}
 	if (o->only && config_only(&cfg, o->only, &err)) {
 		say_err("%s", strbuf_str(&err));
-		ret = EX_USAGE;
+		ret = RUNNER_EUSAGE;
 		goto out;
 	}
 	if (o->runs > 0)
@@ -408,13 +409,13 @@ int runner_main(const struct run_opts *o, const char *version)
 	db_path = o->db_path ? o->db_path : cfg.database;
 	if (placement_init(&pl, cfg.cpu, &err)) {
 		say_err("%s: %s", cfg_path, strbuf_str(&err));
-		ret = EX_CONFIG;
+		ret = RUNNER_ECONFIG;
 		goto out;
 	}
 	if (geteuid() != 0) {
 		say_err("refused: foliobench needs root (it mounts, makes "
 			"cgroups and sets THP knobs); run it with sudo");
-		ret = EX_UNAVAILABLE;
+		ret = RUNNER_EREFUSED;
 		goto out;
 	}
 	handle_signals();
@@ -422,13 +423,13 @@ int runner_main(const struct run_opts *o, const char *version)
 	if (r == -EBUSY) {
 		say_err("another foliobench runner (pid %d) is running on this "
 			"machine; wait for it to finish", (int)holder);
-		ret = EX_TEMPFAIL;
+		ret = RUNNER_ELOCKED;
 		goto out;
 	}
 	if (r) {
 		say_err("cannot take the runner lock in %s: %s",
 			sys_state_dir(), strerror(-r));
-		ret = EX_IOERR;
+		ret = RUNNER_ESTATE;
 		goto out;
 	}
 	sys_up = true;
@@ -441,10 +442,8 @@ int runner_main(const struct run_opts *o, const char *version)
 		 (int)getpid());
 	snprintf(disk_scratch, sizeof(disk_scratch), "%s/foliobench.%d",
 		 cfg.disk_scratch, (int)getpid());
-	pr = calloc((size_t)cfg.ncases, sizeof(*pr));
-	tl = calloc((size_t)cfg.ncases, sizeof(*tl));
-	if (!pr || !tl)
-		goto out;
+	pr = xcalloc((size_t)cfg.ncases, sizeof(*pr));
+	tl = xcalloc((size_t)cfg.ncases, sizeof(*tl));
 	for (i = 0; i < cfg.ncases; i++) {
 		struct wl_case c;
 		struct wl_err e = { { 0 } };
@@ -472,14 +471,14 @@ int runner_main(const struct run_opts *o, const char *version)
 			       c.info[0] ? "; " : "", c.info);
 	}
 	if (nrefused) {
-		ret = EX_UNAVAILABLE;
+		ret = RUNNER_EREFUSED;
 		goto out;
 	}
 	if (o->check_only) {
 		printf("%d cases: runs %u per boot after %u warm-up; database "
 		       "%s; measuring on CPU %d\n", cfg.ncases, cfg.runs,
 		       cfg.warmup, db_path, pl.cpu);
-		ret = EX_OK;
+		ret = RUNNER_OK;
 		goto out;
 	}
 
@@ -539,7 +538,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	    sys_scratch(cfg.disk_scratch, disk_scratch, sizeof(disk_scratch))) {
 		say_err("cannot make scratch directory %s: %s", scratch,
 			strerror(errno));
-		ret = EX_CANTCREAT;
+		ret = RUNNER_ESCRATCH;
 		goto end_run;
 	}
 	if (placement_bind(pl.cpu))
@@ -664,10 +663,10 @@ int runner_main(const struct run_opts *o, const char *version)
 		snprintf(why, sizeof(why), "%d case%s failed", nfailed,
 			 nfailed == 1 ? "" : "s");
 		db_run_end(&db, run_id, "failed", why);
-		ret = EX_SOFTWARE;
+		ret = RUNNER_EFAILED;
 	} else {
 		db_run_end(&db, run_id, "complete", NULL);
-		ret = EX_OK;
+		ret = RUNNER_OK;
 	}
 	goto out;
 end_run:
@@ -685,8 +684,8 @@ out:
 			db_run_note(&db, run_id, "could not undo: %s",
 				    note.buf);
 		strbuf_release(&note);
-		if (ret == EX_OK)
-			ret = EX_SOFTWARE;
+		if (ret == RUNNER_OK)
+			ret = RUNNER_EFAILED;
 	}
 	if (sys_up)
 		sys_fini();	/* keeps the journal while it holds anything */

@@ -64,7 +64,27 @@ struct run_opts {
 	bool check_only;	/* `bench check` */
 };
 
-/* `bench run` and `bench check`; returns an exit code. */
+/*
+ * What runner_main returns: 0, one of these, or a DB_* code (schema/db.h)
+ * passed up unchanged; each is said on stderr by then, and only bench/
+ * maps them to exit codes.  Ranges of their own: no -errno or other
+ * layer's code is mistaken for one.
+ */
+enum runner_code {
+	RUNNER_OK = 0,
+	RUNNER_ECONFIG = -3001,		/* the config (or its CPU) is bad */
+	RUNNER_EUSAGE = -3002,		/* --only names an unknown workload */
+	RUNNER_EREFUSED = -3003,	/* preflight refused, or not root */
+	RUNNER_ELOCKED = -3004,		/* another runner holds the machine */
+	RUNNER_ESTATE = -3005,		/* the state directory cannot be used */
+	RUNNER_ESCRATCH = -3006,	/* the scratch directory cannot be made */
+	RUNNER_EFAILED = -3007,		/* a case failed, or an undo did */
+	RUNNER_EINTERNAL = -3008,
+	RUNNER_ESIGNAL = -3100,		/* less the signal: interrupted */
+};
+#define RUNNER_SIGNALED(sig)	(RUNNER_ESIGNAL - (sig))
+
+/* `bench run` and `bench check`; returns 0 or a code above. */
 int runner_main(const struct run_opts *o, const char *version);
 
 #endif

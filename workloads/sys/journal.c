@@ -83,8 +83,8 @@ static struct entry *record(const char *kind, const char *a, const char *b)
 	    strlen(a) >= sizeof(J.e->a) || (b && strlen(b) >= sizeof(J.e->b)))
 		return NULL;
 	if (!J.e)
-		J.e = calloc(MAX_ENTRIES, sizeof(*J.e));
-	if (!J.e || J.n == MAX_ENTRIES)
+		J.e = xcalloc(MAX_ENTRIES, sizeof(*J.e));
+	if (J.n == MAX_ENTRIES)
 		return NULL;
 	e = &J.e[J.n];
 	memset(e, 0, sizeof(*e));
