@@ -78,15 +78,19 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	char name[16];
 	int64_t m0, m1;
 
-	snprintf(name, sizeof(name), "fbw-%d", c->worker);
-	prctl(PR_SET_NAME, name);
 	r->tid = (pid_t)syscall(SYS_gettid);
 	r->pu = c->cpu;
 	r->rc = -1;
 	if (c->pin_thread && c->pin_thread(c->cpu))
 		r->pin_errno = errno ? errno : EINVAL;
+	/* named once pinned: what finds it by name sees its placement */
+	snprintf(name, sizeof(name), "fbw-%d", c->worker);
+	prctl(PR_SET_NAME, name);
 	if (c->bind_memory)
 		c->bind_memory(c->cpu);
+	/* counters read before the wait, so that the release is quick */
+	m0 = migrations();
+	getrusage(RUSAGE_THREAD, &u0);
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
 	futex(&sh->ready, FUTEX_WAKE, INT_MAX, NULL);
 	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
@@ -99,8 +103,6 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 			 strerror(r->pin_errno));
 		return;
 	}
-	m0 = migrations();
-	getrusage(RUSAGE_THREAD, &u0);
 	r->pu_before = sched_getcpu();
 	r->t_begin = now_ns();
 	r->rc = c->wl->run(c, &r->s, &r->e);
