@@ -201,3 +201,41 @@ move_worker() {
 	assert_output --regexp "^bench: refused: no PU is left to measure on: cpus 4000, affinity [-0-9,]+.* have none in common$"
 	[ ! -e "$DB" ]
 }
+
+@test "compare: --per-worker shows each worker, noisy samples counted and dropped, topology differences warned" {
+	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
+	wcfg '' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
+	sed -i 's/"runs": 2/"runs": 3/' "$T/config.json"
+	run "$BENCH" run --config "$T/config.json" --label base --quiet
+	assert_success
+	run "$BENCH" run --config "$T/config.json" --label patch --quiet
+	assert_success
+	run "$BENCH" compare --db "$DB" base patch --per-worker
+	assert_success
+	assert_line "per worker: each worker's own wall time, median over the samples"
+	assert_line "shmem-remove op=unlink size=32M folio=4k dir=/dev/shm populate=fallocate threads=2 mode=threads"
+	assert_line --regexp "^  worker +PU +base +PU +patch$"
+	assert_line --regexp "^  0 +[0-9]+ +[0-9.]+ [mu]?s +[0-9]+ +[0-9.]+ [mu]?s$"
+	assert_line --regexp "^  1 +[0-9]+ +[0-9.]+ [mu]?s +[0-9]+ +[0-9.]+ [mu]?s$"
+	assert_line --regexp "^  slowest/fastest +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$"
+	refute_output --partial "threads=1 mode=threads"$'\n'"  worker"
+	run "$BENCH" compare --db "$DB" base patch --per-worker --format csv
+	assert_failure 64
+	# two of the patch's samples flagged noisy: counted, then left out
+	q "update samples set noisy = 1 where id in (select s.id from samples s join cases c on s.case_id = c.id join runs r on c.run_id = r.id where r.label = 'patch' and s.workers = 2 limit 2)"
+	run "$BENCH" compare --db "$DB" base patch
+	assert_success
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max): base 0 of 6, patch 2 of 6; --drop-noisy leaves them out"
+	run "$BENCH" compare --db "$DB" base patch --drop-noisy --format csv
+	assert_success
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max): base 0 of 6, patch 2 of 6; left out (--drop-noisy)"
+	assert_line --regexp '^shmem-remove,".*""threads"":""2"".*",wall,ns,lower,yes,base,1,3,3,.*,patch,1,1,1,'
+	assert_line --regexp '^shmem-remove,".*""threads"":""1"".*",wall,ns,lower,yes,base,1,3,3,.*,patch,1,3,3,'
+	# another machine shape is a difference besides the kernel
+	shape=$(q "select topology_shape from runs where label = 'base'")
+	q "update runs set topology_shape = '2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT' where label = 'patch'"
+	run "$BENCH" compare --db "$DB" base patch --strict
+	assert_failure 69
+	assert_line "bench: warning: CPU topology differs: base has '$shape', patch has '2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT'"
+	assert_line "bench: refusing to compare base with patch: 1 difference besides the kernel (--strict)"
+}
