@@ -353,6 +353,9 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 
 	pr->nworkers = t >= 0 ? (int)pc->v[t].u : 1;
 	pr->processes = m >= 0 && !strcmp(pc->v[m].str, "processes");
+	/* a workload with threads of its own (seq-read) shares the PUs */
+	if (!pc->wl->parallel && pr->nworkers > pl->ncpus)
+		pr->nworkers = pl->ncpus;
 	pr->pus = calloc((size_t)pr->nworkers, sizeof(int));
 	if (!pr->pus) {
 		wl_errf(e, "out of memory");
