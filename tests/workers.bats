@@ -105,15 +105,13 @@ skipped|2"
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	# one worker starts at 0 and the other typically tens of microseconds
-	# later; on a loaded 2-vCPU machine a woken worker may wait a
-	# scheduler slice for its PU.  Started one after the other, the second
-	# would start after the first one's unlink of 512 MiB (100+ ms).
+	# later; on a 2-vCPU machine with a load of 16 a woken worker waits up
+	# to ~17 ms for its PU (measured).  Started one after the other, the
+	# second would start after the first one's unlink of 512 MiB (100+ ms).
 	run q "select count(*) from sample_workers where start_ns = 0"
 	assert_output 10
 	run q "select count(*) from (select sample_id, max(start_ns) m from sample_workers group by sample_id) where m < 50000000"
 	assert_output 10
-	run q "select count(*) from (select sample_id, max(start_ns) m from sample_workers group by sample_id) where m < 5000000"
-	[ "$output" -ge 6 ]
 	run q "select count(*) from samples where json_extract(verify, '$.start_spread_ns') = (select max(start_ns) from sample_workers w where w.sample_id = samples.id)"
 	assert_output 10
 }
