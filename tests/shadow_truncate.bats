@@ -37,6 +37,15 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output "cgroup v1; keep=pin; reclaim=memory.limit_in_bytes; counted with cachestat(2)"
 	run q "select count(*) from samples where valid = 1"
 	assert_output 2
+	# filled by readahead(2) through the mount's 1 MiB window; the phases
+	# timed; the wait for reclaim to stop recorded: 3 still looks 100 ms
+	# apart at least, or the 10 s timeout with what moved
+	run q "select count(*) from samples where json_extract(verify, '$.fill_readahead') = 1 and json_extract(verify, '$.pin_s') > 0 and json_extract(verify, '$.unpin_s') > 0 and json_extract(verify, '$.read_mib_s') > 0 and json_extract(verify, '$.reader_cpu_s') > 0 and json_extract(verify, '$.server_cpu_s') >= 0"
+	assert_output 2
+	run q "select count(*) from samples where (json_extract(verify, '$.quiet') = 1 and json_extract(verify, '$.quiet_wait_s') >= 0.3) or (json_extract(verify, '$.quiet') = 0 and json_extract(verify, '$.quiet_wait_s') >= 10)"
+	assert_output 2
+	run q "select count(*) from samples where json_extract(verify, '$.during_pgscan_kswapd') >= 0 and json_extract(verify, '$.during_kswapd_ns') >= 0 and json_extract(verify, '$.wait_workingset_nodereclaim') >= 0"
+	assert_output 2
 }
 
 @test "unlink removes the file with its shadow entries, verified gone" {

@@ -14,7 +14,7 @@
 
 #define WL_MAX_PARAMS	16
 #define WL_MAX_METRICS	32
-#define WL_MAX_NOTES	24
+#define WL_MAX_NOTES	48
 
 enum param_type {
 	PT_SIZE,	/* bytes, "8G" */
