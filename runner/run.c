@@ -18,6 +18,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "eta.h"
 #include "meta.h"
 #include "noise.h"
 #include "reports/stats.h"
@@ -56,6 +57,7 @@ static struct {
 	uint64_t t_start;	/* of the run's measuring part */
 	uint64_t reps_done, reps_total;
 	uint64_t last_draw;
+	struct eta eta;
 } P;
 
 static void fmt_eta(double s, char *buf, size_t n)
@@ -74,13 +76,13 @@ static void fmt_eta(double s, char *buf, size_t n)
 static void draw(const char *extra)
 {
 	char eta[32];
-	double el, left;
+	double left;
 
 	if (!P.tty || P.quiet)
 		return;
-	el = (double)(now_ns() - P.t_start) / 1e9;
-	left = P.reps_done ? el / (double)P.reps_done *
-			     (double)(P.reps_total - P.reps_done) : NAN;
+	left = eta_left(&P.eta, now_ns());
+	if (left < 0)
+		left = NAN;
 	fmt_eta(left, eta, sizeof(eta));
 	fprintf(stderr, "\r\033[K%s%s%s  (about %s left)", P.head,
 		extra ? "  " : "", extra ? extra : "", eta);
@@ -597,6 +599,64 @@ static void check_topology(const struct config *cfg,
 	strbuf_release(&why);
 }
 
+/* The progress line's estimate: each case's reps and its workload's guess. */
+static void eta_setup(const struct config *cfg, const struct prepared *pr,
+		      const struct placement *pl, const char *scratch,
+		      const char *disk_scratch)
+{
+	int i, j;
+
+	if (eta_init(&P.eta, cfg->ncases))
+		return;		/* no estimate: the line says "?" */
+	for (i = 0; i < cfg->ncases; i++) {
+		const struct plan_case *pc = &cfg->cases[i];
+		struct eta_case *ec = &P.eta.c[i];
+		struct wl_case c;
+
+		ec->reps = pc->warmup + pc->runs;
+		for (j = 0; j < i && cfg->cases[j].wl != pc->wl; j++)
+			;
+		ec->wl = j;
+		if (!pc->wl->estimate_s || pr[i].verdict != WL_OK)
+			continue;
+		case_init(&c, pc, pr[i].v, pl, cfg, scratch, disk_scratch,
+			  &pr[i]);
+		ec->prior_s = pc->wl->estimate_s(&c);
+	}
+}
+
+/*
+ * FOLIOBENCH_ETA_LOG=file: append the estimate of the time left given at
+ * each case's start and the real time left from then, to check the
+ * estimate against.
+ */
+static void eta_log(const struct config *cfg)
+{
+	const char *path = getenv("FOLIOBENCH_ETA_LOG");
+	const char **names;
+	char *buf;
+	int i, r;
+
+	if (!path || !*path)
+		return;
+	names = calloc((size_t)cfg->ncases + 1, sizeof(*names));
+	buf = calloc((size_t)cfg->ncases + 1, 512);
+	if (!names || !buf)
+		goto out;
+	for (i = 0; i < cfg->ncases; i++) {
+		snprintf(buf + 512 * i, 512, "%s %s", cfg->cases[i].wl->name,
+			 cfg->cases[i].title);
+		names[i] = buf + 512 * i;
+	}
+	r = eta_log_write(&P.eta, path, names, now_ns());
+	if (r)
+		say_err("warning: cannot write the estimates to %s: %s", path,
+			strerror(-r));
+out:
+	free(names);
+	free(buf);
+}
+
 int runner_main(const struct run_opts *o, const char *version)
 {
 	struct config cfg;
@@ -786,6 +846,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	P.t_start = now_ns();
 	for (i = 0; i < cfg.ncases; i++)
 		P.reps_total += cfg.cases[i].warmup + cfg.cases[i].runs;
+	eta_setup(&cfg, pr, &pl, scratch, disk_scratch);
 	for (i = 0; i < cfg.ncases && !stop_sig; i++) {
 		const struct plan_case *pc = &cfg.cases[i];
 		int64_t case_id;
@@ -803,6 +864,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			db_case_status(&db, case_id, "skipped", pr[i].msg,
 				       pr[i].info[0] ? pr[i].info : NULL);
 			P.reps_total -= nreps;
+			eta_case_drop(&P.eta, i);
 			if (!o->quiet)
 				printf("%s %s: skipped: %s\n", pc->wl->name,
 				       pc->title, pr[i].msg);
@@ -837,6 +899,7 @@ int runner_main(const struct run_opts *o, const char *version)
 				 c.warmup ? "warm-up" : "rep",
 				 c.warmup ? rep + 1 : rep - pc->warmup + 1,
 				 c.warmup ? pc->warmup : pc->runs);
+			eta_rep_begin(&P.eta, i, now_ns());
 			draw(NULL);
 			r = pc->wl->setup ? pc->wl->setup(&c, &e) : 0;
 			if (!r && !stop_sig)
@@ -877,6 +940,7 @@ int runner_main(const struct run_opts *o, const char *version)
 				       pc->wl->name, pc->title, rep, s.reason);
 			}
 			P.reps_done++;
+			eta_rep_end(&P.eta, i, now_ns());
 		}
 		undraw();
 		if (stop_sig)
@@ -886,6 +950,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			say_err("%s %s: %s", pc->wl->name, pc->title, fail);
 			db_case_status(&db, case_id, "failed", fail, NULL);
 			P.reps_total -= nreps - rep;
+			eta_case_drop(&P.eta, i);
 			continue;
 		}
 		db_case_status(&db, case_id, "done", NULL,
@@ -909,6 +974,7 @@ int runner_main(const struct run_opts *o, const char *version)
 		goto out;
 	}
 	final_table(&cfg, tl, pr);
+	eta_log(&cfg);
 	if (nfailed) {
 		char why[64];
 
@@ -941,6 +1007,7 @@ out:
 	free(tl);
 	free(pr);
 	placement_release(&pl);
+	eta_release(&P.eta);
 	config_release(&cfg);
 	strbuf_release(&err);
 	return ret;

@@ -1013,6 +1013,19 @@ static void teardown(struct wl_case *c)
 	c->priv = NULL;
 }
 
+/*
+ * The reading time, and the writing and caching of each file made, at the
+ * rate measured on the 2-vCPU VM.
+ */
+#define EST_S_PER_GIB	0.6
+
+static double estimate_s(const struct wl_case *c)
+{
+	return (double)wl_u(c, "duration") / 1e9 + 0.2 +
+	       EST_S_PER_GIB * (double)wl_u(c, "size") * nfiles_of(c) /
+	       (double)(1ull << 30);
+}
+
 const struct workload wl_seq_read = {
 	.name = "seq-read",
 	.summary = "sequential read(2) of a cached file for a fixed time "
@@ -1025,5 +1038,6 @@ const struct workload wl_seq_read = {
 	.run = run,
 	.verify = verify,
 	.teardown = teardown,
+	.estimate_s = estimate_s,
 	/* counted here, around each reader's loop, not by the runner */
 };

@@ -1324,6 +1324,23 @@ static void teardown(struct wl_case *c)
 	c->priv = NULL;
 }
 
+/*
+ * Setup, the call and teardown of one repetition, per GiB of the size used,
+ * and what does not grow with it (the wait for reclaim to stop, the mount):
+ * measured on the 2-vCPU VM with files of 8 to 32 GiB.
+ */
+#define EST_S_PER_GIB	0.47
+#define EST_S_FIXED	1.0
+
+static double estimate_s(const struct wl_case *c)
+{
+	struct plan p;
+
+	if (make_plan(c, &p, false) == -EIO)
+		return 0;
+	return EST_S_FIXED + EST_S_PER_GIB * (double)p.size / (double)GiB;
+}
+
 const struct workload wl_shadow_truncate = {
 	.name = "shadow-truncate",
 	.summary = "read a file in a memory cgroup, reclaim its cache into "
@@ -1335,4 +1352,5 @@ const struct workload wl_shadow_truncate = {
 	.run = run,
 	.verify = verify,
 	.teardown = teardown,
+	.estimate_s = estimate_s,
 };

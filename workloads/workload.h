@@ -143,6 +143,9 @@ struct workload {
 	void (*combine)(struct wl_case *c, const struct wl_sample *w, int n,
 			uint64_t span_ns, struct wl_sample *s);
 	void (*forked)(struct wl_case *c, int w);
+	/* seconds one repetition takes, setup to teardown, on the 2-vCPU
+	 * reference VM (the progress line scales it); NULL: no estimate */
+	double (*estimate_s)(const struct wl_case *c);
 };
 
 /* The registered workloads, NULL-terminated, in registry order. */
