@@ -44,7 +44,7 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output 2
 	run q "select count(*) from samples where (json_extract(verify, '$.quiet') = 1 and json_extract(verify, '$.quiet_wait_s') >= 0.3) or (json_extract(verify, '$.quiet') = 0 and json_extract(verify, '$.quiet_wait_s') >= 10)"
 	assert_output 2
-	run q "select count(*) from samples where json_extract(verify, '$.during_pgscan_kswapd') >= 0 and json_extract(verify, '$.during_kswapd_ns') >= 0 and json_extract(verify, '$.wait_workingset_nodereclaim') >= 0"
+	run q "select count(*) from samples where json_extract(verify, '$.during_pgscan_kswapd') >= 0 and json_extract(verify, '$.during_preemptions') >= 0 and json_extract(verify, '$.during_steal_ns') >= 0 and json_extract(verify, '$.during_kswapd_ns') >= 0 and json_extract(verify, '$.wait_workingset_nodereclaim') >= 0"
 	assert_output 2
 }
 

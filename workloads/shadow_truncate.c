@@ -504,6 +504,8 @@ struct state {
 	uint64_t pin_ns, reclaim_ns, unpin_ns;
 	struct quiesce_result quiet;	/* the wait before the call */
 	struct quiesce_snap during;	/* what moved during the call */
+	uint64_t during_steal;		/* ns stolen from our CPU then */
+	uint64_t during_preempt;	/* involuntary switches then */
 	uint64_t read_cpu_ns;	/* the reader's, pinning and reclaim included */
 	uint64_t server_cpu_ns;	/* the FUSE server's during setup */
 	uint64_t nodereclaim0, nodereclaim1, nodereclaim2;
@@ -1149,13 +1151,46 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	return 0;
 }
 
-static uint64_t stime_ns(void)
+/* System CPU time of this thread, and how often it was preempted. */
+static uint64_t stime_ns(uint64_t *nivcsw)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_THREAD, &ru);
+	*nivcsw = (uint64_t)ru.ru_nivcsw;
 	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
 	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+}
+
+/*
+ * Time the hypervisor ran something else on a CPU (steal in /proc/stat,
+ * ns): a VM's share of noise that no wait of ours removes.
+ */
+static uint64_t steal_ns(int cpu)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	unsigned long long v[8];
+	char line[512], want[16];
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t r = 0;
+
+	if (!f || hz <= 0) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		if (sscanf(line + strlen(want), "%llu %llu %llu %llu %llu "
+			   "%llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+			   &v[4], &v[5], &v[6], &v[7]) == 8)
+			r = v[7] * (1000000000ull / (unsigned long long)hz);
+		break;
+	}
+	fclose(f);
+	return r;
 }
 
 static uint64_t file_pages(const struct state *st)
@@ -1191,16 +1226,19 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	bool unl = !strcmp(wl_s(c, "op"), "unlink");
-	uint64_t t0, t1, s0, s1, evicted, cached;
+	uint64_t t0, t1, s0, s1, evicted, cached, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
 
 	quiesce_snap(&q0);
-	s0 = stime_ns();
+	st0 = steal_ns(c->cpu);
+	s0 = stime_ns(&cs0);
 	t0 = now_ns();
 	r = unl ? unlink(st->path) : truncate(st->path, 0);
 	t1 = now_ns();
-	s1 = stime_ns();
+	s1 = stime_ns(&cs1);
+	st->during_steal = steal_ns(c->cpu) - st0;
+	st->during_preempt = cs1 - cs0;
 	quiesce_snap(&q1);
 	quiesce_delta(&q0, &q1, &st->during);
 	if (r)
@@ -1254,6 +1292,8 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	wl_note(s, "reclaim_s", (double)st->reclaim_ns / 1e9);
 	wl_note(s, "quiet_wait_s", (double)st->quiet.waited_ns / 1e9);
 	wl_note(s, "quiet", st->quiet.idle);
+	wl_note(s, "during_steal_ns", (double)st->during_steal);
+	wl_note(s, "during_preemptions", (double)st->during_preempt);
 	for (i = 0; i < QC_NR; i++) {
 		char key[64];
 
