@@ -265,8 +265,9 @@ static bool cpu_flags(const char *const *want)
 			char *p = line;
 			size_t n = strlen(want[i]);
 
+			/* a whole word: after a blank, before one or the end */
 			while ((p = strstr(p, want[i])) &&
-			       !((p[-1] == ' ' || p[-1] == '\t') &&
+			       !(p > line && (p[-1] == ' ' || p[-1] == '\t') &&
 				 (p[n] == ' ' || p[n] == '\n' || !p[n])))
 				p += n;
 			if (!p)
