@@ -8,9 +8,10 @@
  * The shadow-node shrinker frees xarray nodes made only of shadow entries
  * beyond about 8 entries per page on the cgroup's LRU, and a cgroup whose
  * cache was just reclaimed holds few LRU pages.  keep=pin (the default on
- * FUSE) keeps every leaf node off the shrinker's list instead: before the
- * read the reader mlocks one page in each 64 (one per leaf node, 256 KiB),
- * so no node is ever made only of shadow entries while reclaim runs; after
+ * FUSE) keeps every leaf node off the shrinker's list instead: as the read
+ * goes, the reader mlocks one page in each 64 (one per leaf node, 256 KiB)
+ * while its neighbours are still cached, so no node is ever made only of
+ * shadow entries while reclaim runs; after
  * the last reclaim the pins are dropped with fadvise, which leaves an empty
  * slot, no shadow.  That is 63 shadow entries per node (98.4%) for 1/64 of
  * the file in memory, where the published way, keep=ballast (mlocked
@@ -77,6 +78,8 @@ struct fb_cachestat {
 #define QUIET_INTERVAL	(100 * 1000000ull)
 #define QUIET_INTERVALS	3
 #define QUIET_TIMEOUT	(10 * 1000000000ull)
+#define MAX_MAP_COUNT	"/proc/sys/vm/max_map_count"
+#define MAP_COUNT_SLACK	4096	/* for all else the reader maps */
 #define PIN_THREADS_MAX	16
 #define PIN_PROGRESS	(1024 * PIN_STRIDE)
 
@@ -499,6 +502,7 @@ struct state {
 	int msgs;		/* from the reader */
 	bool memory_reclaim;
 	bool ra;		/* fill with readahead(2) */
+	bool pin_vmas;		/* a mapping per pin: max_map_count raised */
 	uint64_t t_setup;	/* ns, whole setup */
 	uint64_t read_ns;
 	uint64_t pin_ns, reclaim_ns, unpin_ns;
@@ -568,8 +572,12 @@ fail(int fd, const char *fmt, ...)
 }
 
 /*
- * Pinning is one single-page FUSE read and one fault per 256 KiB, 819200 of
- * each for 200 GiB: a round trip to the server each, so it is bound by
+ * Pinning ahead of the read, where vm.max_map_count cannot be raised for a
+ * mapping per pin (pin_chunk): the pins then share one mapping, whose
+ * fault-around would map (and lock) cached neighbours, so they are taken
+ * before anything else is cached.  That is one single-page FUSE read and
+ * one fault per 256 KiB, 819200 of each for 200 GiB: a round trip to the
+ * server each, so it is bound by
  * latency, and threads, one per PU, keep more of them in flight (measured
  * on the 2-vCPU VM, 8 GiB: 0.73-0.89 s with two threads against 1.04-1.58 s
  * with one, alternating).  The pages are asked for with WILLNEED, which
@@ -677,11 +685,11 @@ static char *pin_pages(int fd, const char *path, uint64_t size, int threads,
 }
 
 /* Drop the pins without reclaim: an invalidated page leaves no shadow. */
-static void unpin_pages(int fd, char *map, uint64_t size)
+static void unpin_pages(int fd, char *map, uint64_t maplen, uint64_t size)
 {
 	uint64_t off;
 
-	munmap(map, size);
+	munmap(map, maplen);
 	for (off = 0; off < size; off += PIN_STRIDE)
 		posix_fadvise(fd, (off_t)off, PAGE, POSIX_FADV_DONTNEED);
 }
@@ -695,6 +703,7 @@ struct reader_args {
 	bool memory_reclaim;
 	bool ra;		/* fill with readahead(2): the window fits */
 	int threads;		/* for pinning */
+	bool pin_vmas;		/* pin as the read goes, a mapping per pin */
 	uint64_t step;		/* memory.reclaim after this many bytes */
 	int ctl, out;
 	pid_t parent;
@@ -709,7 +718,30 @@ struct reader_args {
  * waits for the previous chunk with a one-byte read of its last page, which
  * holds the reads in flight to one chunk.  Returns 0 or fails.
  */
-static void fill(const struct reader_args *a, int fd)
+/*
+ * Pin the pages of [from, to) that start an xarray leaf node, each in a
+ * one-page mapping of its own, locked and populated by mmap(2) itself.
+ * Called on a chunk just read, while all of it is still cached: no read of
+ * its own, and a mapping of one page leaves fault-around nothing else to
+ * map (and lock).  Measured against pin_pages(), 8 GiB, alternating: the
+ * same 2064384 shadow entries, 3.73 s of CPU (reader and server) against
+ * 4.34 s.
+ */
+static void pin_chunk(const struct reader_args *a, int fd, char *base,
+		      uint64_t from, uint64_t to)
+{
+	uint64_t off = (from + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
+
+	for (; off < to; off += PIN_STRIDE)
+		if (mmap(base + off / PIN_STRIDE * PAGE, PAGE, PROT_READ,
+			 MAP_SHARED | MAP_FIXED | MAP_POPULATE | MAP_LOCKED,
+			 fd, (off_t)off) == MAP_FAILED)
+			fail(a->out, "cannot map and lock page %llu of %s: %s",
+			     (unsigned long long)(off / PAGE), a->path,
+			     strerror(errno));
+}
+
+static void fill(const struct reader_args *a, int fd, char *pins)
 {
 	uint64_t off = 0, since = 0, prev = 0, next = PROGRESS_STEP;
 	char *buf = aligned_alloc(PAGE, READ_BUF);
@@ -729,12 +761,16 @@ static void fill(const struct reader_args *a, int fd)
 				     strerror(errno));
 			if (prev && pread(fd, buf, 1, (off_t)(prev - PAGE)) != 1)
 				break;
+			if (prev && pins)
+				pin_chunk(a, fd, pins, prev - READ_BUF, prev);
 			prev = off + len;
 			n = (ssize_t)len;
 		} else {
 			n = pread(fd, buf, len, (off_t)off);
 			if (n <= 0)
 				break;
+			if (pins)
+				pin_chunk(a, fd, pins, off, off + (uint64_t)n);
 		}
 		off += (uint64_t)n;
 		since += (uint64_t)n;
@@ -754,6 +790,8 @@ static void fill(const struct reader_args *a, int fd)
 	if (off == a->size && prev &&
 	    pread(fd, buf, 1, (off_t)(prev - PAGE)) != 1)
 		off = prev - PAGE;
+	else if (off == a->size && prev && pins)
+		pin_chunk(a, fd, pins, (prev - 1) / READ_BUF * READ_BUF, prev);
 	if (off != a->size)
 		fail(a->out, "cannot read %s at %llu: %s", a->path,
 		     (unsigned long long)off, errno ? strerror(errno) :
@@ -763,7 +801,7 @@ static void fill(const struct reader_args *a, int fd)
 
 static void __attribute__((noreturn)) reader(const struct reader_args *a)
 {
-	uint64_t t0, tp, unevictable;
+	uint64_t t0, tp, unevictable, maplen = 0;
 	char *map = NULL, c;
 	int fd, r;
 
@@ -800,11 +838,22 @@ static void __attribute__((noreturn)) reader(const struct reader_args *a)
 		fail(a->out, "cannot open %s: %s", a->path,
 		     strerror(errno));
 	tp = now_ns();
-	if (a->keep == KEEP_PIN)
+	if (a->keep == KEEP_PIN && a->pin_vmas) {
+		/* an address range for the one-page mappings of the pins */
+		maplen = (a->size + PIN_STRIDE - 1) / PIN_STRIDE * PAGE;
+		map = mmap(NULL, maplen, PROT_NONE, MAP_PRIVATE |
+			   MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (map == MAP_FAILED)
+			fail(a->out, "cannot reserve %llu bytes of address "
+			     "space: %s", (unsigned long long)maplen,
+			     strerror(errno));
+	} else if (a->keep == KEEP_PIN) {
+		maplen = a->size;
 		map = pin_pages(fd, a->path, a->size, a->threads, a->out);
+	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	t0 = now_ns();
-	fill(a, fd);
+	fill(a, fd, a->pin_vmas ? map : NULL);
 	say_read(a->out, a->size, now_ns() - t0, t0 - tp);
 	tp = now_ns();
 	/* evict what the read left cached, through the same reclaim */
@@ -814,7 +863,7 @@ static void __attribute__((noreturn)) reader(const struct reader_args *a)
 		     strerror(-r));
 	t0 = now_ns();
 	if (map)
-		unpin_pages(fd, map, a->size);
+		unpin_pages(fd, map, maplen, a->size);
 	close(fd);
 	say(a->out, MSG_READY, NULL, t0 - tp, 0, now_ns() - t0);
 	/* hold the ballast (and our place in the cgroup) until teardown */
@@ -942,6 +991,7 @@ static int start_reader(struct wl_case *c, struct state *st,
 	a.memory_reclaim = st->memory_reclaim;
 	a.ra = st->ra;
 	a.threads = c->ncpus;
+	a.pin_vmas = st->pin_vmas;
 	a.step = HEADROOM / 2;
 	a.ctl = ctl[0];
 	a.out = out[1];
@@ -1081,6 +1131,24 @@ static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
 	}
 }
 
+/*
+ * Room for one mapping per pin (819200 for 200 GiB) beside what the reader
+ * has: vm.max_map_count, journalled and put back at teardown.  0, or
+ * -errno when it cannot be raised (the pins then share one mapping).
+ */
+static int raise_map_count(uint64_t pins)
+{
+	uint64_t cur = 0, want = pins + MAP_COUNT_SLACK;
+	char val[32];
+	int r;
+
+	r = read_file_u64(MAX_MAP_COUNT, &cur);
+	if (r || cur >= want)
+		return r;
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)want);
+	return sys_knob_set(MAX_MAP_COUNT, val);
+}
+
 static int setup(struct wl_case *c, struct wl_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
@@ -1108,6 +1176,8 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		return wl_errf(e, "cannot limit %s to %llu bytes: %s",
 			       st->m.path, (unsigned long long)st->plan.limit,
 			       strerror(-r));
+	if (st->plan.keep == KEEP_PIN)
+		st->pin_vmas = !raise_map_count(st->plan.size / PIN_STRIDE);
 	st->nodereclaim0 = vmstat("workingset_nodereclaim");
 	st->nodes0 = vmstat("workingset_nodes");
 	st->server_cpu_ns = st->fuse ? fuse_zero_cpu_ns(&st->fz) : 0;
@@ -1303,6 +1373,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		wl_note(s, key, (double)st->during.v[i]);
 	}
 	wl_note(s, "fill_readahead", st->ra);
+	wl_note(s, "pin_mappings", st->pin_vmas);
 	if (st->pin_ns)
 		wl_note(s, "unpin_s", (double)st->unpin_ns / 1e9);
 	if (st->read_cpu_ns)
@@ -1350,6 +1421,8 @@ static void teardown(struct wl_case *c)
 	if (!st)
 		return;
 	reap_reader(st);
+	if (st->pin_vmas)
+		sys_knob_restore(MAX_MAP_COUNT);
 	if (st->msgs >= 0)
 		close(st->msgs);
 	memcg_destroy(&st->m);
