@@ -25,8 +25,11 @@ void eta_release(struct eta *e)
 
 void eta_rep_begin(struct eta *e, int i, uint64_t now)
 {
-	struct eta_case *c = &e->c[i];
+	struct eta_case *c;
 
+	if (i < 0 || i >= e->n)
+		return;		/* no table (out of memory): no estimate */
+	c = &e->c[i];
 	e->rep_start_ns = now;
 	if (i != e->cur) {
 		e->cur = i;
@@ -38,8 +41,11 @@ void eta_rep_begin(struct eta *e, int i, uint64_t now)
 
 void eta_rep_end(struct eta *e, int i, uint64_t now)
 {
-	struct eta_case *c = &e->c[i];
+	struct eta_case *c;
 
+	if (i < 0 || i >= e->n)
+		return;
+	c = &e->c[i];
 	c->done++;
 	c->spent_s += (double)(now - e->rep_start_ns) / 1e9;
 	e->rep_start_ns = now;
@@ -47,7 +53,8 @@ void eta_rep_end(struct eta *e, int i, uint64_t now)
 
 void eta_case_drop(struct eta *e, int i)
 {
-	e->c[i].reps = e->c[i].done;
+	if (i >= 0 && i < e->n)
+		e->c[i].reps = e->c[i].done;
 }
 
 /*
@@ -106,6 +113,8 @@ double eta_left(const struct eta *e, uint64_t now)
 	double left = 0, in_rep;
 	int i;
 
+	if (!e->n)
+		return -1;
 	for (i = 0; i < e->n; i++) {
 		const struct eta_case *c = &e->c[i];
 		double r;

@@ -84,5 +84,10 @@ int main(void)
 		fclose(f);
 	unlink(path);
 	eta_release(&e);
+	/* a table that could not be made: nothing known, nothing touched */
+	eta_rep_begin(&e, 0, 0);
+	eta_rep_end(&e, 0, S);
+	eta_case_drop(&e, 0);
+	OK(eta_left(&e, S) < 0, "no table: the time left is unknown");
 	return tap_done();
 }
