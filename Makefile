@@ -2,7 +2,7 @@
 # user needs; both install what is missing first (mk/deps.sh).
 
 CC	?= cc
-PKGS	:= sqlite3 libcjson hwloc libcurl fuse3
+PKGS	:= sqlite3 libcjson hwloc libcurl fuse3 zlib
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
 	   -D_GNU_SOURCE -I. -Ibuild/gen -Ischema -MMD -MP

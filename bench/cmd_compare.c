@@ -14,6 +14,7 @@
  *   74 cannot read the database or write the report
  *   76 the database has a newer schema than this tool
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "bench/report_cmd.h"
 #include "reports/compare.h"
 #include "schema/db.h"
+#include "schema/db_report.h"
 #include "workloads/workload.h"
 
 int report_cmd_open(struct db *db, const char *path)
@@ -93,6 +95,54 @@ bool report_cmd_primary(const char *workload, const char *metric)
 	return true;
 }
 
+static int add_shape(const char *shape, void *arg)
+{
+	struct strbuf *sb = arg;
+
+	strbuf_addf(sb, "%s'%s'", sb->len ? " | " : "", shape);
+	return 0;
+}
+
+/* Warn when the two sides ran on machines of another shape; how many. */
+static size_t warn_topology(struct db *db, const char *base, const char *patch)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	size_t n = 0;
+
+	if (!db_report_shapes_each(db, base, add_shape, &a) &&
+	    !db_report_shapes_each(db, patch, add_shape, &b) &&
+	    a.len && b.len && strcmp(a.buf, b.buf)) {
+		fb_warn("CPU topology differs: %s has %s, %s has %s", base,
+			a.buf, patch, b.buf);
+		n = 1;
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return n;
+}
+
+/* Say how many samples of each side steal made noisy. */
+static void warn_noisy(struct db *db, const char *base, const char *patch,
+		       bool aa, bool drop)
+{
+	int64_t na = 0, ta = 0, nb = 0, tb = 0;
+
+	if (db_report_noisy(db, base, &na, &ta) ||
+	    db_report_noisy(db, patch, &nb, &tb) || (!na && !nb))
+		return;
+	if (aa)
+		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
+			"over steal_max); %s", (long long)na, (long long)ta,
+			base, drop ? "left out (--drop-noisy)" :
+			"--drop-noisy leaves them out");
+	else
+		fb_warn("samples flagged noisy (steal over steal_max): %s %lld "
+			"of %lld, %s %lld of %lld; %s", base, (long long)na,
+			(long long)ta, patch, (long long)nb, (long long)tb,
+			drop ? "left out (--drop-noisy)" :
+			"--drop-noisy leaves them out");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
@@ -109,7 +159,11 @@ static void usage(FILE *f)
 		"  --strict         refuse when the runs differ in more than "
 		"the kernel\n"
 		"  --aa             compare the odd and even boots of one "
-		"label (false positives)\n\n"
+		"label (false positives)\n"
+		"  --per-worker     then each worker's own time in parallel "
+		"cases (text)\n"
+		"  --drop-noisy     leave out samples flagged noisy (steal "
+		"over steal_max)\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
@@ -123,6 +177,8 @@ int cmd_compare(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "aa", no_argument, NULL, 'a' },
+		{ "per-worker", no_argument, NULL, 'w' },
+		{ "drop-noisy", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -132,7 +188,8 @@ int cmd_compare(int argc, char **argv)
 	enum report_format fmt = REPORT_TEXT;
 	struct report_opts opts = { .primary = report_cmd_primary };
 	struct report_cmp c = { 0 };
-	bool strict = false, aa = false;
+	bool strict = false, aa = false, per_worker = false, drop = false;
+	size_t ntopo = 0;
 	struct db db = { 0 };
 	int ch, ex, r;
 	size_t i;
@@ -151,6 +208,8 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 's': strict = true; break;
 		case 'a': aa = true; break;
+		case 'w': per_worker = true; break;
+		case 'n': drop = true; break;
 		case 'h':
 			usage(stdout);
 			return EX_OK;
@@ -180,12 +239,18 @@ int cmd_compare(int argc, char **argv)
 		       "itself use --aa", base);
 		return EX_USAGE;
 	}
+	if (per_worker && (fmt == REPORT_CSV || fmt == REPORT_JSON)) {
+		fb_err("--per-worker adds a text table; use it with text, "
+		       "changelog or markdown");
+		return EX_USAGE;
+	}
 	ex = report_cmd_open(&db, path);
 	if (ex)
 		return ex;
-	r = report_side_load(&db, base, aa ? 1 : 0, &a, &err);
+	r = report_side_load_noisy(&db, base, aa ? 1 : 0, drop, &a, &err);
 	if (!r)
-		r = report_side_load(&db, patch, aa ? 2 : 0, &b, &err);
+		r = report_side_load_noisy(&db, patch, aa ? 2 : 0, drop, &b,
+					   &err);
 	ex = report_cmd_load_exit(r, &err);
 	if (ex)
 		goto out;
@@ -200,16 +265,31 @@ int cmd_compare(int argc, char **argv)
 	c.schema_version = db_schema_version(&db);
 	for (i = 0; i < c.nwarn; i++)
 		fb_warn("%s", c.warn[i]);
-	if (strict && c.nwarn) {
+	if (!aa)
+		ntopo = warn_topology(&db, base, patch);
+	warn_noisy(&db, a.db_label, b.db_label, aa, drop);
+	if (strict && c.nwarn + ntopo) {
 		fb_err("refusing to compare %s with %s: %zu difference%s "
 		       "besides the kernel (--strict)", a.label, b.label,
-		       c.nwarn, c.nwarn == 1 ? "" : "s");
+		       c.nwarn + ntopo, c.nwarn + ntopo == 1 ? "" : "s");
 		ex = EX_UNAVAILABLE;
 		goto out;
 	}
 	if (report_print(stdout, &c, fmt)) {
 		fb_err("cannot write the report: %m");
 		ex = EX_IOERR;
+		goto out;
+	}
+	if (per_worker) {
+		r = report_workers(stdout, &db, base, patch, drop, &err);
+		if (r == REPORT_ENOMEM || r == -EIO) {
+			fb_err(r == -EIO ? "cannot write the report: %m" :
+			       "out of memory");
+			ex = r == -EIO ? EX_IOERR : EX_SOFTWARE;
+		} else if (r) {
+			fb_err("cannot read the workers: %s", strbuf_str(&err));
+			ex = EX_IOERR;
+		}
 	}
 out:
 	report_cmp_release(&c);

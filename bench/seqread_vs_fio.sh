@@ -1,19 +1,23 @@
 #!/bin/sh
-# seq-read against fio and a bare read loop, on one written tmpfs file, in
-# one go: rounds of fio, the bare loop (plain, and with a clock reading per
-# read), and foliobench's seq-read, all pinned to the CPU foliobench
-# measures on, then foliobench's bandwidth as a ratio of each.  A benchmark,
-# not a test: run it on an idle machine.
+# seq-read against fio and a bare read loop, all reading one written tmpfs
+# file, pinned to the CPU foliobench measures on: many short rounds, the
+# five readers taking turns in each (the order rotating from round to
+# round), because this kind of host's read rate wanders by 10-20% from one
+# second to the next.  Prints each reader's bandwidth per round, then the
+# ratios of foliobench (latency timing of every read, of every 61st, and
+# none) to the others as geometric means of the per-round ratios with their
+# 95% intervals (Student's t on the logs).  A benchmark, not a test.
 #
 #   sh bench/seqread_vs_fio.sh [BENCH]     (make bench-seqread)
-#   environment: RUNTIME (seconds, 10), SIZE (1G), BS (4k), ROUNDS (3)
+#   environment: RUNTIME (seconds per reader and round, 1), SIZE (1G),
+#                BS (4k), ROUNDS (15)
 set -eu
 
 BENCH=${1:-build/bench}
-RUNTIME=${RUNTIME:-10}
+RUNTIME=${RUNTIME:-1}
 SIZE=${SIZE:-1G}
 BS=${BS:-4k}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-15}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "seqread_vs_fio: $*" >&2; exit 1; }
@@ -23,6 +27,7 @@ command -v fio >/dev/null || die "fio is not installed"
 command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
 size_b=$(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") || die "SIZE $SIZE is not a size"
 bs_b=$(numfmt --from=iec "$(echo "$BS" | tr a-z A-Z)") || die "BS $BS is not a size"
+[ "$ROUNDS" -ge 3 ] 2>/dev/null || die "ROUNDS $ROUNDS: at least 3 for an interval"
 
 TMP=$(mktemp -d /dev/shm/fb-seqread.XXXXXX)
 DBDIR=$(mktemp -d)	# not on tmpfs, or the runner warns
@@ -33,59 +38,104 @@ F=$TMP/file
 cc -O2 -o "$TMP/bare_read" "$HERE/probe/bare_read.c" ||
 	die "cannot build the bare read loop"
 
-cat > "$TMP/config.json" <<JSON
+# one config per latency setting: every read timed (the default), every
+# 61st (a prime: the timed reads fall on every place in a folio), none
+for every in 1 61 0; do
+	cat > "$TMP/config$every.json" <<JSON
 { "database": "$DBDIR/fb.db", "runs": 1, "warmup": 0,
   "suite": [ { "workload": "seq-read", "file": "$F", "size": "$SIZE",
-	       "bs": "$BS", "duration": "${RUNTIME}s" } ] }
+	       "bs": "$BS", "duration": "${RUNTIME}s", "lat_every": $every } ] }
 JSON
-CPU=$("$BENCH" check --config "$TMP/config.json" 2>/dev/null |
+done
+CPU=$("$BENCH" check --config "$TMP/config1.json" 2>/dev/null |
       sed -n 's/.*measuring on CPU \([0-9]*\)$/\1/p') || true
 [ -n "$CPU" ] || CPU=$(($(nproc) - 1))
 
 echo "writing $SIZE of real data to $F"
 head -c "$size_b" /dev/urandom > "$F"
 
-echo "seq ${BS} reads of a ${SIZE} tmpfs file for ${RUNTIME}s, $ROUNDS rounds, on CPU $CPU"
-printf '%-6s %10s %10s %12s %12s %9s %9s %9s\n' round fio bare bare+clock \
-	foliobench fb/fio fb/bare fb/b+clk
-: > "$TMP/rows"
-r=1
-while [ $r -le "$ROUNDS" ]; do
-	fio_kib=$(taskset -c "$CPU" fio --ioengine=sync --rw=read --bs="$BS" \
+# each prints MiB/s
+run_fio() {
+	k=$(taskset -c "$CPU" fio --ioengine=sync --rw=read --bs="$BS" \
 		--size="$SIZE" --time_based --runtime="$RUNTIME" --name=seq \
 		--filename="$F" --output-format=terse | awk -F';' '{ print $7 }')
-	fio=$(awk -v k="$fio_kib" 'BEGIN { printf "%.1f", k / 1024 }')
-	bare=$(taskset -c "$CPU" "$TMP/bare_read" "$F" "$size_b" "$bs_b" \
-		"$RUNTIME" plain)
-	clk=$(taskset -c "$CPU" "$TMP/bare_read" "$F" "$size_b" "$bs_b" \
-		"$RUNTIME" clock)
-	"$BENCH" run --config "$TMP/config.json" --quiet >/dev/null ||
+	awk -v k="$k" 'BEGIN { printf "%.1f\n", k / 1024 }'
+}
+run_bare() {
+	taskset -c "$CPU" "$TMP/bare_read" "$F" "$size_b" "$bs_b" "$RUNTIME" "$1"
+}
+run_fb() {
+	"$BENCH" run --config "$TMP/config$1.json" --quiet >/dev/null ||
 		die "foliobench seq-read failed (exit $?)"
-	fb=$(sqlite3 "$DBDIR/fb.db" "select round(value, 1) from sample_values v
+	v=$(sqlite3 "$DBDIR/fb.db" "select round(value, 1) from sample_values v
 		join samples s on s.id = v.sample_id where metric = 'bw'
 		and s.valid = 1 order by s.id desc limit 1")
-	[ -n "$fb" ] || die "foliobench stored no valid bandwidth"
-	echo "$fio $bare $clk $fb" >> "$TMP/rows"
-	awk -v r=$r -v a="$fio" -v b="$bare" -v c="$clk" -v f="$fb" 'BEGIN {
-		printf "%-6s %10.1f %10.1f %12.1f %12.1f %9.3f %9.3f %9.3f\n",
-		       r, a, b, c, f, f / a, f / b, f / c }'
+	[ -n "$v" ] || die "foliobench stored no valid bandwidth"
+	echo "$v"
+}
+run_one() {
+	case $1 in
+	1) run_fio ;;
+	2) run_bare plain ;;
+	3) run_fb 61 ;;
+	4) run_fb 1 ;;
+	5) run_fb 0 ;;
+	esac
+}
+
+echo "seq ${BS} reads of a ${SIZE} tmpfs file, ${RUNTIME}s per reader, $ROUNDS rounds, on CPU $CPU (MiB/s)"
+printf '%-6s %10s %10s %12s %12s %12s\n' round fio bare fb-every61 \
+	fb fb-nolat
+: > "$TMP/rows"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	# rotate which reader goes first
+	k=0
+	while [ $k -lt 5 ]; do
+		j=$(( (k + r) % 5 + 1 ))
+		v=$(run_one $j)
+		case $j in
+		1) a=$v ;; 2) b=$v ;; 3) c=$v ;; 4) f=$v ;; 5) g=$v ;;
+		esac
+		k=$((k + 1))
+	done
+	echo "$a $b $c $f $g" >> "$TMP/rows"
+	printf '%-6s %10.1f %10.1f %12.1f %12.1f %12.1f\n' "$r" "$a" "$b" \
+		"$c" "$f" "$g"
 	r=$((r + 1))
 done
 
-# medians of each column and of each round's ratios
-awk '{ a[NR] = $1; b[NR] = $2; c[NR] = $3; f[NR] = $4;
-       ra[NR] = $4 / $1; rb[NR] = $4 / $2; rc[NR] = $4 / $3 }
-function med(x, n,   i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && x[j - 1] > x[j]; j--) {
-			t = x[j]; x[j] = x[j - 1]; x[j - 1] = t
-		}
-	return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+awk '
+# two-sided 95% quantile of Student t with d degrees of freedom
+function tq(d) {
+	if (d >= 120) return 1.98
+	if (d >= 60) return 2.00 - (d - 60) * 0.02 / 60
+	if (d >= 30) return 2.042 - (d - 30) * 0.042 / 30
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
+	      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 " \
+	      "2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045", t, " ")
+	return t[d]
 }
+# geometric mean of x[1..n] / y[1..n] with its 95% interval
+function ratio(name, x, y, n,   i, l, s, ss, m, sd, h) {
+	s = 0
+	for (i = 1; i <= n; i++) { l[i] = log(x[i] / y[i]); s += l[i] }
+	m = s / n
+	ss = 0
+	for (i = 1; i <= n; i++) ss += (l[i] - m) ^ 2
+	sd = sqrt(ss / (n - 1))
+	h = tq(n - 1) * sd / sqrt(n)
+	printf "%-26s %7.3f  [%.3f, %.3f]\n", name, exp(m), exp(m - h), exp(m + h)
+}
+{ fio[NR] = $1; bare[NR] = $2; s61[NR] = $3; fb[NR] = $4; nolat[NR] = $5 }
 END {
-	printf "%-6s %10.1f %10.1f %12.1f %12.1f %9.3f %9.3f %9.3f\n", "median",
-	       med(a, NR), med(b, NR), med(c, NR), med(f, NR),
-	       med(ra, NR), med(rb, NR), med(rc, NR)
-	printf "\nfoliobench seq-read is %.1f%% of fio and %.1f%% of the bare loop (MiB/s, medians of the per-round ratios)\n",
-	       100 * med(ra, NR), 100 * med(rb, NR)
+	n = NR
+	printf "\nratio (geometric mean of %d rounds)  [95%% interval]\n", n
+	ratio("fb / bare", fb, bare, n)
+	ratio("fb-nolat / bare", nolat, bare, n)
+	ratio("fb-every61 / bare", s61, bare, n)
+	ratio("fb / fb-nolat", fb, nolat, n)
+	ratio("fio / fb", fio, fb, n)
+	ratio("fio / fb-every61", fio, s61, n)
+	ratio("fio / fb-nolat", fio, nolat, n)
 }' "$TMP/rows"

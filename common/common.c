@@ -524,3 +524,20 @@ void strbuf_json_str(struct strbuf *sb, const char *s)
 	}
 	strbuf_addf(sb, "\"");
 }
+
+uint64_t proc_cpu_ns(int pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (hz <= 0 || read_file_str(path, buf, sizeof(buf)))
+		return 0;
+	/* utime and stime: fields 14 and 15, after the ")" of the name */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu", &ut, &st) != 2)
+		return 0;
+	return (ut + st) * (1000000000ull / (unsigned long long)hz);
+}

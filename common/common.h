@@ -41,6 +41,8 @@ static inline uint64_t now_ns(void)
 /* Read a small file (sysfs, procfs) into buf, newline stripped; -errno. */
 int read_file_str(const char *path, char *buf, size_t n);
 int read_file_u64(const char *path, uint64_t *out);
+/* CPU time (user + system) a process or thread has used, in ns; 0 if gone. */
+uint64_t proc_cpu_ns(int pid);
 /* Write a string to a file (sysfs knob, cgroup file); -errno. */
 int write_file_str(const char *path, const char *s);
 /* Value of "Key:" from /proc/meminfo in bytes, or -errno. */

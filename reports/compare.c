@@ -81,6 +81,7 @@ struct load {
 	size_t last;		/* last series hit: rows come in runs */
 	struct strbuf *err;
 	int half;
+	bool drop_noisy;	/* leave out samples flagged noisy */
 };
 
 static int dup_all(char **out[], const char *in[], size_t n)
@@ -414,7 +415,15 @@ db_err:
 int report_side_load(struct db *db, const char *label, int half,
 		     struct report_side *s, struct strbuf *err)
 {
-	struct load l = { .db = db, .s = s, .err = err, .half = half };
+	return report_side_load_noisy(db, label, half, false, s, err);
+}
+
+int report_side_load_noisy(struct db *db, const char *label, int half,
+			   bool drop_noisy, struct report_side *s,
+			   struct strbuf *err)
+{
+	struct load l = { .db = db, .s = s, .err = err, .half = half,
+			  .drop_noisy = drop_noisy };
 	size_t i;
 	int r;
 
@@ -447,7 +456,8 @@ int report_side_load(struct db *db, const char *label, int half,
 		}
 		keep_half(s, half);
 	}
-	r = db_report_values_each(db, label, load_value, &l);
+	r = db_report_values_each_noisy(db, label, l.drop_noisy, load_value,
+					&l);
 	if (r)
 		goto fail;
 	r = db_report_cases_not_done_each(db, label, load_notdone, &l);

@@ -112,7 +112,19 @@ struct report_side {
  */
 int report_side_load(struct db *db, const char *label, int half,
 		     struct report_side *s, struct strbuf *err);
+/* The same, leaving out samples flagged noisy (steal) when drop_noisy. */
+int report_side_load_noisy(struct db *db, const char *label, int half,
+			   bool drop_noisy, struct report_side *s,
+			   struct strbuf *err);
 void report_side_release(struct report_side *s);
+
+/*
+ * `compare --per-worker`: each worker's own wall time (median over the
+ * samples) for every parallel case of a and b, and the spread across
+ * workers (slowest over fastest).  -errno when the stream fails.
+ */
+int report_workers(FILE *f, struct db *db, const char *a, const char *b,
+		   bool drop_noisy, struct strbuf *err);
 
 struct report_row {
 	const struct report_series *a, *b;	/* NULL: absent on that side */

@@ -17,7 +17,7 @@
 
 static const char *const top_keys[] = {
 	"database", "label", "runs", "warmup", "cpu", "scratch",
-	"disk_scratch", "suite", NULL,
+	"disk_scratch", "suite", "cpus", "placement", "steal_max", NULL,
 };
 static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 
@@ -673,6 +673,60 @@ static char *slurp(const char *path, int *err)
 	return sb.buf ? sb.buf : xstrdup("");
 }
 
+/* cpus ("all", "node:N" or a list), placement, steal_max. */
+static int load_placement(struct ctx *x, struct config *cfg,
+			  const cJSON *root)
+{
+	const cJSON *v;
+	char why[128], *s;
+	int n;
+
+	if (get_str(x, root, "cpus", &cfg->cpus))
+		return -1;
+	if (!strncmp(cfg->cpus, "node:", 5)) {
+		uint64_t u;
+
+		if (parse_u64(cfg->cpus + 5, &u) || u > 4095)
+			return errf(x, "cpus: \"%s\": not a NUMA node "
+				    "(node:0, node:1, ...)", cfg->cpus);
+		cfg->cpus_node = (int)u;
+	} else if (strcmp(cfg->cpus, "all")) {
+		n = cpulist_parse(cfg->cpus, NULL, 0, CPU_MAX, why,
+				  sizeof(why));
+		if (n < 0)
+			return errf(x, "cpus: \"%s\": %s (all, node:N, or a "
+				    "list such as 2-15,18)", cfg->cpus, why);
+		cfg->cpu_list = calloc((size_t)n, sizeof(int));
+		if (!cfg->cpu_list)
+			return errf(x, "out of memory");
+		cfg->ncpu_list = cpulist_parse(cfg->cpus, cfg->cpu_list, n,
+					       CPU_MAX, why, sizeof(why));
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "placement");
+	if (v && (!cJSON_IsString(v) ||
+		  place_parse(v->valuestring, &cfg->placement))) {
+		s = show(v);
+		errf(x, "placement: %s is not \"scatter\", \"compact\" or "
+		     "\"explicit\"", s);
+		free(s);
+		return -1;
+	}
+	if (cfg->placement == PLACE_EXPLICIT && !cfg->cpu_list)
+		return errf(x, "placement: \"explicit\" places workers on the "
+			    "list in cpus, which is \"%s\"", cfg->cpus);
+	v = cJSON_GetObjectItemCaseSensitive(root, "steal_max");
+	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+		  v->valuedouble > 100)) {
+		s = show(v);
+		errf(x, "steal_max: %s is not a percentage from 0 to 100", s);
+		free(s);
+		return -1;
+	}
+	if (v)
+		cfg->steal_max = v->valuedouble;
+	return 0;
+}
+
 static void config_defaults(struct config *cfg, const char *path)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -683,6 +737,10 @@ static void config_defaults(struct config *cfg, const char *path)
 	cfg->database = xstrdup("results.db");
 	cfg->scratch = xstrdup("/dev/shm");
 	cfg->disk_scratch = xstrdup("/var/tmp");
+	cfg->cpus = xstrdup("all");
+	cfg->cpus_node = -1;
+	cfg->placement = PLACE_SCATTER;
+	cfg->steal_max = 2;
 }
 
 int config_load(struct config *cfg, const char *path, struct strbuf *err)
@@ -801,6 +859,8 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 		}
 		cfg->cpu = (int)u;
 	}
+	if (load_placement(&x, cfg, root))
+		goto out;
 	suite = cJSON_GetObjectItemCaseSensitive(root, "suite");
 	if (!suite) {
 		errf(&x, "missing key \"suite\" (the list of workloads to run)");
@@ -837,6 +897,8 @@ void config_release(struct config *cfg)
 	free(cfg->label);
 	free(cfg->scratch);
 	free(cfg->disk_scratch);
+	free(cfg->cpus);
+	free(cfg->cpu_list);
 	free(cfg->json);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,8 +17,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "eta.h"
 #include "meta.h"
+#include "noise.h"
 #include "reports/stats.h"
+#include "workers.h"
 #include "schema/db.h"
 #include "workloads/sys/sys.h"
 
@@ -52,6 +56,7 @@ static struct {
 	uint64_t t_start;	/* of the run's measuring part */
 	uint64_t reps_done, reps_total;
 	uint64_t last_draw;
+	struct eta eta;
 } P;
 
 static void fmt_eta(double s, char *buf, size_t n)
@@ -70,13 +75,13 @@ static void fmt_eta(double s, char *buf, size_t n)
 static void draw(const char *extra)
 {
 	char eta[32];
-	double el, left;
+	double left;
 
 	if (!P.tty || P.quiet)
 		return;
-	el = (double)(now_ns() - P.t_start) / 1e9;
-	left = P.reps_done ? el / (double)P.reps_done *
-			     (double)(P.reps_total - P.reps_done) : NAN;
+	left = eta_left(&P.eta, now_ns());
+	if (left < 0)
+		left = NAN;
 	fmt_eta(left, eta, sizeof(eta));
 	fprintf(stderr, "\r\033[K%s%s%s  (about %s left)", P.head,
 		extra ? "  " : "", extra ? extra : "", eta);
@@ -128,7 +133,7 @@ static void fmt_value(double v, const char *unit, char *buf, size_t n)
 struct tally {
 	double *v[WL_MAX_METRICS];
 	size_t n[WL_MAX_METRICS];
-	int valid, invalid;
+	int valid, invalid, noisy;
 };
 
 static void tally_add(struct tally *t, const struct workload *w,
@@ -188,6 +193,8 @@ static void case_summary(const struct workload *w, const struct tally *t,
 	strbuf_addf(sb, " [%d valid", t->valid);
 	if (t->invalid)
 		strbuf_addf(sb, ", %d invalid", t->invalid);
+	if (t->noisy)
+		strbuf_addf(sb, ", %d noisy", t->noisy);
 	strbuf_addf(sb, "]");
 }
 
@@ -214,11 +221,52 @@ static char *verify_json(const struct wl_sample *s, int cpu)
 	return sb.buf;
 }
 
+/* A parallel sample's workers, as the database keeps them. */
+struct rep_workers {
+	struct workers w;
+	struct db_worker *dw;
+	char (*why)[256];
+	struct strbuf *mj;	/* each worker's metrics as JSON */
+	int n;
+};
+
+static void rep_workers_release(struct rep_workers *rw)
+{
+	int i;
+
+	for (i = 0; rw->mj && i < rw->n; i++)
+		strbuf_release(&rw->mj[i]);
+	free(rw->mj);
+	free(rw->dw);
+	free(rw->why);
+	workers_release(&rw->w);
+	memset(rw, 0, sizeof(*rw));
+}
+
+static void metrics_json(const struct workload *w, const struct wl_sample *s,
+			 struct strbuf *sb)
+{
+	int i, k = 0;
+
+	strbuf_addf(sb, "{");
+	for (i = 0; w->metrics[i].name; i++) {
+		if (!s->m[i].set || !isfinite(s->m[i].v))
+			continue;
+		strbuf_addf(sb, "%s", k++ ? "," : "");
+		strbuf_json_str(sb, w->metrics[i].name);
+		strbuf_addf(sb, ":%.17g", s->m[i].v);
+	}
+	strbuf_addf(sb, "}");
+}
+
 static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
-			const struct wl_sample *s, int cpu)
+			const struct wl_sample *s, int cpu,
+			const struct noise *z, const struct rep_workers *rw)
 {
 	const struct workload *w = c->wl;
 	struct db_value vals[WL_MAX_METRICS];
+	struct db_sample_more more = { 0 };
+	struct strbuf nj = STRBUF_INIT;
 	char *vj = verify_json(s, cpu);
 	int i, nv = 0, r;
 
@@ -233,14 +281,25 @@ static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
 		vals[nv].supported = s->m[i].set;
 		nv++;
 	}
-	r = db_sample_add(db, case_id, c->rep, c->warmup, !s->invalid,
-			  s->invalid ? s->reason : NULL, cpu, vj, vals, nv);
+	noise_json(z, &nj);
+	more.workers = rw && rw->n ? rw->n : 1;
+	more.noise_json = strbuf_str(&nj);
+	more.noisy = z->noisy;
+	more.w = rw ? rw->dw : NULL;
+	more.nw = rw ? rw->n : 0;
+	r = db_sample_add_more(db, case_id, c->rep, c->warmup, !s->invalid,
+			       s->invalid ? s->reason : NULL, cpu, vj, vals, nv,
+			       &more);
+	strbuf_release(&nj);
 	free(vj);
 	return r;
 }
 
 struct prepared {
 	struct wl_value v[WL_MAX_PARAMS];	/* as preflight left them */
+	int nworkers;
+	bool processes;
+	int *pus;				/* [nworkers] */
 	enum wl_verdict verdict;
 	char msg[512];
 	char info[256];
@@ -249,7 +308,7 @@ struct prepared {
 static void case_init(struct wl_case *c, const struct plan_case *pc,
 		      const struct wl_value *v, const struct placement *pl,
 		      const struct config *cfg, const char *scratch,
-		      const char *disk_scratch)
+		      const char *disk_scratch, const struct prepared *pr)
 {
 	memset(c, 0, sizeof(*c));
 	c->wl = pc->wl;
@@ -258,10 +317,14 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->disk_scratch = disk_scratch;
 	c->scratch_base = cfg->scratch;
 	c->disk_scratch_base = cfg->disk_scratch;
-	c->cpu = pl->cpu;
-	c->cpus = pl->cpus;
-	c->ncpus = pl->ncpus;
+	c->cpu = pr->pus ? pr->pus[0] : pl->cpu;
+	/* extra threads of a workload go where the placement says */
+	c->cpus = pr->pus ? pr->pus : pl->cpus;
+	c->ncpus = pr->pus ? pr->nworkers : pl->ncpus;
+	c->nworkers = pr->pus ? pr->nworkers : 1;
+	c->worker_cpus = c->cpus;
 	c->pin_thread = placement_bind;
+	c->bind_memory = placement_membind;
 	c->stop = &stop_sig;
 	c->progress = on_progress;
 }
@@ -318,6 +381,184 @@ static int say_undo_failures(const char *head, struct strbuf *note)
 	return n;
 }
 
+/* A param of the workload by name, or -1 (threads and mode are optional). */
+static int param_find(const struct workload *w, const char *name)
+{
+	int i;
+
+	for (i = 0; w->params[i].name; i++)
+		if (!strcmp(w->params[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * Workers of a case and their PUs.  A count that needs more PUs than are
+ * usable is skipped with the reason, never oversubscribed.
+ */
+static enum wl_verdict place_case(const struct plan_case *pc,
+				  const struct placement *pl,
+				  const struct config *cfg, struct prepared *pr,
+				  struct wl_err *e)
+{
+	struct strbuf why = STRBUF_INIT;
+	int t = param_find(pc->wl, "threads"), m = param_find(pc->wl, "mode");
+
+	pr->nworkers = t >= 0 ? (int)pc->v[t].u : 1;
+	pr->processes = m >= 0 && !strcmp(pc->v[m].str, "processes");
+	/* a workload with threads of its own (seq-read) shares the PUs */
+	if (!pc->wl->parallel && pr->nworkers > pl->ncpus)
+		pr->nworkers = pl->ncpus;
+	pr->pus = calloc((size_t)pr->nworkers, sizeof(int));
+	if (!pr->pus) {
+		wl_errf(e, "out of memory");
+		return WL_REFUSE;
+	}
+	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &why)) {
+		wl_errf(e, "threads=%d: %s (%s)", pr->nworkers,
+			strbuf_str(&why), pl->sources);
+		strbuf_release(&why);
+		free(pr->pus);
+		pr->pus = NULL;
+		return WL_SKIP;
+	}
+	return WL_OK;
+}
+
+static void pus_str(const int *pus, int n, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d",
+					 i ? "," : "", pus[i]);
+}
+
+struct noise_arg {
+	struct noise *z;
+	const int *pus;
+	int n;
+};
+
+static void noise_start(void *arg)
+{
+	struct noise_arg *a = arg;
+
+	noise_begin(a->z, a->pus, a->n);
+}
+
+/*
+ * One repetition of a parallel case: its workers run the timed call
+ * together; the sample gets the aggregate (combine) and each worker's own
+ * result and PU, checked after the timed call.  0, or -1 with e set.
+ */
+static int rep_parallel(struct wl_case *c, const struct prepared *pr,
+			const struct config *cfg, struct wl_sample *s,
+			struct noise *z, struct rep_workers *rw, int *cpu,
+			struct wl_err *e)
+{
+	struct noise_arg na = { z, pr->pus, pr->nworkers };
+	struct wl_sample *ws;
+	uint64_t first = UINT64_MAX, last = 0, latest = 0;
+	int i, n = pr->nworkers;
+
+	rw->n = n;
+	rw->dw = calloc((size_t)n, sizeof(*rw->dw));
+	rw->why = calloc((size_t)n, sizeof(*rw->why));
+	rw->mj = calloc((size_t)n, sizeof(*rw->mj));
+	ws = calloc((size_t)n, sizeof(*ws));
+	if (!rw->dw || !rw->why || !rw->mj || !ws) {
+		free(ws);
+		return wl_errf(e, "out of memory");
+	}
+	if (workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
+			e)) {
+		free(ws);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct worker_res *r = &rw->w.res[i];
+
+		if (r->rc) {
+			snprintf(e->msg, sizeof(e->msg), "%s",
+				 r->e.msg[0] ? r->e.msg : "a worker failed");
+			free(ws);
+			return -1;
+		}
+		ws[i] = r->s;
+		if (r->t_begin < first)
+			first = r->t_begin;
+		if (r->t_begin > latest)
+			latest = r->t_begin;
+		if (r->t_end > last)
+			last = r->t_end;
+	}
+	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
+	c->wl->combine(c, ws, n, last - first, s);
+	s->t_begin = first;
+	s->t_end = last;
+	wl_note(s, "workers", n);
+	wl_note(s, "start_spread_ns", (double)(latest - first));
+	wl_note(s, "release_to_start_ns", (double)(first - rw->w.t_release));
+	for (i = 0; i < n; i++) {
+		struct worker_res *r = &rw->w.res[i];
+		struct db_worker *d = &rw->dw[i];
+
+		workers_check(&rw->w, i, rw->why[i], sizeof(rw->why[i]));
+		if (!rw->why[i][0] && r->s.invalid)
+			snprintf(rw->why[i], sizeof(rw->why[i]), "worker %d: "
+				 "%.200s", i, r->s.reason);
+		if (rw->why[i][0])
+			wl_invalid(s, "%s", rw->why[i]);
+		metrics_json(c->wl, &r->s, &rw->mj[i]);
+		z->nvcsw += r->nvcsw;
+		z->nivcsw += r->nivcsw;
+		d->worker = i;
+		d->pu = r->pu;
+		d->pu_checked = r->pu_after;
+		d->node = placement_node_of(r->pu);
+		d->start_ns = (int64_t)(r->t_begin - first);
+		d->wall_ns = (int64_t)(r->t_end - r->t_begin);
+		d->nvcsw = r->nvcsw;
+		d->nivcsw = r->nivcsw;
+		d->migrations = r->migrations;
+		d->valid = !rw->why[i][0];
+		d->invalid_reason = rw->why[i][0] ? rw->why[i] : NULL;
+		d->metrics_json = strbuf_str(&rw->mj[i]);
+	}
+	*cpu = rw->w.res[0].pu_after;
+	free(ws);
+	return 0;
+}
+
+/* One repetition of a case the runner's own thread measures. */
+static int rep_inline(struct wl_case *c, const struct prepared *pr,
+		      const struct config *cfg, struct wl_sample *s,
+		      struct noise *z, int *cpu, struct wl_err *e)
+{
+	struct rusage u0, u1;
+	uint64_t t0, t1;
+	int r;
+
+	noise_begin(z, pr->pus, pr->nworkers);
+	getrusage(RUSAGE_SELF, &u0);
+	t0 = now_ns();
+	r = c->wl->run(c, s, e);
+	t1 = now_ns();
+	*cpu = sched_getcpu();
+	getrusage(RUSAGE_SELF, &u1);
+	if (s->t_begin && s->t_end >= s->t_begin) {
+		t0 = s->t_begin;
+		t1 = s->t_end;
+	}
+	z->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
+	z->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
+	noise_end(z, pr->pus, pr->nworkers, t1 - t0, cfg->steal_max);
+	return r;
+}
+
 static int exit_for_signal(void)
 {
 	return RUNNER_SIGNALED(stop_sig);	/* bench/: 128 + the signal */
@@ -372,6 +613,101 @@ static void final_table(const struct config *cfg, struct tally *tl,
 	}
 }
 
+/*
+ * `bench check`: the topology, the PUs each worker count would use, and
+ * why numbers taken now may be noisy.
+ */
+static void check_topology(const struct config *cfg,
+			   const struct placement *pl,
+			   const struct prepared *pr)
+{
+	struct strbuf why = STRBUF_INIT;
+	char list[512];
+	int i, k;
+
+	printf("topology: %s; usable PUs %s (%s); placement %s\n",
+	       pl->shape, pl->usable, pl->sources, place_name(pl->place));
+	for (i = 0; i < cfg->ncases; i++) {
+		bool seen = false;
+
+		if (!pr[i].pus)
+			continue;
+		for (k = 0; k < i && !seen; k++)
+			seen = pr[k].pus && pr[k].nworkers == pr[i].nworkers;
+		if (seen)
+			continue;
+		pus_str(pr[i].pus, pr[i].nworkers, list, sizeof(list));
+		printf("%d worker%s: PU%s %s\n", pr[i].nworkers,
+		       pr[i].nworkers == 1 ? "" : "s",
+		       pr[i].nworkers == 1 ? "" : "s", list);
+	}
+	fflush(stdout);
+	noise_now(pl->cpus, pl->ncpus, &why);
+	if (!why.len)
+		printf("noise: nothing seen in the last second\n");
+	for (const char *l = strbuf_str(&why); *l; l += strcspn(l, "\n") + 1)
+		printf("noise: %.*s\n", (int)strcspn(l, "\n"), l);
+	strbuf_release(&why);
+}
+
+/* The progress line's estimate: each case's reps and its workload's guess. */
+static void eta_setup(const struct config *cfg, const struct prepared *pr,
+		      const struct placement *pl, const char *scratch,
+		      const char *disk_scratch)
+{
+	int i, j;
+
+	if (eta_init(&P.eta, cfg->ncases))
+		return;		/* no estimate: the line says "?" */
+	for (i = 0; i < cfg->ncases; i++) {
+		const struct plan_case *pc = &cfg->cases[i];
+		struct eta_case *ec = &P.eta.c[i];
+		struct wl_case c;
+
+		ec->reps = pc->warmup + pc->runs;
+		for (j = 0; j < i && cfg->cases[j].wl != pc->wl; j++)
+			;
+		ec->wl = j;
+		if (!pc->wl->estimate_s || pr[i].verdict != WL_OK)
+			continue;
+		case_init(&c, pc, pr[i].v, pl, cfg, scratch, disk_scratch,
+			  &pr[i]);
+		ec->prior_s = pc->wl->estimate_s(&c);
+	}
+}
+
+/*
+ * FOLIOBENCH_ETA_LOG=file: append the estimate of the time left given at
+ * each case's start and the real time left from then, to check the
+ * estimate against.
+ */
+static void eta_log(const struct config *cfg)
+{
+	const char *path = getenv("FOLIOBENCH_ETA_LOG");
+	const char **names;
+	char *buf;
+	int i, r;
+
+	if (!path || !*path)
+		return;
+	names = calloc((size_t)cfg->ncases + 1, sizeof(*names));
+	buf = calloc((size_t)cfg->ncases + 1, 512);
+	if (!names || !buf)
+		goto out;
+	for (i = 0; i < cfg->ncases; i++) {
+		snprintf(buf + 512 * i, 512, "%s %s", cfg->cases[i].wl->name,
+			 cfg->cases[i].title);
+		names[i] = buf + 512 * i;
+	}
+	r = eta_log_write(&P.eta, path, names, now_ns());
+	if (r)
+		say_err("warning: cannot write the estimates to %s: %s", path,
+			strerror(-r));
+out:
+	free(names);
+	free(buf);
+}
+
 int runner_main(const struct run_opts *o, const char *version)
 {
 	struct config cfg;
@@ -407,7 +743,13 @@ int runner_main(const struct run_opts *o, const char *version)
 		for (i = 0; i < cfg.ncases; i++)
 			cfg.cases[i].runs = (unsigned)o->runs;
 	db_path = o->db_path ? o->db_path : cfg.database;
-	if (placement_init(&pl, cfg.cpu, &err)) {
+	r = placement_init(&pl, &cfg, &err);
+	if (r == -2) {
+		say_err("refused: %s", strbuf_str(&err));
+		ret = RUNNER_EREFUSED;
+		goto out;
+	}
+	if (r) {
 		say_err("%s: %s", cfg_path, strbuf_str(&err));
 		ret = RUNNER_ECONFIG;
 		goto out;
@@ -449,9 +791,11 @@ int runner_main(const struct run_opts *o, const char *version)
 		struct wl_err e = { { 0 } };
 		const struct plan_case *pc = &cfg.cases[i];
 
-		case_init(&c, pc, NULL, &pl, &cfg, scratch, disk_scratch);
-		pr[i].verdict = pc->wl->preflight ?
-				pc->wl->preflight(&c, &e) : WL_OK;
+		pr[i].verdict = place_case(pc, &pl, &cfg, &pr[i], &e);
+		case_init(&c, pc, NULL, &pl, &cfg, scratch, disk_scratch,
+			  &pr[i]);
+		if (pr[i].verdict == WL_OK && pc->wl->preflight)
+			pr[i].verdict = pc->wl->preflight(&c, &e);
 		/* a preflight may adapt the case (a smaller size): keep it */
 		memcpy(pr[i].v, c.v, sizeof(pr[i].v));
 		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
@@ -478,6 +822,7 @@ int runner_main(const struct run_opts *o, const char *version)
 		printf("%d cases: runs %u per boot after %u warm-up; database "
 		       "%s; measuring on CPU %d\n", cfg.ncases, cfg.runs,
 		       cfg.warmup, db_path, pl.cpu);
+		check_topology(&cfg, &pl, pr);
 		ret = RUNNER_OK;
 		goto out;
 	}
@@ -531,6 +876,15 @@ int runner_main(const struct run_opts *o, const char *version)
 		ret = db_failed("cannot record the run in", db_path, r, db.err);
 		goto out;
 	}
+	{
+		size_t len = 0;
+		char *xml = placement_xml(&len);
+
+		if (xml && db_run_topology(&db, run_id, pl.shape, xml, len))
+			say_err("warning: cannot store the topology: %s",
+				db.err);
+		free(xml);
+	}
 	if (!o->quiet)
 		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
 		       meta.uuid, label, meta.release, meta.boot_id, pl.cpu);
@@ -541,13 +895,11 @@ int runner_main(const struct run_opts *o, const char *version)
 		ret = RUNNER_ESCRATCH;
 		goto end_run;
 	}
-	if (placement_bind(pl.cpu))
-		say_err("warning: cannot bind to CPU %d; samples will say "
-			"where they ran", pl.cpu);
 
 	P.t_start = now_ns();
 	for (i = 0; i < cfg.ncases; i++)
 		P.reps_total += cfg.cases[i].warmup + cfg.cases[i].runs;
+	eta_setup(&cfg, pr, &pl, scratch, disk_scratch);
 	for (i = 0; i < cfg.ncases && !stop_sig; i++) {
 		const struct plan_case *pc = &cfg.cases[i];
 		int64_t case_id;
@@ -566,11 +918,18 @@ int runner_main(const struct run_opts *o, const char *version)
 			db_case_status(&db, case_id, "skipped", pr[i].msg,
 				       pr[i].info[0] ? pr[i].info : NULL);
 			P.reps_total -= nreps;
+			eta_case_drop(&P.eta, i);
 			if (!o->quiet)
 				printf("%s %s: skipped: %s\n", pc->wl->name,
 				       pc->title, pr[i].msg);
 			continue;
 		}
+		/* the runner's own thread: off the workers' PUs if it can */
+		if (pc->wl->parallel ?
+		    placement_bind_spare(&pl, pr[i].pus, pr[i].nworkers) :
+		    placement_bind(pr[i].pus[0]))
+			say_err("warning: cannot bind to CPU %d; samples will "
+				"say where they ran", pr[i].pus[0]);
 		if (pr[i].info[0] && !o->quiet) {
 			undraw();
 			printf("%s %s: %s\n", pc->wl->name, pc->title,
@@ -579,11 +938,14 @@ int runner_main(const struct run_opts *o, const char *version)
 		for (rep = 0; rep < nreps && !stop_sig; rep++) {
 			struct wl_case c;
 			struct wl_sample s;
+			struct noise z;
+			struct rep_workers rw = { 0 };
 			int cpu = -1;
 
 			memset(&s, 0, sizeof(s));
+			memset(&z, 0, sizeof(z));
 			case_init(&c, pc, pr[i].v, &pl, &cfg, scratch,
-				  disk_scratch);
+				  disk_scratch, &pr[i]);
 			c.rep = (int)rep;
 			c.warmup = rep < pc->warmup;
 			snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u",
@@ -591,40 +953,47 @@ int runner_main(const struct run_opts *o, const char *version)
 				 c.warmup ? "warm-up" : "rep",
 				 c.warmup ? rep + 1 : rep - pc->warmup + 1,
 				 c.warmup ? pc->warmup : pc->runs);
+			eta_rep_begin(&P.eta, i, now_ns());
 			draw(NULL);
 			r = pc->wl->setup ? pc->wl->setup(&c, &e) : 0;
-			if (!r && !stop_sig) {
-				r = pc->wl->run(&c, &s, &e);
-				cpu = sched_getcpu();
-			}
+			if (!r && !stop_sig)
+				r = pc->wl->parallel ?
+				    rep_parallel(&c, &pr[i], &cfg, &s, &z, &rw,
+						 &cpu, &e) :
+				    rep_inline(&c, &pr[i], &cfg, &s, &z, &cpu,
+					       &e);
 			if (!r && !stop_sig && pc->wl->verify)
 				r = pc->wl->verify(&c, &s, &e);
 			if (pc->wl->teardown)
 				pc->wl->teardown(&c);
-			if (stop_sig)
-				break;
-			if (r) {
-				fail = e.msg[0] ? e.msg : "failed";
+			if (stop_sig || r) {
+				rep_workers_release(&rw);
+				if (r && !stop_sig)
+					fail = e.msg[0] ? e.msg : "failed";
 				break;
 			}
-			if (cpu != pl.cpu)
+			if (!pc->wl->parallel && cpu != c.cpu)
 				wl_invalid(&s, "ran on CPU %d, not on the "
-					   "pinned CPU %d", cpu, pl.cpu);
-			r = store_sample(&db, case_id, &c, &s, cpu);
+					   "pinned CPU %d", cpu, c.cpu);
+			r = store_sample(&db, case_id, &c, &s, cpu, &z, &rw);
+			rep_workers_release(&rw);
 			if (r) {
 				undraw();
 				ret = db_failed("cannot store a sample in",
 						db_path, r, db.err);
 				goto end_run;
 			}
-			if (!c.warmup)
+			if (!c.warmup) {
 				tally_add(&tl[i], pc->wl, &s, (int)pc->runs);
+				tl[i].noisy += z.noisy;
+			}
 			if (s.invalid && !o->quiet) {
 				undraw();
 				printf("%s %s: rep %u invalid: %s\n",
 				       pc->wl->name, pc->title, rep, s.reason);
 			}
 			P.reps_done++;
+			eta_rep_end(&P.eta, i, now_ns());
 		}
 		undraw();
 		if (stop_sig)
@@ -634,6 +1003,7 @@ int runner_main(const struct run_opts *o, const char *version)
 			say_err("%s %s: %s", pc->wl->name, pc->title, fail);
 			db_case_status(&db, case_id, "failed", fail, NULL);
 			P.reps_total -= nreps - rep;
+			eta_case_drop(&P.eta, i);
 			continue;
 		}
 		db_case_status(&db, case_id, "done", NULL,
@@ -657,6 +1027,7 @@ int runner_main(const struct run_opts *o, const char *version)
 		goto out;
 	}
 	final_table(&cfg, tl, pr);
+	eta_log(&cfg);
 	if (nfailed) {
 		char why[64];
 
@@ -698,9 +1069,12 @@ out:
 	meta_release(&meta);
 	for (i = 0; tl && i < cfg.ncases; i++)
 		tally_release(&tl[i]);
+	for (i = 0; pr && i < cfg.ncases; i++)
+		free(pr[i].pus);
 	free(tl);
 	free(pr);
 	placement_release(&pl);
+	eta_release(&P.eta);
 	config_release(&cfg);
 	strbuf_release(&err);
 	return ret;

@@ -6,7 +6,10 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "runner/topo.h"
 #include "workloads/workload.h"
+
+#define CPU_MAX		4095	/* highest CPU number a config may name */
 
 /* One point of a sweep. */
 struct plan_case {
@@ -21,6 +24,12 @@ struct config {
 	char path[4096];		/* where it was read from */
 	char *database, *label, *scratch, *disk_scratch;
 	int cpu;			/* logical PU index, or -1 for auto */
+	char *cpus;			/* "all", "node:N" or a list */
+	int cpus_node;			/* node:N, else -1 */
+	int *cpu_list;			/* the list, in order (OS indexes) */
+	int ncpu_list;
+	enum place placement;
+	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
 	char *json;			/* the effective config, for the run row */
 	struct plan_case *cases;
@@ -44,14 +53,39 @@ int config_only(struct config *cfg, const char *list, struct strbuf *err);
 
 /* Placement with hwloc. */
 struct placement {
-	int cpu;		/* OS index of the measuring PU */
+	int cpu;		/* OS index of a single measuring PU */
 	int logical;		/* its hwloc logical index */
-	int *cpus;		/* allowed PUs (OS indexes) */
+	int *cpus;		/* usable PUs (OS indexes), in placement order */
 	int ncpus;
+	enum place place;
 	char *summary;		/* JSON: packages, numa nodes, cores, PUs */
+	char shape[128];	/* "2 packages, 2 NUMA nodes, ..." */
+	char usable[256];	/* the usable PUs as a list, "0-1" */
+	char sources[512];	/* what made it: "cpus all, affinity 1, ..." */
+	int nnodes;		/* NUMA nodes of the machine */
 };
-int placement_init(struct placement *p, int want_logical, struct strbuf *err);
+/*
+ * The usable PUs: the config's cpus, intersected with the affinity mask
+ * (taskset) and the cgroup cpuset.  Returns 0; -1 for a config error
+ * (cpu or cpus names what is not there); -2 when nothing is left, which
+ * is a refusal.  err says why.
+ */
+int placement_init(struct placement *p, const struct config *cfg,
+		   struct strbuf *err);
+/*
+ * The PUs of n workers under the config's placement; a single worker
+ * keeps `cpu` (or its automatic choice).  -1 with why when n do not fit.
+ */
+int placement_workers(const struct placement *p, const struct config *cfg,
+		      int n, int *out, struct strbuf *why);
 int placement_bind(int os_cpu);
+/* Bind the calling thread to the usable PUs outside busy[] (all if none). */
+int placement_bind_spare(const struct placement *p, const int *busy, int n);
+/* Allocate the calling thread's memory on os_cpu's NUMA node (-1: any). */
+int placement_membind(int os_cpu);
+int placement_node_of(int os_cpu);
+/* The topology as hwloc XML (malloc'd), for the run row. */
+char *placement_xml(size_t *len);
 void placement_release(struct placement *p);
 
 struct run_opts {

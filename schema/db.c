@@ -8,6 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <zlib.h>
+
 #include "schema_sql.h"
 
 /* The kind of a SQLite error, as this layer's code. */
@@ -326,6 +329,66 @@ int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 		  bool valid, const char *invalid_reason, int cpu,
 		  const char *verify_json, const struct db_value *v, int nv)
 {
+	return db_sample_add_more(db, case_id, rep, warmup, valid,
+				  invalid_reason, cpu, verify_json, v, nv,
+				  NULL);
+}
+
+static int add_workers(struct db *db, int64_t sid,
+		       const struct db_sample_more *m)
+{
+	int i, r0;
+
+	r0 = run_stmt(db, "UPDATE samples SET workers = ?, noise = ?, noisy = ? "
+		      "WHERE id = ?", "itii", (int64_t)m->workers, m->noise_json,
+		      (int64_t)m->noisy, sid);
+	if (r0)
+		return r0;
+	for (i = 0; i < m->nw; i++) {
+		const struct db_worker *w = &m->w[i];
+		sqlite3_stmt *st;
+		int r;
+
+		if (sqlite3_prepare_v2(db->h, "INSERT INTO sample_workers "
+				       "(sample_id, worker, pu, pu_checked, node, "
+				       "start_ns, wall_ns, nvcsw, nivcsw, "
+				       "migrations, valid, invalid_reason, "
+				       "metrics) VALUES "
+				       "(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st,
+				       NULL) != SQLITE_OK)
+			return fail(db, "prepare");
+		sqlite3_bind_int64(st, 1, sid);
+		sqlite3_bind_int(st, 2, w->worker);
+		sqlite3_bind_int(st, 3, w->pu);
+		if (w->pu_checked >= 0)
+			sqlite3_bind_int(st, 4, w->pu_checked);
+		if (w->node >= 0)
+			sqlite3_bind_int(st, 5, w->node);
+		sqlite3_bind_int64(st, 6, w->start_ns);
+		sqlite3_bind_int64(st, 7, w->wall_ns);
+		sqlite3_bind_int64(st, 8, w->nvcsw);
+		sqlite3_bind_int64(st, 9, w->nivcsw);
+		if (w->migrations >= 0)
+			sqlite3_bind_int64(st, 10, w->migrations);
+		sqlite3_bind_int(st, 11, w->valid);
+		if (w->invalid_reason)
+			sqlite3_bind_text(st, 12, w->invalid_reason, -1,
+					  SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 13, w->metrics_json, -1,
+				  SQLITE_TRANSIENT);
+		r = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return fail(db, "write a worker");
+	}
+	return DB_OK;
+}
+
+int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
+		       bool valid, const char *invalid_reason, int cpu,
+		       const char *verify_json, const struct db_value *v,
+		       int nv, const struct db_sample_more *more)
+{
 	char now[32];
 	int64_t sid;
 	int i, r;
@@ -357,6 +420,11 @@ int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 		if (r)
 			goto err;
 	}
+	if (more) {
+		r = add_workers(db, sid, more);
+		if (r)
+			goto err;
+	}
 	r = exec(db, "COMMIT");
 	if (r)
 		goto err;
@@ -370,6 +438,82 @@ err:
 		snprintf(db->err, sizeof(db->err), "%s", keep);
 	}
 	return r;
+}
+
+/* Over this, the XML is stored compressed (a 32-vCPU VM's is ~30 KiB). */
+#define XML_PLAIN_MAX	4096
+
+int db_run_topology(struct db *db, int64_t run_id, const char *shape,
+		    const char *xml, size_t len)
+{
+	sqlite3_stmt *st;
+	uLongf zlen = compressBound((uLong)len);
+	unsigned char *z = NULL;
+	bool zipped = len > XML_PLAIN_MAX;
+	int r;
+
+	if (zipped) {
+		z = malloc(zlen);
+		if (!z || compress2(z, &zlen, (const Bytef *)xml, (uLong)len,
+				    Z_BEST_COMPRESSION) != Z_OK) {
+			free(z);
+			snprintf(db->err, sizeof(db->err), "cannot compress "
+				 "the topology (%zu bytes of XML)", len);
+			return DB_ERR;
+		}
+	}
+	if (sqlite3_prepare_v2(db->h, "UPDATE runs SET topology_shape = ?, "
+			       "topology_xml = ?, topology_xml_zlib = ?, "
+			       "topology_xml_len = ? WHERE id = ?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		free(z);
+		return fail(db, "prepare");
+	}
+	sqlite3_bind_text(st, 1, shape, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(st, 2, zipped ? (const void *)z : (const void *)xml,
+			  (int)(zipped ? zlen : len), SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, zipped);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)len);
+	sqlite3_bind_int64(st, 5, run_id);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	free(z);
+	return r == SQLITE_DONE ? DB_OK : fail(db, "write the topology");
+}
+
+char *db_run_topology_xml(struct db *db, const char *uuid)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT topology_xml, topology_xml_zlib, "
+			       "topology_xml_len FROM runs WHERE uuid = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) == SQLITE_BLOB) {
+		const void *b = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		uLongf len = (uLongf)sqlite3_column_int64(st, 2);
+
+		if (!sqlite3_column_int(st, 1))
+			len = (uLongf)n;
+		out = malloc(len + 1);
+		if (out && sqlite3_column_int(st, 1)) {
+			if (uncompress((Bytef *)out, &len, b, (uLong)n) !=
+			    Z_OK) {
+				free(out);
+				out = NULL;
+			}
+		} else if (out) {
+			memcpy(out, b, len);
+		}
+		if (out)
+			out[len] = '\0';
+	}
+	sqlite3_finalize(st);
+	return out;
 }
 
 int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),

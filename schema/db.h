@@ -3,6 +3,7 @@
 #define FB_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -32,7 +33,7 @@ enum db_code {
 /* How long a write waits for another process's lock before DB_BUSY. */
 #define DB_BUSY_MS 10000
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 4
 
 /* Open (and create/migrate when create) the database; WAL, foreign keys. */
 int db_open(struct db *db, const char *path, bool create);
@@ -75,6 +76,40 @@ struct db_value {
 int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 		  bool valid, const char *invalid_reason, int cpu,
 		  const char *verify_json, const struct db_value *v, int nv);
+
+/* One worker of a parallel sample. */
+struct db_worker {
+	int worker, pu, pu_checked, node;	/* pu_checked, node: -1 unknown */
+	int64_t start_ns, wall_ns;
+	int64_t nvcsw, nivcsw, migrations;	/* migrations -1: unknown */
+	bool valid;
+	const char *invalid_reason;
+	const char *metrics_json;
+};
+
+/* What schema 4 adds to a sample: its workers and noise record. */
+struct db_sample_more {
+	int workers;
+	const char *noise_json;		/* NULL: none */
+	bool noisy;
+	const struct db_worker *w;	/* [nw], may be 0 */
+	int nw;
+};
+
+/* db_sample_add with the workers and the noise record (more may be NULL). */
+int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
+		       bool valid, const char *invalid_reason, int cpu,
+		       const char *verify_json, const struct db_value *v,
+		       int nv, const struct db_sample_more *more);
+
+/*
+ * The run's topology: its shape ("2 packages, ...") and the hwloc XML,
+ * stored zlib-compressed when over 4 KiB.
+ */
+int db_run_topology(struct db *db, int64_t run_id, const char *shape,
+		    const char *xml, size_t len);
+/* The XML back, uncompressed (malloc'd, NUL-terminated); NULL if none. */
+char *db_run_topology_xml(struct db *db, const char *uuid);
 
 /* `bench runs`: call fn for each run, newest last. */
 struct db_run_row {

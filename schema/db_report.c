@@ -155,6 +155,15 @@ int db_report_values_each(struct db *db, const char *label,
 			  int (*fn)(const struct db_report_value *, void *),
 			  void *arg)
 {
+	return db_report_values_each_noisy(db, label, false, fn, arg);
+}
+
+int db_report_values_each_noisy(struct db *db, const char *label,
+				bool drop_noisy,
+				int (*fn)(const struct db_report_value *,
+					  void *),
+				void *arg)
+{
 	sqlite3_stmt *st;
 	int r;
 
@@ -167,10 +176,12 @@ int db_report_values_each(struct db *db, const char *label,
 		    "JOIN sample_values v ON v.sample_id = s.id "
 		    "WHERE r.label = ?1 AND r.status = 'complete' "
 		    "AND s.warmup = 0 AND s.valid = 1 "
+		    "AND (?2 = 0 OR s.noisy = 0) "
 		    "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid",
 		    label, &st);
 	if (r)
 		return r;
+	sqlite3_bind_int(st, 2, drop_noisy);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_report_value v = {
 			.run_id = sqlite3_column_int64(st, 0),
@@ -250,4 +261,89 @@ int db_report_params_each(struct db *db, const char *params_json,
 		}
 	}
 	return step_end(db, st, r, "cannot read case params");
+}
+
+int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
+		    int64_t *total)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT coalesce(sum(s.noisy), 0), count(*) FROM runs r "
+		    "JOIN cases c ON c.run_id = r.id "
+		    "JOIN samples s ON s.case_id = c.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND s.warmup = 0 AND s.valid = 1", label, &st);
+	if (r)
+		return r;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*noisy = sqlite3_column_int64(st, 0);
+		*total = sqlite3_column_int64(st, 1);
+		r = SQLITE_DONE;
+	}
+	return step_end(db, st, r, "cannot count noisy samples");
+}
+
+int db_report_shapes_each(struct db *db, const char *label,
+			  int (*fn)(const char *shape, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT DISTINCT topology_shape FROM runs WHERE label = ?1 "
+		    "AND status = 'complete' AND topology_shape != '' "
+		    "ORDER BY 1", label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read topologies");
+}
+
+int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
+			   int (*fn)(const struct db_report_worker *, void *),
+			   void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT c.workload, c.params, w.worker, w.pu, w.wall_ns, "
+		    "s.workers FROM runs r JOIN cases c ON c.run_id = r.id "
+		    "JOIN samples s ON s.case_id = c.id "
+		    "JOIN sample_workers w ON w.sample_id = s.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND s.warmup = 0 AND s.valid = 1 "
+		    "AND (?2 = 0 OR s.noisy = 0) "
+		    "ORDER BY c.workload, c.params, w.worker, r.started_at, "
+		    "s.rep", label, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int(st, 2, drop_noisy);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_report_worker w = {
+			.workload = col_text(st, 0),
+			.params = col_text(st, 1),
+			.worker = sqlite3_column_int(st, 2),
+			.pu = sqlite3_column_int(st, 3),
+			.wall_ns = sqlite3_column_int64(st, 4),
+			.workers = sqlite3_column_int(st, 5),
+		};
+		int stop = fn(&w, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read workers");
 }

@@ -47,6 +47,29 @@ int db_report_values_each(struct db *db, const char *label,
 			  int (*fn)(const struct db_report_value *, void *),
 			  void *arg);
 
+/* The same, leaving out samples flagged noisy when drop_noisy. */
+int db_report_values_each_noisy(struct db *db, const char *label,
+				bool drop_noisy,
+				int (*fn)(const struct db_report_value *,
+					  void *),
+				void *arg);
+/* Valid measured samples of a label's complete runs, and the noisy ones. */
+int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
+		    int64_t *total);
+/* The distinct topology shapes of a label's complete runs. */
+int db_report_shapes_each(struct db *db, const char *label,
+			  int (*fn)(const char *shape, void *arg), void *arg);
+/* One worker of a valid measured sample of a parallel case. */
+struct db_report_worker {
+	const char *workload, *params;
+	int worker, pu, workers;
+	int64_t wall_ns;
+};
+/* Workers of a label's complete runs, case by case, worker by worker. */
+int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
+			   int (*fn)(const struct db_report_worker *, void *),
+			   void *arg);
+
 /* Cases of complete runs of a label that did not finish ('skipped' ...). */
 struct db_report_case {
 	const char *workload, *params, *status, *reason;

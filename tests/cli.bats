@@ -77,7 +77,7 @@ load test_helper
 	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
 	run "$BENCH" runs --db "$DB"
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 2; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 4; use a newer foliobench"
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
@@ -109,7 +109,7 @@ load test_helper
 	assert_success
 	assert_line --regexp '^1 +u1 +old +6.1 +b1 +complete '
 	run q "PRAGMA user_version"
-	assert_output 2
+	assert_output 4
 	run q "select label, virt = '' from runs"
 	assert_output "old|1"
 }

@@ -144,7 +144,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	2,
+	"schema_version":	4,
 	"format_version":	1,
 	"kind":	"compare",
 	"alpha":	0.05,
@@ -742,7 +742,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	sqlite3 "$DB" "PRAGMA user_version = 99"
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 2; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 4; use a newer foliobench"
 }
 
 @test "an unknown label: 67, with the nearest one" {

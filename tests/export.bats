@@ -109,7 +109,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	2,
+	"schema_version":	4,
 	"format_version":	1,
 	"kind":	"export",
 	"alpha":	0.05,
@@ -328,7 +328,7 @@ EOF
 	sqlite3 "$DB.k" "PRAGMA user_version = 99"
 	run "$BENCH" export --db "$DB.k" 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 2; use a newer foliobench"
+	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 4; use a newer foliobench"
 }
 
 @test "usage errors: 64" {

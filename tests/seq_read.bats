@@ -39,7 +39,38 @@ val() { q "select value from sample_values where sample_id = $1 and metric = '$2
 	run q "select count(*) from samples where json_extract(verify, '$.reads') > 0 and json_extract(verify, '$.passes') > 0 and json_extract(verify, '$.cached_before_bytes') = 16777216 and json_extract(verify, '$.cached_after_bytes') = 16777216 and json_extract(verify, '$.allocated_bytes') >= 16777216"
 	assert_output 2
 	run q "select params from cases"
-	assert_output '{"dir":"/dev/shm","size":"16M","bs":"4k","duration":"300ms","populate":"write","threads":"1","shared":"no","file":""}'
+	assert_output '{"dir":"/dev/shm","size":"16M","bs":"4k","duration":"300ms","populate":"write","threads":"1","shared":"no","file":"","lat_every":"1"}'
+	# every read timed, on the TSC where it is invariant
+	run q "select count(*) from samples where json_extract(verify, '$.timed_reads') = json_extract(verify, '$.reads') and json_extract(verify, '$.lat_every') = 1"
+	assert_output 2
+	if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+		run q "select count(*) from samples where json_extract(verify, '$.clock_tsc') = 1"
+		assert_output 2
+	fi
+}
+
+@test "lat_every: every Nth read timed and said; 0 times none and stores no percentile" {
+	fb_config '[ { "workload": "seq-read", "size": "8M", "duration": "200ms", "lat_every": [61, 0] } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*) from samples where valid = 1"
+	assert_output 4
+	# ceil(reads / 61) timed reads, their percentiles ordered
+	run q "select count(*) from samples where json_extract(verify, '$.lat_every') = 61 and json_extract(verify, '$.timed_reads') = (json_extract(verify, '$.reads') + 60) / 61 and json_extract(verify, '$.reads') > 61"
+	assert_output 2
+	run q "select count(*) from sample_values v join samples s on s.id = v.sample_id where json_extract(s.verify, '$.lat_every') = 61 and v.metric in ('lat_p50', 'lat_p99', 'lat_max') and v.supported = 1 and v.value > 0"
+	assert_output 6
+	for id in $(q "select id from samples where json_extract(verify, '$.lat_every') = 61"); do
+		awk -v a="$(val $id lat_p50)" -v b="$(val $id lat_p99)" -v d="$(val $id lat_max)" \
+			'BEGIN { exit !(a <= b && b <= d) }'
+	done
+	# none timed: bandwidth only, the percentiles unsupported, not 0
+	run q "select count(*) from samples where json_extract(verify, '$.lat_every') = 0 and json_extract(verify, '$.timed_reads') = 0 and json_extract(verify, '$.reads') > 0"
+	assert_output 2
+	run q "select count(*) from sample_values v join samples s on s.id = v.sample_id where json_extract(s.verify, '$.lat_every') = 0 and v.metric like 'lat_%' and v.supported = 0 and v.value is null"
+	assert_output 8
+	run q "select count(*) from sample_values v join samples s on s.id = v.sample_id where json_extract(s.verify, '$.lat_every') = 0 and v.metric = 'bw' and v.value > 0"
+	assert_output 2
 }
 
 @test "a counter the machine does not expose is stored as unsupported, never 0" {

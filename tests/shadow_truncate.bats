@@ -57,6 +57,31 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output "cgroup v$CGV; keep=pin; reclaim=$RECLAIM_AUTO; counted with cachestat(2)"
 	run q "select count(*) from samples where valid = 1"
 	assert_output 2
+	# filled by readahead(2) through the mount's 1 MiB window; the phases
+	# timed; the wait for reclaim to stop recorded: 3 still looks 100 ms
+	# apart at least, or the 10 s timeout with what moved
+	run q "select count(*) from samples where json_extract(verify, '$.fill_readahead') = 1 and json_extract(verify, '$.pin_mappings') = 1 and json_extract(verify, '$.pin_s') > 0 and json_extract(verify, '$.unpin_s') > 0 and json_extract(verify, '$.read_mib_s') > 0 and json_extract(verify, '$.reader_cpu_s') > 0 and json_extract(verify, '$.server_cpu_s') >= 0"
+	assert_output 2
+	run q "select count(*) from samples where (json_extract(verify, '$.quiet') = 1 and json_extract(verify, '$.quiet_wait_s') >= 0.3) or (json_extract(verify, '$.quiet') = 0 and json_extract(verify, '$.quiet_wait_s') >= 10)"
+	assert_output 2
+	run q "select count(*) from samples where json_extract(verify, '$.during_pgscan_kswapd') >= 0 and json_extract(verify, '$.during_preemptions') >= 0 and json_extract(verify, '$.during_steal_ns') >= 0 and json_extract(verify, '$.during_kswapd_ns') >= 0 and json_extract(verify, '$.wait_workingset_nodereclaim') >= 0"
+	assert_output 2
+}
+
+@test "pins in mappings of their own: max_map_count raised for them and put back" {
+	local before
+	before=$(cat /proc/sys/vm/max_map_count)
+	# 2G: 8192 pins and 4096 spare need more than 10000
+	echo 10000 > /proc/sys/vm/max_map_count
+	fb_config '[ { "workload": "shadow-truncate", "size": "2G" } ]' 0 1
+	run "$BENCH" run --config "$T/config.json" --quiet
+	local now
+	now=$(cat /proc/sys/vm/max_map_count)
+	echo "$before" > /proc/sys/vm/max_map_count
+	assert_success
+	[ "$now" = 10000 ]
+	run q "select json_extract(verify, '$.pin_mappings'), json_extract(verify, '$.evicted_pages'), json_extract(verify, '$.cached_pages'), valid from samples"
+	assert_output "1|516096|0|1"
 }
 
 @test "unlink removes the file with its shadow entries, verified gone" {

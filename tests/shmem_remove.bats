@@ -39,7 +39,7 @@ load test_helper
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	run q "select params from cases"
-	assert_output '{"op":"unlink","size":"64M","folio":"4k","dir":"/dev/shm","populate":"fallocate"}'
+	assert_output '{"op":"unlink","size":"64M","folio":"4k","dir":"/dev/shm","populate":"fallocate","threads":"1","mode":"threads"}'
 }
 
 @test "each sample records the CPU it ran on, the pinned one" {

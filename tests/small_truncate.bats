@@ -36,7 +36,7 @@ ordered() {
 	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.fs_magic') = $EXT4_MAGIC and json_extract(verify, '$.truncates') = 200 and json_extract(verify, '$.cache_checks') >= 2 and json_extract(verify, '$.checks_short') = 0 and json_extract(verify, '$.checks_left_after') = 0 and json_extract(verify, '$.min_cached_pages') = 256"
 	assert_output 2
 	run q "select params from cases"
-	assert_output '{"count":"200","pages":"256","dir":"ext4-loop","op":"truncate","wsize":"64k"}'
+	assert_output '{"count":"200","pages":"256","dir":"ext4-loop","op":"truncate","wsize":"64k","threads":"1","mode":"threads"}'
 	# the folios one fill makes are counted (ext4 has large folios)
 	run q "select count(*) from samples where json_extract(verify, '$.folios') between 1 and 256"
 	assert_output 2

@@ -19,7 +19,8 @@ fb_setup() {
 fb_knobs() {
 	local f
 	for f in /sys/kernel/mm/transparent_hugepage/shmem_enabled \
-		 /sys/kernel/mm/transparent_hugepage/hugepages-*kB/shmem_enabled; do
+		 /sys/kernel/mm/transparent_hugepage/hugepages-*kB/shmem_enabled \
+		 /proc/sys/vm/max_map_count; do
 		[ -r "$f" ] && printf '%s=%s\n' "$f" "$(cat "$f")"
 	done
 }

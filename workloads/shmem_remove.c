@@ -27,6 +27,7 @@ static const char *const ops[] = {
 	"ftruncate", "punch-hole", "memfd-close", "unlink", NULL,
 };
 static const char *const populates[] = { "fallocate", "write", NULL };
+static const char *const modes[] = { "threads", "processes", NULL };
 
 /* "4k", "pmd" or an mTHP size such as "64k" */
 static int check_folio(const char *val, char *buf, size_t n)
@@ -63,36 +64,46 @@ static const struct param params[] = {
 	  "tmpfs directory of the file (the default uses the runner's own)" },
 	{ "populate", PT_ENUM, "fallocate", populates, 0, 0, NULL,
 	  "how the file is filled, untimed" },
+	{ "threads", PT_UINT, "1", NULL, 1, 1024, NULL,
+	  "workers, each removing its own file of size at the same time" },
+	{ "mode", PT_ENUM, "threads", modes, 0, 0, NULL,
+	  "workers as threads of one process (one mm) or as processes" },
 	{ NULL },
 };
 
 static const struct metric metrics[] = {
 	{ "wall", "ns", LOWER_IS_BETTER, true,
-	  "wall time of the one system call (CLOCK_MONOTONIC)" },
+	  "wall time of the one system call (CLOCK_MONOTONIC); with several "
+	  "workers, from the first one's start to the last one's end" },
 	{ "sys", "ns", LOWER_IS_BETTER, false,
-	  "system CPU time of the call (getrusage, thread)" },
+	  "system CPU time of the call (getrusage, thread), workers summed" },
 	{ "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
-	  "wall time per folio removed" },
+	  "wall time per folio removed (all workers' folios)" },
 	{ "folios", "count", LOWER_IS_BETTER, false,
-	  "folios in the file" },
+	  "folios in the file (all workers' files)" },
 	{ NULL },
 };
 
 enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
 
+/* One worker's file. */
+struct wfile {
+	char path[4300];
+	int fd;
+	uint64_t blocks;	/* st_blocks * 512 after fill */
+};
+
 struct state {
 	enum op op;
 	char udir[4200];	/* our directory in a user-given dir */
 	char mnt[4200];		/* private tmpfs mount, when used */
-	char path[4300];
-	int fd;
+	struct wfile *w;	/* [nw] */
+	int nw;
 	uint64_t size, folio;	/* bytes */
 	int nr_sizes;
 	char size_dir[16][64];	/* hugepages-*kB names */
 	uint64_t alloc_before[16], alloc_after[16];
 	uint64_t huge_before, huge_after;	/* ShmemHugePages */
-	uint64_t blocks;	/* st_blocks * 512 after fill */
-	uint64_t ops_done;
 	char knob[256];
 };
 
@@ -161,6 +172,7 @@ static bool private_mount(const struct wl_case *c)
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
 	uint64_t size = wl_u(c, "size"), folio = folio_bytes(c), avail;
+	uint64_t nw = wl_u(c, "threads");
 	char need[32], have[32], shortby[32], path[256];
 	const char *dir = default_dir(c) ? c->scratch_base : wl_s(c, "dir");
 	struct statvfs sv;
@@ -181,6 +193,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			wl_s(c, "size"), have);
 		return WL_REFUSE;
 	}
+	/* every worker has a file of its own */
+	size *= nw;
 	human_size(size, need, sizeof(need));
 	if (!is_memfd(c) && !private_mount(c)) {
 		if (statfs(dir, &sf) || statvfs(dir, &sv)) {
@@ -198,8 +212,9 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		if (avail < size) {
 			human_size(avail, have, sizeof(have));
 			human_size(size - avail, shortby, sizeof(shortby));
-			wl_errf(e, "needs %s free in %s, has %s: short by %s",
-				need, dir, have, shortby);
+			wl_errf(e, "needs %s free in %s%s, has %s: short by "
+				"%s", need, dir, nw > 1 ? " (all workers' files)"
+				: "", have, shortby);
 			return WL_REFUSE;
 		}
 	}
@@ -208,8 +223,9 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	    avail < size + (256 << 20)) {
 		human_size(avail, have, sizeof(have));
 		human_size(size + (256 << 20) - avail, shortby, sizeof(shortby));
-		wl_errf(e, "needs %s of memory plus 256 MiB, MemAvailable is "
-			"%s: short by %s", need, have, shortby);
+		wl_errf(e, "needs %s of memory%s plus 256 MiB, MemAvailable "
+			"is %s: short by %s", need, nw > 1 ? " (all workers' "
+			"files)" : "", have, shortby);
 		return WL_REFUSE;
 	}
 	return WL_OK;
@@ -247,16 +263,17 @@ static void find_sizes(struct state *st)
 	}
 }
 
-static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
+static int fill(struct wl_case *c, struct state *st, struct wfile *f,
+		struct wl_err *e)
 {
 	const char *how = wl_s(c, "populate");
 	char hs[32];
 
 	human_size(st->size, hs, sizeof(hs));
 	if (!strcmp(how, "fallocate")) {
-		if (fallocate(st->fd, 0, 0, (off_t)st->size))
+		if (fallocate(f->fd, 0, 0, (off_t)st->size))
 			return wl_errf(e, "cannot fallocate %s (%s): %s",
-				       st->path, hs, strerror(errno));
+				       f->path, hs, strerror(errno));
 		return 0;
 	}
 	{
@@ -270,12 +287,12 @@ static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
 		for (off = 0; off < st->size; off += chunk) {
 			size_t len = st->size - off < chunk ?
 				     (size_t)(st->size - off) : chunk;
-			ssize_t w = pwrite(st->fd, buf, len, (off_t)off);
+			ssize_t w = pwrite(f->fd, buf, len, (off_t)off);
 
 			if (w != (ssize_t)len) {
 				free(buf);
 				return wl_errf(e, "cannot write %s (%s): %s",
-					       st->path, hs, w < 0 ?
+					       f->path, hs, w < 0 ?
 					       strerror(errno) : "short write");
 			}
 			if (*c->stop) {
@@ -288,20 +305,108 @@ static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
 	return 0;
 }
 
+/* The directory the files go in: made, or mounted, once a repetition. */
+static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
+		    struct wl_err *e)
+{
+	char opts[128];
+	int r;
+
+	if (!default_dir(c)) {
+		/* a directory of our own there, journalled */
+		r = sys_scratch(wl_s(c, "dir"), st->udir, sizeof(st->udir));
+		if (r) {
+			st->udir[0] = '\0';
+			return wl_errf(e, "cannot make a directory in %s: %s",
+				       wl_s(c, "dir"), strerror(-r));
+		}
+		*dir = st->udir;
+		return 0;
+	}
+	if (!private_mount(c)) {
+		*dir = c->scratch;	/* on /dev/shm itself */
+		return 0;
+	}
+	/* a private tmpfs that hands out the folios asked for */
+	snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs", c->scratch);
+	if (mkdir(st->mnt, 0700) && errno != EEXIST)
+		return wl_errf(e, "cannot mkdir %s: %s", st->mnt,
+			       strerror(errno));
+	snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
+		 st->folio > 4096 ? "always" : "never",
+		 (unsigned long long)(st->size * (uint64_t)st->nw +
+				      (64 << 20)));
+	r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
+	if (r) {
+		r = wl_errf(e, "cannot mount tmpfs (%s) on %s: %s", opts,
+			    st->mnt, strerror(-r));
+		rmdir(st->mnt);
+		st->mnt[0] = '\0';
+		return r;
+	}
+	*dir = st->mnt;
+	return 0;
+}
+
+/* Worker i's file, made and filled on its NUMA node. */
+static int make_file(struct wl_case *c, struct state *st, const char *dir,
+		     int i, struct wl_err *e)
+{
+	struct wfile *f = &st->w[i];
+	char path[4300];
+	struct stat sb;
+	int r;
+
+	if (c->bind_memory && c->worker_cpus)
+		c->bind_memory(c->worker_cpus[i]);
+	if (is_memfd(c)) {
+		snprintf(f->path, sizeof(f->path), "memfd:foliobench.%d", i);
+		f->fd = memfd_create("foliobench", MFD_CLOEXEC);
+		if (f->fd < 0)
+			return wl_errf(e, "cannot memfd_create: %s",
+				       strerror(errno));
+	} else {
+		snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir,
+			 c->rep, i);
+		f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0600);
+		if (f->fd < 0)
+			return wl_errf(e, "cannot create %s: %s", path,
+				       strerror(errno));
+		/* only now ours to remove */
+		snprintf(f->path, sizeof(f->path), "%s", path);
+	}
+	r = fill(c, st, f, e);
+	if (r)
+		return r;
+	if (fstat(f->fd, &sb))
+		return wl_errf(e, "cannot stat %s: %s", f->path,
+			       strerror(errno));
+	f->blocks = (uint64_t)sb.st_blocks * 512;
+	if (st->op == OP_UNLINK) {
+		close(f->fd);
+		f->fd = -1;
+	}
+	return 0;
+}
+
 static int setup(struct wl_case *c, struct wl_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
-	const char *dir;
-	char opts[128];
-	struct stat sb;
-	int r;
+	const char *dir = NULL;
+	int i, r;
 
 	if (!st)
 		return wl_errf(e, "out of memory");
 	c->priv = st;
-	st->fd = -1;
 	st->size = wl_u(c, "size");
 	st->folio = folio_bytes(c);
+	st->nw = c->nworkers > 0 ? c->nworkers : 1;
+	st->w = calloc((size_t)st->nw, sizeof(*st->w));
+	if (!st->w)
+		return wl_errf(e, "out of memory");
+	for (i = 0; i < st->nw; i++)
+		st->w[i].fd = -1;
 	st->op = !strcmp(wl_s(c, "op"), "ftruncate") ? OP_FTRUNCATE :
 		 !strcmp(wl_s(c, "op"), "punch-hole") ? OP_PUNCH :
 		 is_memfd(c) ? OP_CLOSE : OP_UNLINK;
@@ -313,72 +418,31 @@ static int setup(struct wl_case *c, struct wl_err *e)
 
 		snprintf(st->knob, sizeof(st->knob), THP "/shmem_enabled");
 		r = sys_knob_set(st->knob, want);
-		if (r)
-			return wl_errf(e, "cannot set %s to %s: %s", st->knob,
-				       want, strerror(-r));
-		snprintf(st->path, sizeof(st->path), "memfd:foliobench");
-		st->fd = memfd_create("foliobench", MFD_CLOEXEC);
-		if (st->fd < 0)
-			return wl_errf(e, "cannot memfd_create: %s",
-				       strerror(errno));
-	} else {
-		char path[4300];
-
-		if (!default_dir(c)) {
-			/* a directory of our own there, journalled */
-			r = sys_scratch(wl_s(c, "dir"), st->udir,
-					sizeof(st->udir));
-			if (r) {
-				st->udir[0] = '\0';
-				return wl_errf(e, "cannot make a directory in "
-					       "%s: %s", wl_s(c, "dir"),
-					       strerror(-r));
-			}
-			dir = st->udir;
-		} else if (!private_mount(c)) {
-			dir = c->scratch;	/* on /dev/shm itself */
-		} else {
-			/* a private tmpfs that hands out huge folios */
-			snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs",
-				 c->scratch);
-			if (mkdir(st->mnt, 0700) && errno != EEXIST)
-				return wl_errf(e, "cannot mkdir %s: %s",
-					       st->mnt, strerror(errno));
-			snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
-				 st->folio > 4096 ? "always" : "never",
-				 (unsigned long long)(st->size + (64 << 20)));
-			r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
-			if (r)
-				return wl_errf(e, "cannot mount tmpfs (%s) on "
-					       "%s: %s", opts, st->mnt,
-					       strerror(-r));
-			dir = st->mnt;
+		if (r) {
+			st->knob[0] = '\0';
+			return wl_errf(e, "cannot set %s to %s: %s",
+				       THP "/shmem_enabled", want,
+				       strerror(-r));
 		}
-		snprintf(path, sizeof(path), "%s/shmem-remove.%d", dir, c->rep);
-		st->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-			      0600);
-		if (st->fd < 0)
-			return wl_errf(e, "cannot create %s: %s", path,
-				       strerror(errno));
-		/* only now ours to remove */
-		snprintf(st->path, sizeof(st->path), "%s", path);
+	} else {
+		r = pick_dir(c, st, &dir, e);
+		if (r)
+			return r;
 	}
 	counters(st, st->alloc_before);
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
-	r = fill(c, st, e);
+	for (i = 0; i < st->nw; i++) {
+		r = make_file(c, st, dir, i, e);
+		if (r)
+			break;
+	}
+	if (c->bind_memory)
+		c->bind_memory(-1);
 	if (r)
 		return r;
-	if (fstat(st->fd, &sb))
-		return wl_errf(e, "cannot stat %s: %s", st->path,
-			       strerror(errno));
-	st->blocks = (uint64_t)sb.st_blocks * 512;
 	/* what the kernel gave, read before the timed call */
 	counters(st, st->alloc_after);
 	meminfo_bytes("ShmemHugePages", &st->huge_after);
-	if (!strcmp(wl_s(c, "op"), "unlink")) {
-		close(st->fd);
-		st->fd = -1;
-	}
 	return 0;
 }
 
@@ -391,9 +455,11 @@ static uint64_t stime_ns(void)
 	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
 }
 
+/* One worker's timed call on its own file. */
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
+	struct wfile *f = &st->w[c->worker];
 	const char *op = wl_s(c, "op");
 	uint64_t t0, t1, s0, s1;
 	int r;
@@ -402,26 +468,27 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	t0 = now_ns();
 	switch (st->op) {
 	case OP_FTRUNCATE:
-		r = ftruncate(st->fd, 0);
+		r = ftruncate(f->fd, 0);
 		break;
 	case OP_PUNCH:
-		r = fallocate(st->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		r = fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      0, (off_t)st->size);
 		break;
 	case OP_CLOSE:
-		r = close(st->fd);
+		r = close(f->fd);
 		break;
 	default:
-		r = unlink(st->path);
+		r = unlink(f->path);
 	}
 	t1 = now_ns();
 	s1 = stime_ns();
 	if (r)
-		return wl_errf(e, "%s of %s failed: %s", op, st->path,
+		return wl_errf(e, "%s of %s failed: %s", op, f->path,
 			       strerror(errno));
 	if (st->op == OP_CLOSE)
-		st->fd = -1;
-	st->ops_done = 1;
+		f->fd = -1;
+	s->t_begin = t0;
+	s->t_end = t1;
 	wl_set(s, c->wl, "wall", (double)(t1 - t0));
 	wl_set(s, c->wl, "sys", (double)(s1 - s0));
 	wl_set(s, c->wl, "folios", (double)(st->size / st->folio));
@@ -430,12 +497,44 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	return 0;
 }
 
+/* The aggregate: the time until the last worker finished. */
+static void combine(struct wl_case *c, const struct wl_sample *w, int n,
+		    uint64_t span, struct wl_sample *s)
+{
+	int is = wl_metric_index(c->wl, "sys");
+	int fo = wl_metric_index(c->wl, "folios");
+	double sys = 0, folios = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sys += w[i].m[is].v;
+		folios += w[i].m[fo].v;
+	}
+	wl_set(s, c->wl, "wall", (double)span);
+	wl_set(s, c->wl, "sys", sys);
+	wl_set(s, c->wl, "folios", folios);
+	wl_set(s, c->wl, "ns_per_folio", folios ? (double)span / folios : 0);
+}
+
+/* Processes mode: the memfd's last fd is the worker's, not ours. */
+static void forked(struct wl_case *c, int w)
+{
+	struct state *st = c->priv;
+
+	if (st->op == OP_CLOSE && st->w[w].fd >= 0) {
+		close(st->w[w].fd);
+		st->w[w].fd = -1;
+	}
+}
+
 static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	const char *op = wl_s(c, "op");
-	uint64_t want = st->size / st->folio, given = 0, other = 0;
+	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
+	uint64_t other = 0, blocks = 0;
 	int64_t huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+	uint64_t total = st->size * (uint64_t)st->nw;
 	char asked[32];
 	struct stat sb;
 	int i;
@@ -450,17 +549,20 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		else
 			other += d;
 	}
-	wl_note(s, "allocated_bytes", (double)st->blocks);
+	for (i = 0; i < st->nw; i++)
+		blocks += st->w[i].blocks;
+	wl_note(s, "allocated_bytes", (double)blocks);
 	wl_note(s, "folios_expected", (double)want);
 	wl_note(s, "large_folios_of_size", (double)given);
 	wl_note(s, "large_folios_other_sizes", (double)other);
 	wl_note(s, "shmem_huge_bytes", (double)huge);
 	human_size(st->folio, asked, sizeof(asked));
-	if (st->blocks < st->size)
-		wl_invalid(s, "the file was not fully allocated: st_blocks "
-			   "says %llu of %llu bytes",
-			   (unsigned long long)st->blocks,
-			   (unsigned long long)st->size);
+	for (i = 0; i < st->nw; i++)
+		if (st->w[i].blocks < st->size)
+			wl_invalid(s, "%s was not fully allocated: st_blocks "
+				   "says %llu of %llu bytes", st->w[i].path,
+				   (unsigned long long)st->w[i].blocks,
+				   (unsigned long long)st->size);
 	if (st->folio == 4096 && (other || huge > 0))
 		wl_invalid(s, "asked for 4K folios, the kernel gave %llu large "
 			   "folios (%lld bytes of ShmemHugePages)",
@@ -472,30 +574,37 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   (unsigned long long)given,
 			   (unsigned long long)other);
 	if (st->folio > 4096 && !strcmp(wl_s(c, "folio"), "pmd") &&
-	    huge < (int64_t)st->size)
+	    huge < (int64_t)total)
 		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "
-			   "file size %llu", (long long)huge,
-			   (unsigned long long)st->size);
-	/* and the call did what it claims */
-	if ((!strcmp(op, "ftruncate") || !strcmp(op, "punch-hole")) &&
-	    !fstat(st->fd, &sb) && sb.st_blocks)
-		wl_invalid(s, "%s left %lld blocks in the file", op,
-			   (long long)sb.st_blocks);
-	if (!strcmp(op, "unlink") && !access(st->path, F_OK))
-		wl_invalid(s, "%s still exists after unlink", st->path);
+			   "size of the files %llu", (long long)huge,
+			   (unsigned long long)total);
+	/* and the call did what it claims, in every worker's file */
+	for (i = 0; i < st->nw; i++) {
+		const struct wfile *f = &st->w[i];
+
+		if ((st->op == OP_FTRUNCATE || st->op == OP_PUNCH) &&
+		    !fstat(f->fd, &sb) && sb.st_blocks)
+			wl_invalid(s, "%s left %lld blocks in %s", op,
+				   (long long)sb.st_blocks, f->path);
+		if (st->op == OP_UNLINK && !access(f->path, F_OK))
+			wl_invalid(s, "%s still exists after unlink", f->path);
+	}
 	return 0;
 }
 
 static void teardown(struct wl_case *c)
 {
 	struct state *st = c->priv;
+	int i;
 
 	if (!st)
 		return;
-	if (st->fd >= 0)
-		close(st->fd);
-	if (st->path[0] == '/')
-		unlink(st->path);
+	for (i = 0; st->w && i < st->nw; i++) {
+		if (st->w[i].fd >= 0)
+			close(st->w[i].fd);
+		if (st->w[i].path[0] == '/')
+			unlink(st->w[i].path);
+	}
 	if (st->mnt[0]) {
 		sys_umount(st->mnt);
 		rmdir(st->mnt);
@@ -504,6 +613,7 @@ static void teardown(struct wl_case *c)
 		sys_scratch_remove(st->udir);
 	if (st->knob[0])
 		sys_knob_restore(st->knob);
+	free(st->w);
 	free(st);
 	c->priv = NULL;
 }
@@ -511,7 +621,8 @@ static void teardown(struct wl_case *c)
 const struct workload wl_shmem_remove = {
 	.name = "shmem-remove",
 	.summary = "fill a tmpfs file or memfd, time its removal "
-		   "(ftruncate, hole punch, memfd close, unlink)",
+		   "(ftruncate, hole punch, memfd close, unlink); "
+		   "workers each remove their own file at once",
 	.params = params,
 	.metrics = metrics,
 	.preflight = preflight,
@@ -519,4 +630,7 @@ const struct workload wl_shmem_remove = {
 	.run = run,
 	.verify = verify,
 	.teardown = teardown,
+	.parallel = true,
+	.combine = combine,
+	.forked = forked,
 };

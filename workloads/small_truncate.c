@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #define KPF_COMPOUND_TAIL	16	/* bit of /proc/kpageflags */
 
 static const char *const ops[] = { "truncate", NULL };
+static const char *const modes[] = { "threads", "processes", NULL };
 
 static int check_dir(const char *val, char *buf, size_t n)
 {
@@ -56,6 +58,10 @@ static const struct param params[] = {
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "
 	  "per page" },
+	{ "threads", PT_UINT, "1", NULL, 1, 1024, NULL,
+	  "workers, each truncating its own file at the same time" },
+	{ "mode", PT_ENUM, "threads", modes, 0, 0, NULL,
+	  "workers as threads of one process (one mm) or as processes" },
 	{ NULL },
 };
 
@@ -70,6 +76,11 @@ static const struct metric metrics[] = {
 	{ "p95", "ns", LOWER_IS_BETTER, false, "95th percentile" },
 	{ "p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
 	{ "mean", "ns", LOWER_IS_BETTER, false, "mean time of one truncate" },
+	{ "wall", "ns", LOWER_IS_BETTER, false,
+	  "the whole timed loop; with several workers, from the first one's "
+	  "start to the last one's end" },
+	{ "truncates_per_s", "/s", HIGHER_IS_BETTER, false,
+	  "truncates of all workers over wall" },
 	{ NULL },
 };
 
@@ -82,21 +93,32 @@ struct cachestat {
 	uint64_t nr_recently_evicted;
 };
 
+/*
+ * One worker's file and buffers.  t is in shared memory, so that the
+ * runner's process sees the times of workers that are processes.
+ */
+struct worker {
+	char path[4300];
+	int fd;
+	uint64_t *t;		/* ns of each truncate */
+	char *buf;
+	bool cachestat;		/* else mincore */
+};
+
 struct state {
 	struct loopfs fs;
 	bool loop;
 	char dir[4200];
-	char path[4300];
-	int fd;
+	struct worker *w;	/* [nw] */
+	int nw;
 	uint64_t count, len, page;
-	uint64_t *t;		/* ns of each truncate */
-	char *buf;
 	size_t chunk;
-	/* page-cache checks around sampled truncates */
+	int64_t folios;		/* in worker 0's file; -errno if unknown */
+};
+
+/* A worker's page-cache checks around sampled truncates. */
+struct checks {
 	uint64_t checks, short_before, left_after, min_cached_before;
-	bool cachestat;		/* else mincore */
-	uint64_t done;
-	int64_t folios;		/* in the written file; -errno if unknown */
 };
 
 static bool loop_dir(const struct wl_case *c)
@@ -121,6 +143,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		wl_errf(e, "%s", why);
 		return WL_SKIP;
 	}
+	/* every worker has a file of its own */
+	len *= wl_u(c, "threads");
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
 	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
@@ -153,7 +177,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 }
 
 /* Pages of the file in the page cache; -errno. */
-static int cached_pages(struct state *st, uint64_t len, uint64_t *out)
+static int cached_pages(struct state *st, struct worker *wk, uint64_t len,
+			uint64_t *out)
 {
 	struct cachestat_range range = { 0, 0 };	/* 0: to the end */
 	struct cachestat cs;
@@ -161,21 +186,21 @@ static int cached_pages(struct state *st, uint64_t len, uint64_t *out)
 	uint64_t i, n = 0;
 	void *p;
 
-	if (st->cachestat) {
-		if (!syscall(__NR_cachestat, st->fd, &range, &cs, 0)) {
+	if (wk->cachestat) {
+		if (!syscall(__NR_cachestat, wk->fd, &range, &cs, 0)) {
 			*out = cs.nr_cache;
 			return 0;
 		}
 		if (errno != ENOSYS)
 			return -errno;
-		st->cachestat = false;
+		wk->cachestat = false;
 	}
 	if (!len) {
 		*out = 0;
 		return 0;
 	}
 	/* mapped only for the check and unmapped before the truncate */
-	p = mmap(NULL, len, PROT_READ, MAP_SHARED, st->fd, 0);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, wk->fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	vec = malloc(len / st->page + 1);
@@ -201,7 +226,8 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 
 	if (loop_dir(c)) {
 		r = loopfs_create(&st->fs, c->scratch, "small-truncate",
-				  loopfs_image_bytes(st->len), err,
+				  loopfs_image_bytes(st->len *
+						     (uint64_t)st->nw), err,
 				  sizeof(err));
 		st->loop = true;
 		if (r)
@@ -217,21 +243,22 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 	return 0;
 }
 
-static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
+static int fill(struct wl_case *c, struct state *st, struct worker *wk,
+		struct wl_err *e)
 {
 	uint64_t off = 0;
 
 	while (off < st->len) {
 		size_t n = st->len - off < st->chunk ? st->len - off :
 			   st->chunk;
-		ssize_t w = pwrite(st->fd, st->buf, n, (off_t)off);
+		ssize_t w = pwrite(wk->fd, wk->buf, n, (off_t)off);
 
 		if (w < 0 && errno == EINTR && !*c->stop)
 			continue;
 		if (w <= 0) {
 			if (*c->stop)
 				return wl_errf(e, "interrupted");
-			return wl_errf(e, "cannot write %s: %s", st->path,
+			return wl_errf(e, "cannot write %s: %s", wk->path,
 				       w ? strerror(errno) : "wrote nothing");
 		}
 		off += (uint64_t)w;
@@ -245,14 +272,14 @@ static int fill(struct wl_case *c, struct state *st, struct wl_err *e)
  * kpageflags its flags; both need root).  Done once in setup, untimed,
  * since the mapping itself would change what the truncate has to do.
  */
-static int64_t count_folios(struct state *st)
+static int64_t count_folios(struct state *st, int fd)
 {
 	uint64_t i, n = 0, pages = st->len / st->page, pme, flags;
 	volatile const char *p;
 	int pm = -1, kf = -1;
 	int64_t r = 0;
 
-	p = mmap(NULL, st->len, PROT_READ, MAP_SHARED, st->fd, 0);
+	p = mmap(NULL, st->len, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -288,108 +315,218 @@ out:
 	return r;
 }
 
-static int setup(struct wl_case *c, struct wl_err *e)
+/* Worker i's file, written once on its NUMA node to count its folios. */
+static int make_worker(struct wl_case *c, struct state *st, int i,
+		       struct wl_err *e)
 {
-	struct state *st = calloc(1, sizeof(*st));
+	struct worker *wk = &st->w[i];
+	char path[4300];
+	size_t tlen = st->count * sizeof(*wk->t);
 	int r;
 
-	if (!st)
-		return wl_errf(e, "out of memory");
-	c->priv = st;
-	st->fd = -1;
-	loopfs_init(&st->fs);
-	st->page = page_size();
-	st->count = wl_u(c, "count");
-	st->len = wl_u(c, "pages") * st->page;
-	st->cachestat = true;
-	st->min_cached_before = UINT64_MAX;
-	st->chunk = wl_u(c, "wsize");
-	if (st->chunk > st->len)
-		st->chunk = st->len;
-	r = pick_dir(c, st, e);
-	if (r)
-		return r;
-	snprintf(st->path, sizeof(st->path), "%s/small-truncate.%d", st->dir,
-		 c->rep);
-	st->fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (st->fd < 0)
-		return wl_errf(e, "cannot create %s: %s", st->path,
+	if (c->bind_memory && c->worker_cpus)
+		c->bind_memory(c->worker_cpus[i]);
+	wk->cachestat = true;
+	snprintf(path, sizeof(path), "%s/small-truncate.%d.%d", st->dir,
+		 c->rep, i);
+	wk->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (wk->fd < 0)
+		return wl_errf(e, "cannot create %s: %s", path,
 			       strerror(errno));
-	st->t = malloc(st->count * sizeof(*st->t));
-	st->buf = malloc(st->chunk);
-	if (!st->t || !st->buf)
+	snprintf(wk->path, sizeof(wk->path), "%s", path);
+	wk->t = mmap(NULL, tlen, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (wk->t == MAP_FAILED) {
+		wk->t = NULL;
+		return wl_errf(e, "out of memory for %llu times",
+			       (unsigned long long)st->count);
+	}
+	wk->buf = malloc(st->chunk);
+	if (!wk->buf)
 		return wl_errf(e, "out of memory");
 	/* fault them in now, not between the truncates */
-	memset(st->t, 0, st->count * sizeof(*st->t));
-	memset(st->buf, 0x5a, st->chunk);
+	memset(wk->t, 0, tlen);
+	memset(wk->buf, 0x5a, st->chunk);
 	/* one untimed round to see which folios the writes make */
-	r = fill(c, st, e);
+	r = fill(c, st, wk, e);
 	if (r)
 		return r;
 	/* a page at a time through procfs: bounded to 1 GiB of file */
-	st->folios = st->len <= (1ull << 30) ? count_folios(st) : -E2BIG;
-	if (ftruncate(st->fd, 0))
-		return wl_errf(e, "cannot truncate %s: %s", st->path,
+	if (!i)
+		st->folios = st->len <= (1ull << 30) ?
+			     count_folios(st, wk->fd) : -E2BIG;
+	if (ftruncate(wk->fd, 0))
+		return wl_errf(e, "cannot truncate %s: %s", wk->path,
 			       strerror(errno));
 	return 0;
 }
 
+static int setup(struct wl_case *c, struct wl_err *e)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	int i, r = 0;
+
+	if (!st)
+		return wl_errf(e, "out of memory");
+	c->priv = st;
+	loopfs_init(&st->fs);
+	st->page = page_size();
+	st->count = wl_u(c, "count");
+	st->len = wl_u(c, "pages") * st->page;
+	st->chunk = wl_u(c, "wsize");
+	if (st->chunk > st->len)
+		st->chunk = st->len;
+	st->nw = c->nworkers > 0 ? c->nworkers : 1;
+	st->w = calloc((size_t)st->nw, sizeof(*st->w));
+	if (!st->w)
+		return wl_errf(e, "out of memory");
+	for (i = 0; i < st->nw; i++)
+		st->w[i].fd = -1;
+	r = pick_dir(c, st, e);
+	if (r)
+		return r;
+	for (i = 0; i < st->nw && !r; i++)
+		r = make_worker(c, st, i, e);
+	if (c->bind_memory)
+		c->bind_memory(-1);
+	return r;
+}
+
+/* Count the cached pages around a sampled truncate. */
+static int check_cached(struct state *st, struct worker *wk, bool before,
+			struct checks *k, struct wl_err *e)
+{
+	uint64_t n = 0, want = (st->len + st->page - 1) / st->page;
+	int r = cached_pages(st, wk, st->len, &n);
+
+	if (r)
+		return wl_errf(e, "cannot count the cached pages of %s: %s",
+			       wk->path, strerror(-r));
+	if (!before) {
+		if (n)
+			k->left_after++;
+		return 0;
+	}
+	k->checks++;
+	if (n < want)
+		k->short_before++;
+	if (n < k->min_cached_before)
+		k->min_cached_before = n;
+	return 0;
+}
+
+/* One worker's timed loop on its own file. */
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
-	uint64_t i, t0, t1, n, sum = 0;
-	uint64_t want = (st->len + st->page - 1) / st->page;
+	struct worker *wk = &st->w[c->worker];
+	struct checks k = { .min_cached_before = UINT64_MAX };
+	uint64_t i, t0, t1, sum = 0, *t = wk->t;
 	int r;
 
+	s->t_begin = now_ns();
 	for (i = 0; i < st->count; i++) {
 		bool check = i % CHECK_EVERY == 0 || i == st->count - 1;
 
-		r = fill(c, st, e);
+		r = fill(c, st, wk, e);
 		if (r)
 			return r;
-		if (check) {
-			r = cached_pages(st, st->len, &n);
-			if (r)
-				return wl_errf(e, "cannot count the cached "
-					       "pages of %s: %s", st->path,
-					       strerror(-r));
-			st->checks++;
-			if (n < want)
-				st->short_before++;
-			if (n < st->min_cached_before)
-				st->min_cached_before = n;
-		}
+		if (check && (r = check_cached(st, wk, true, &k, e)))
+			return r;
 		t0 = now_ns();
-		r = ftruncate(st->fd, 0);
+		r = ftruncate(wk->fd, 0);
 		t1 = now_ns();
 		if (r)
-			return wl_errf(e, "cannot truncate %s: %s", st->path,
+			return wl_errf(e, "cannot truncate %s: %s", wk->path,
 				       strerror(errno));
-		st->t[i] = t1 - t0;
-		if (check) {
-			r = cached_pages(st, st->len, &n);
-			if (r)
-				return wl_errf(e, "cannot count the cached "
-					       "pages of %s: %s", st->path,
-					       strerror(-r));
-			if (n)
-				st->left_after++;
-		}
+		t[i] = t1 - t0;
+		if (check && (r = check_cached(st, wk, false, &k, e)))
+			return r;
 		if (*c->stop)
 			return wl_errf(e, "interrupted");
 	}
-	st->done = st->count;
+	s->t_end = now_ns();
 	for (i = 0; i < st->count; i++)
-		sum += st->t[i];
-	sort_u64(st->t, st->count);
-	wl_set(s, c->wl, "p1", (double)pct_sorted(st->t, st->count, 1));
-	wl_set(s, c->wl, "p50", (double)pct_sorted(st->t, st->count, 50));
-	wl_set(s, c->wl, "p95", (double)pct_sorted(st->t, st->count, 95));
-	wl_set(s, c->wl, "p99", (double)pct_sorted(st->t, st->count, 99));
+		sum += t[i];
+	wl_note(s, "truncates", (double)st->count);
+	wl_note(s, "cache_checks", (double)k.checks);
+	wl_note(s, "min_cached_pages", (double)k.min_cached_before);
+	wl_note(s, "checks_short", (double)k.short_before);
+	wl_note(s, "checks_left_after", (double)k.left_after);
+	wl_note(s, "cachestat", wk->cachestat);
+	if (k.short_before)
+		wl_invalid(s, "%llu of %llu checks found the file not fully "
+			   "cached before the truncate (down to %llu of %llu "
+			   "pages)", (unsigned long long)k.short_before,
+			   (unsigned long long)k.checks,
+			   (unsigned long long)k.min_cached_before,
+			   (unsigned long long)(st->len / st->page));
+	if (k.left_after)
+		wl_invalid(s, "%llu of %llu checks found pages cached after "
+			   "the truncate", (unsigned long long)k.left_after,
+			   (unsigned long long)k.checks);
+	/* the worker's own figures; combine merges every worker's times */
 	wl_set(s, c->wl, "mean", (double)sum / (double)st->count);
-	wl_note(s, "min", (double)st->t[0]);
-	wl_note(s, "max", (double)st->t[st->count - 1]);
+	wl_set(s, c->wl, "wall", (double)(s->t_end - s->t_begin));
+	wl_set(s, c->wl, "truncates_per_s", (double)st->count * 1e9 /
+	       (double)(s->t_end - s->t_begin));
 	return 0;
+}
+
+static double note_of(const struct wl_sample *s, const char *key)
+{
+	int i;
+
+	for (i = 0; i < s->nnotes; i++)
+		if (!strcmp(s->notes[i].key, key))
+			return s->notes[i].v;
+	return 0;
+}
+
+/* Percentiles over the truncates of every worker, from shared memory. */
+static void combine(struct wl_case *c, const struct wl_sample *w, int n,
+		    uint64_t span, struct wl_sample *s)
+{
+	struct state *st = c->priv;
+	uint64_t total = st->count * (uint64_t)n, i, sum = 0, *all;
+	double checks = 0, shrt = 0, left = 0, minc = INFINITY;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		checks += note_of(&w[k], "cache_checks");
+		shrt += note_of(&w[k], "checks_short");
+		left += note_of(&w[k], "checks_left_after");
+		minc = fmin(minc, note_of(&w[k], "min_cached_pages"));
+	}
+	wl_note(s, "truncates", (double)total);
+	wl_note(s, "cache_checks", checks);
+	wl_note(s, "min_cached_pages", minc);
+	wl_note(s, "checks_short", shrt);
+	wl_note(s, "checks_left_after", left);
+	wl_note(s, "cachestat", note_of(&w[0], "cachestat"));
+	all = malloc(total * sizeof(*all));
+	if (!all) {
+		wl_invalid(s, "out of memory for %llu times",
+			   (unsigned long long)total);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		memcpy(all + (uint64_t)k * st->count, st->w[k].t,
+		       st->count * sizeof(*all));
+	for (i = 0; i < total; i++)
+		sum += all[i];
+	sort_u64(all, total);
+	wl_set(s, c->wl, "p1", (double)pct_sorted(all, total, 1));
+	wl_set(s, c->wl, "p50", (double)pct_sorted(all, total, 50));
+	wl_set(s, c->wl, "p95", (double)pct_sorted(all, total, 95));
+	wl_set(s, c->wl, "p99", (double)pct_sorted(all, total, 99));
+	wl_set(s, c->wl, "mean", (double)sum / (double)total);
+	wl_set(s, c->wl, "wall", (double)span);
+	wl_set(s, c->wl, "truncates_per_s", (double)total * 1e9 /
+	       (double)(span ? span : 1));
+	wl_note(s, "min", (double)all[0]);
+	wl_note(s, "max", (double)all[total - 1]);
+	free(all);
 }
 
 static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
@@ -397,52 +534,46 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	struct state *st = c->priv;
 	struct statfs sf;
 	struct stat sb;
+	int i;
 
-	(void)c;
 	(void)e;
-	wl_note(s, "truncates", (double)st->done);
 	wl_note(s, "bytes_each", (double)st->len);
 	if (st->folios >= 0)
 		wl_note(s, "folios", (double)st->folios);
-	wl_note(s, "cache_checks", (double)st->checks);
-	wl_note(s, "min_cached_pages", (double)st->min_cached_before);
-	wl_note(s, "checks_short", (double)st->short_before);
-	wl_note(s, "checks_left_after", (double)st->left_after);
-	if (!fstatfs(st->fd, &sf))
+	if (!fstatfs(st->w[0].fd, &sf))
 		wl_note(s, "fs_magic", (double)sf.f_type);
 	snprintf(s->text, sizeof(s->text), "%.180s; page cache counted with %s",
 		 st->loop ? "ext4 on a loop device over a file in /dev/shm" :
-		 st->dir, st->cachestat ? "cachestat(2)" : "mincore(2)");
-	if (st->short_before)
-		wl_invalid(s, "%llu of %llu checks found the file not fully "
-			   "cached before the truncate (down to %llu of %llu "
-			   "pages)", (unsigned long long)st->short_before,
-			   (unsigned long long)st->checks,
-			   (unsigned long long)st->min_cached_before,
-			   (unsigned long long)(st->len / st->page));
-	if (st->left_after)
-		wl_invalid(s, "%llu of %llu checks found pages cached after "
-			   "the truncate", (unsigned long long)st->left_after,
-			   (unsigned long long)st->checks);
-	if (fstat(st->fd, &sb) || sb.st_size != 0)
-		wl_invalid(s, "the file is not empty after the truncates");
+		 st->dir, note_of(s, "cachestat") ? "cachestat(2)" :
+		 "mincore(2)");
+	for (i = 0; i < st->nw; i++)
+		if (fstat(st->w[i].fd, &sb) || sb.st_size != 0)
+			wl_invalid(s, "%s is not empty after the truncates",
+				   st->w[i].path);
 	return 0;
 }
 
 static void teardown(struct wl_case *c)
 {
 	struct state *st = c->priv;
+	int i;
 
 	if (!st)
 		return;
-	if (st->fd >= 0)
-		close(st->fd);
-	if (st->path[0])
-		unlink(st->path);
+	for (i = 0; st->w && i < st->nw; i++) {
+		struct worker *wk = &st->w[i];
+
+		if (wk->fd >= 0)
+			close(wk->fd);
+		if (wk->path[0])
+			unlink(wk->path);
+		if (wk->t)
+			munmap(wk->t, st->count * sizeof(*wk->t));
+		free(wk->buf);
+	}
 	if (st->loop)
 		loopfs_destroy(&st->fs);
-	free(st->t);
-	free(st->buf);
+	free(st->w);
 	free(st);
 	c->priv = NULL;
 }
@@ -450,7 +581,8 @@ static void teardown(struct wl_case *c)
 const struct workload wl_small_truncate = {
 	.name = "small-truncate",
 	.summary = "write a small file, time ftruncate to 0, many times: "
-		   "percentiles of one truncate (ext4 on loop by default)",
+		   "percentiles of one truncate (ext4 on loop by default); "
+		   "workers each truncate their own file at once",
 	.params = params,
 	.metrics = metrics,
 	.preflight = preflight,
@@ -458,4 +590,6 @@ const struct workload wl_small_truncate = {
 	.run = run,
 	.verify = verify,
 	.teardown = teardown,
+	.parallel = true,
+	.combine = combine,
 };

@@ -14,7 +14,7 @@
 
 #define WL_MAX_PARAMS	16
 #define WL_MAX_METRICS	32
-#define WL_MAX_NOTES	24
+#define WL_MAX_NOTES	48
 
 enum param_type {
 	PT_SIZE,	/* bytes, "8G" */
@@ -72,6 +72,8 @@ struct wl_sample {
 	struct wl_note notes[WL_MAX_NOTES];	/* what verify found */
 	int nnotes;
 	char text[256];				/* free-form verify facts */
+	/* the timed region (CLOCK_MONOTONIC ns); 0: the runner's own bounds */
+	uint64_t t_begin, t_end;
 };
 
 struct workload;
@@ -88,6 +90,15 @@ struct wl_case {
 	const int *cpus;		/* PUs the workload may use for extra threads */
 	int ncpus;
 	int (*pin_thread)(int os_cpu);	/* bind the calling thread */
+	/*
+	 * Parallel workloads: nworkers workers each call run with worker set,
+	 * on worker_cpus[worker], started together.  setup makes each
+	 * worker's own file after bind_memory(worker_cpus[w]), which places
+	 * the pages it faults on that PU's NUMA node (bind_memory(-1): any).
+	 */
+	int worker, nworkers;
+	const int *worker_cpus;
+	int (*bind_memory)(int os_cpu);
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: give up soon */
 	/* report progress of a long setup: done of total bytes/units */
 	void (*progress)(const char *what, uint64_t done, uint64_t total);
@@ -119,6 +130,22 @@ struct workload {
 	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */
 	int (*verify)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);
 	void (*teardown)(struct wl_case *c);	/* always, also after errors */
+	/*
+	 * Parallel workers (a "threads" parameter, and "mode": threads or
+	 * processes).  run is called once a worker, each in its own thread or
+	 * process; combine makes the sample's metrics from the workers'
+	 * (span: from the first worker's start to the last one's end);
+	 * forked, in processes mode, drops what worker w's process owns (the
+	 * fd whose close it times): the parent calls it once w is forked,
+	 * and each worker's process for the workers forked after it.
+	 */
+	bool parallel;
+	void (*combine)(struct wl_case *c, const struct wl_sample *w, int n,
+			uint64_t span_ns, struct wl_sample *s);
+	void (*forked)(struct wl_case *c, int w);
+	/* seconds one repetition takes, setup to teardown, on the 2-vCPU
+	 * reference VM (the progress line scales it); NULL: no estimate */
+	double (*estimate_s)(const struct wl_case *c);
 };
 
 /* The registered workloads, NULL-terminated, in registry order. */

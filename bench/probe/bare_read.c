@@ -2,9 +2,10 @@
  * The bare read loop seq-read is held against (bench/seqread_vs_fio.sh):
  * read(2) of bs bytes at a time, lseek to 0 at size, for a number of
  * seconds, and nothing else.  "plain" looks at the clock every 1024 reads,
- * only for the deadline; "clock" reads CLOCK_MONOTONIC after every read,
- * as a loop that wants per-read latency must, to show what that costs.
- * Prints MiB/s.  Not part of the tool: built by the script.
+ * only for the deadline, as seq-read's loop with lat_every=0 does; "clock"
+ * (by hand, not in the script) reads CLOCK_MONOTONIC after every read, to
+ * show what a vDSO clock reading per read costs.  Prints MiB/s.  Not part
+ * of the tool: built by the script.
  */
 #include <errno.h>
 #include <fcntl.h>

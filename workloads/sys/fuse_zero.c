@@ -12,6 +12,7 @@
 
 #include "fuse_zero.h"
 #include "sys.h"
+#include "common/common.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -24,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -385,6 +387,29 @@ out:
 		close(fd);
 	fuse_zero_stop(fz);
 	return r;
+}
+
+uint64_t fuse_zero_cpu_ns(const struct fuse_zero *fz)
+{
+	return fz->server > 0 ? proc_cpu_ns(fz->server) : 0;
+}
+
+int fuse_zero_set_readahead(const struct fuse_zero *fz, unsigned kb)
+{
+	char path[128], val[32];
+	struct stat sb;
+
+	if (stat(fz->dir, &sb))
+		return -errno;
+	/*
+	 * The bdi is the mount's own ("maj:min" of its anonymous device),
+	 * made with the superblock and freed with it at the unmount: the
+	 * knob needs no restoring, and no other file system sees it.
+	 */
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
+		 major(sb.st_dev), minor(sb.st_dev));
+	snprintf(val, sizeof(val), "%u", kb);
+	return write_file_str(path, val);
 }
 
 void fuse_zero_stop(struct fuse_zero *fz)

@@ -31,6 +31,10 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 		    const int *cpus, int ncpus, char *err, size_t n);
 /* Let the calling process run on cpus (none given: leave it as it is). */
 void fuse_zero_place(const int *cpus, int ncpus);
+/* Readahead window of the mount's own bdi, in KiB; -errno. */
+int fuse_zero_set_readahead(const struct fuse_zero *fz, unsigned kb);
+/* CPU time the server has used so far (user and system), ns; 0: unknown. */
+uint64_t fuse_zero_cpu_ns(const struct fuse_zero *fz);
 /* Unmount, kill and reap the server, remove dir; safe to call twice. */
 void fuse_zero_stop(struct fuse_zero *fz);
 /* Whether this kernel has FUSE (/dev/fuse can be opened); why in buf. */

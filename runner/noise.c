@@ -1,0 +1,215 @@
+/* The noise record of each sample, and `bench check`'s noise report. */
+#include "noise.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int noise_steal_ticks(const int *pus, int n, uint64_t *sum)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[512];
+	int cpu, i, found = 0;
+	unsigned long long v[8];
+
+	*sum = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
+			continue;
+		/* cpuN user nice system idle iowait irq softirq steal */
+		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu "
+			   "%llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5], &v[6], &v[7]) != 9)
+			continue;
+		for (i = 0; i < n; i++)
+			if (pus[i] == cpu) {
+				*sum += v[7];
+				found++;
+			}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+double noise_freq_mhz(const int *pus, int n)
+{
+	char path[128];
+	uint64_t khz;
+	double sum = 0;
+	int i, got = 0;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/"
+			 "cpufreq/scaling_cur_freq", pus[i]);
+		if (read_file_u64(path, &khz))
+			continue;
+		sum += (double)khz / 1000.0;
+		got++;
+	}
+	return got ? sum / got : NAN;
+}
+
+void noise_begin(struct noise *z, const int *pus, int n)
+{
+	memset(z, 0, sizeof(*z));
+	z->known = !noise_steal_ticks(pus, n, &z->steal0);
+}
+
+void noise_end(struct noise *z, const int *pus, int n, uint64_t wall,
+	       double steal_max)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t s1;
+
+	z->steal_max = steal_max;
+	z->freq_mhz = noise_freq_mhz(pus, n);
+	if (!z->known || noise_steal_ticks(pus, n, &s1) || s1 < z->steal0) {
+		z->known = false;
+		return;
+	}
+	z->steal_ns = (double)(s1 - z->steal0) * 1e9 / (double)(hz > 0 ?
+								hz : 100);
+	z->steal_pct = wall && n ? 100.0 * z->steal_ns /
+				   ((double)wall * n) : 0;
+	z->noisy = z->steal_pct > steal_max;
+}
+
+void noise_json(const struct noise *z, struct strbuf *sb)
+{
+	strbuf_addf(sb, "{");
+	if (z->known)
+		strbuf_addf(sb, "\"steal_ns\":%.0f,\"steal_pct\":%.4g,",
+			    z->steal_ns, z->steal_pct);
+	else
+		strbuf_addf(sb, "\"steal_ns\":null,\"steal_pct\":null,");
+	strbuf_addf(sb, "\"nvcsw\":%lld,\"nivcsw\":%lld,",
+		    (long long)z->nvcsw, (long long)z->nivcsw);
+	if (isfinite(z->freq_mhz))
+		strbuf_addf(sb, "\"freq_mhz\":%.0f,", z->freq_mhz);
+	else
+		strbuf_addf(sb, "\"freq_mhz\":null,");
+	strbuf_addf(sb, "\"steal_max_pct\":%.4g,\"noisy\":%s}", z->steal_max,
+		    z->noisy ? "true" : "false");
+}
+
+/* CPU ticks of every process but ours: pid and utime+stime. */
+struct proc_tick {
+	int pid;
+	uint64_t ticks;
+	char comm[32];
+};
+
+static int proc_ticks(struct proc_tick **out)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc_tick *v = NULL;
+	int n = 0, alloc = 0, self = (int)getpid();
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], buf[1024], *rp;
+		unsigned long long ut, st;
+		FILE *f;
+		int pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = atoi(de->d_name);
+		if (pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		rp = strrchr(buf, ')');
+		/* after "pid (comm)": state ppid ... utime(14) stime(15) */
+		if (!rp || sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u "
+				  "%*u %*u %*u %llu %llu", &ut, &st) != 2)
+			continue;
+		if (n == alloc) {
+			struct proc_tick *nv;
+
+			alloc = alloc ? alloc * 2 : 256;
+			nv = realloc(v, (size_t)alloc * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].pid = pid;
+		v[n].ticks = ut + st;
+		*rp = '\0';
+		snprintf(v[n].comm, sizeof(v[n].comm), "%s",
+			 strchr(buf, '(') ? strchr(buf, '(') + 1 : "?");
+		n++;
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+void noise_now(const int *pus, int n, struct strbuf *out)
+{
+	struct timespec sec = { 1, 0 };
+	struct proc_tick *a = NULL, *b = NULL;
+	uint64_t s0 = 0, s1 = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	int na, nb, i, k, best = -1;
+	double best_pct = 0, steal_pct;
+	char gov[64], path[128];
+
+	if (n < 4)
+		strbuf_addf(out, "only %d usable PU%s: the workers share them "
+			    "with the runner and the kernel's own work\n", n,
+			    n == 1 ? "" : "s");
+	na = proc_ticks(&a);
+	if (noise_steal_ticks(pus, n, &s0))
+		s0 = UINT64_MAX;
+	nanosleep(&sec, NULL);
+	nb = proc_ticks(&b);
+	if (s0 != UINT64_MAX && !noise_steal_ticks(pus, n, &s1) && s1 > s0) {
+		steal_pct = 100.0 * (double)(s1 - s0) / (double)hz / n;
+		strbuf_addf(out, "steal: the hypervisor took %.1f%% of the "
+			    "usable PUs in the last second\n", steal_pct);
+	}
+	for (i = 0; i < nb; i++)
+		for (k = 0; k < na; k++)
+			if (a[k].pid == b[i].pid && b[i].ticks > a[k].ticks) {
+				double pct = 100.0 * (double)(b[i].ticks -
+						     a[k].ticks) / (double)hz;
+
+				if (pct > best_pct) {
+					best_pct = pct;
+					best = i;
+				}
+			}
+	if (best >= 0 && best_pct >= 20)
+		strbuf_addf(out, "another process is busy: pid %d (%s) used "
+			    "%.0f%% of a CPU in the last second\n",
+			    b[best].pid, b[best].comm, best_pct);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/"
+			 "cpufreq/scaling_governor", pus[i]);
+		if (!read_file_str(path, gov, sizeof(gov)) &&
+		    strcmp(gov, "performance")) {
+			strbuf_addf(out, "frequency scaling: PU %d's governor "
+				    "is %s, not performance\n", pus[i], gov);
+			break;
+		}
+	}
+	free(a);
+	free(b);
+}

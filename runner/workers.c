@@ -1,0 +1,311 @@
+/*
+ * Parallel workers in threads or processes.  The release is a futex word
+ * in shared memory, so that one mechanism serves both modes and a worker
+ * that could not start does not leave the others waiting forever.
+ */
+#include "workers.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct shared {
+	int ready;		/* workers waiting for the release */
+	int go;			/* 0 wait, 1 go, -1 give up */
+	struct worker_res res[];
+};
+
+struct warg {
+	struct shared *sh;
+	struct wl_case c;	/* the worker's own copy, worker set */
+	pthread_t th;
+	bool started;
+};
+
+static long futex(int *addr, int op, int val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+/* se.nr_migrations of the calling thread (needs CONFIG_SCHED_DEBUG). */
+static int64_t migrations(void)
+{
+	FILE *f = fopen("/proc/thread-self/sched", "re");
+	char line[256];
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "se.nr_migrations", 16)) {
+			char *colon = strchr(line, ':');
+
+			if (colon)
+				v = strtoll(colon + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Is the calling thread's affinity still exactly {pu}? */
+static bool mask_is(int pu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return true;	/* cannot tell: do not accuse */
+	return CPU_COUNT(&set) == 1 && pu < CPU_SETSIZE && CPU_ISSET(pu, &set);
+}
+
+static void worker_body(struct wl_case *c, struct shared *sh)
+{
+	struct worker_res *r = &sh->res[c->worker];
+	struct rusage u0, u1;
+	char name[16];
+	int64_t m0, m1;
+
+	r->tid = (pid_t)syscall(SYS_gettid);
+	r->pu = c->cpu;
+	r->rc = -1;
+	if (c->pin_thread && c->pin_thread(c->cpu))
+		r->pin_errno = errno ? errno : EINVAL;
+	/* named once pinned: what finds it by name sees its placement */
+	snprintf(name, sizeof(name), "fbw-%d", c->worker);
+	prctl(PR_SET_NAME, name);
+	if (c->bind_memory)
+		c->bind_memory(c->cpu);
+	/* counters read before the wait, so that the release is quick */
+	m0 = migrations();
+	getrusage(RUSAGE_THREAD, &u0);
+	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
+	futex(&sh->ready, FUTEX_WAKE, INT_MAX, NULL);
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
+		futex(&sh->go, FUTEX_WAIT, 0, NULL);
+	if (sh->go < 0)
+		return;
+	if (r->pin_errno) {
+		snprintf(r->e.msg, sizeof(r->e.msg), "cannot bind worker %d "
+			 "to PU %d: %s", c->worker, c->cpu,
+			 strerror(r->pin_errno));
+		return;
+	}
+	r->pu_before = sched_getcpu();
+	r->t_begin = now_ns();
+	r->rc = c->wl->run(c, &r->s, &r->e);
+	r->t_end = now_ns();
+	r->pu_after = sched_getcpu();
+	getrusage(RUSAGE_THREAD, &u1);
+	m1 = migrations();
+	r->mask_moved = !mask_is(c->cpu);
+	r->migrations = m0 >= 0 && m1 >= 0 ? m1 - m0 : -1;
+	r->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
+	r->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
+	if (r->s.t_begin && r->s.t_end >= r->s.t_begin) {
+		r->t_begin = r->s.t_begin;
+		r->t_end = r->s.t_end;
+	}
+	r->ran = true;
+}
+
+static void *thread_main(void *arg)
+{
+	struct warg *a = arg;
+
+	worker_body(&a->c, a->sh);
+	return NULL;
+}
+
+/* Wait until every started worker is ready, or one process is gone. */
+static int wait_ready(struct shared *sh, int n, pid_t *pids,
+		      struct wl_err *e)
+{
+	const struct timespec tick = { 0, 10000000 };	/* 10 ms */
+	int seen, i, st;
+
+	while ((seen = __atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE)) < n) {
+		futex(&sh->ready, FUTEX_WAIT, seen, &tick);
+		for (i = 0; pids && i < n; i++)
+			if (pids[i] > 0 &&
+			    waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+				int pid = (int)pids[i];
+
+				pids[i] = 0;	/* reaped */
+				return wl_errf(e, "worker %d (pid %d) ended "
+					       "before the timed call", i, pid);
+			}
+	}
+	return 0;
+}
+
+static void release(struct shared *sh, int go)
+{
+	__atomic_store_n(&sh->go, go, __ATOMIC_RELEASE);
+	futex(&sh->go, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+static int run_processes(struct workers *w, struct shared *sh,
+			 struct warg *a, void (*before)(void *), void *arg,
+			 struct wl_err *e)
+{
+	pid_t parent = getpid(), *pids = calloc((size_t)w->n, sizeof(pid_t));
+	int i, k, st, r = 0;
+
+	if (!pids)
+		return wl_errf(e, "out of memory");
+	fflush(NULL);	/* nothing buffered is written twice */
+	for (i = 0; i < w->n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			r = wl_errf(e, "cannot fork worker %d: %s", i,
+				    strerror(errno));
+			break;
+		}
+		if (!pids[i]) {
+			/* the worker dies with the runner, never outlives it */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(1);
+			/* what later workers own is not ours to hold */
+			for (k = i + 1; a[i].c.wl->forked && k < w->n; k++)
+				a[i].c.wl->forked(&a[i].c, k);
+			worker_body(&a[i].c, sh);
+			_exit(0);
+		}
+		if (a[i].c.wl->forked)
+			a[i].c.wl->forked(&a[i].c, i);
+	}
+	if (!r)
+		r = wait_ready(sh, w->n, pids, e);
+	if (!r && before)
+		before(arg);
+	w->t_release = now_ns();
+	release(sh, r ? -1 : 1);
+	for (i = 0; i < w->n; i++) {
+		if (pids[i] <= 0)
+			continue;
+		if (r)
+			kill(pids[i], SIGKILL);
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!r && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+			struct worker_res *res = &sh->res[i];
+
+			res->ran = false;
+			res->rc = -1;
+			snprintf(res->e.msg, sizeof(res->e.msg), "worker %d "
+				 "(pid %d) %s %d", i, (int)pids[i],
+				 WIFSIGNALED(st) ? "was killed by signal" :
+				 "exited with", WIFSIGNALED(st) ?
+				 WTERMSIG(st) : WEXITSTATUS(st));
+		}
+	}
+	free(pids);
+	return r;
+}
+
+static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
+		       void (*before)(void *), void *arg, struct wl_err *e)
+{
+	int i, n = 0, r = 0, err;
+
+	for (i = 0; i < w->n; i++) {
+		err = pthread_create(&a[i].th, NULL, thread_main, &a[i]);
+		if (err) {
+			r = wl_errf(e, "cannot start worker thread %d: %s", i,
+				    strerror(err));
+			break;
+		}
+		a[i].started = true;
+		n++;
+	}
+	if (!r)
+		r = wait_ready(sh, n, NULL, e);
+	if (!r && before)
+		before(arg);
+	w->t_release = now_ns();
+	release(sh, r ? -1 : 1);
+	for (i = 0; i < w->n; i++)
+		if (a[i].started)
+			pthread_join(a[i].th, NULL);
+	return r;
+}
+
+int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
+		bool processes, void (*before)(void *), void *arg,
+		struct wl_err *e)
+{
+	struct warg *a;
+	struct shared *sh;
+	int i, r;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->processes = processes;
+	w->shm_len = sizeof(*sh) + (size_t)n * sizeof(struct worker_res);
+	w->shm = mmap(NULL, w->shm_len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w->shm == MAP_FAILED) {
+		w->shm = NULL;
+		return wl_errf(e, "cannot map memory for %d workers: %s", n,
+			       strerror(errno));
+	}
+	sh = w->shm;
+	w->res = sh->res;
+	a = calloc((size_t)n, sizeof(*a));
+	if (!a)
+		return wl_errf(e, "out of memory");
+	for (i = 0; i < n; i++) {
+		a[i].sh = sh;
+		a[i].c = *c;
+		a[i].c.worker = i;
+		a[i].c.cpu = pus[i];
+		sh->res[i].pu = pus[i];
+		sh->res[i].pu_before = sh->res[i].pu_after = -1;
+		sh->res[i].migrations = -1;
+	}
+	r = processes ? run_processes(w, sh, a, before, arg, e) :
+			run_threads(w, sh, a, before, arg, e);
+	free(a);
+	return r;
+}
+
+void workers_check(const struct workers *w, int i, char *why, size_t n)
+{
+	const struct worker_res *r = &w->res[i];
+
+	why[0] = '\0';
+	if (!r->ran)
+		return;
+	if (r->pu_before != r->pu || r->pu_after != r->pu)
+		snprintf(why, n, "worker %d ran on PU %d at the start of the "
+			 "timed call and on PU %d at its end, not on its PU %d",
+			 i, r->pu_before, r->pu_after, r->pu);
+	else if (r->migrations > 0)
+		snprintf(why, n, "worker %d migrated %lld time%s during the "
+			 "timed call (its PU %d)", i, (long long)r->migrations,
+			 r->migrations == 1 ? "" : "s", r->pu);
+	else if (r->mask_moved)
+		snprintf(why, n, "worker %d's affinity was changed during the "
+			 "timed call (its PU %d)", i, r->pu);
+}
+
+void workers_release(struct workers *w)
+{
+	if (w->shm)
+		munmap(w->shm, w->shm_len);
+	memset(w, 0, sizeof(*w));
+}

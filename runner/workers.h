@@ -1,0 +1,56 @@
+/*
+ * Parallel workers: n threads or processes, each pinned to its PU with its
+ * memory on that PU's node, released together from one barrier into the
+ * workload's timed call, and checked afterwards for where they really ran.
+ */
+#ifndef FB_WORKERS_H
+#define FB_WORKERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "workloads/workload.h"
+
+/* What one worker did; in memory its process shares with the runner. */
+struct worker_res {
+	struct wl_sample s;
+	struct wl_err e;
+	int rc;			/* of the workload's run; or -1 */
+	int pu;			/* where it was placed (OS index) */
+	int node;		/* that PU's NUMA node, -1 unknown */
+	int pu_before, pu_after;	/* sched_getcpu around the timed call */
+	bool mask_moved;	/* its affinity was not {pu} afterwards */
+	int64_t migrations;	/* se.nr_migrations over the call; -1 unknown */
+	int64_t nvcsw, nivcsw;	/* context switches over the call */
+	uint64_t t_begin, t_end;	/* the timed region, CLOCK_MONOTONIC */
+	pid_t tid;
+	int pin_errno;		/* binding to pu failed */
+	bool ran;
+};
+
+struct workers {
+	int n;
+	bool processes;
+	uint64_t t_release;	/* when the barrier let them go */
+	struct worker_res *res;	/* [n], shared */
+	void *shm;		/* the mapping that holds barrier and res */
+	size_t shm_len;
+};
+
+/*
+ * Start n workers on pus[] (threads, or processes when processes), each
+ * calling c->wl->run with c->worker set, after one barrier.  before() is
+ * called once every worker waits at the barrier, just before it opens
+ * (the runner reads its noise counters there).  Returns 0 when every
+ * worker was started and has finished (its own result says how it went);
+ * -1 with e set when they could not be started.
+ */
+int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
+		bool processes, void (*before)(void *), void *arg,
+		struct wl_err *e);
+/* "ran on PU 0, not on its PU 1" and the like, for worker i; "" if fine. */
+void workers_check(const struct workers *w, int i, char *why, size_t n);
+void workers_release(struct workers *w);
+
+#endif

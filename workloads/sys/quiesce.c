@@ -1,0 +1,125 @@
+/* Waiting for reclaim, compaction and the shadow shrinker to be idle. */
+#include "quiesce.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/common.h"
+
+static const char *const names[QC_NR] = {
+	[QC_PGSCAN_KSWAPD] = "pgscan_kswapd",
+	[QC_PGSCAN_DIRECT] = "pgscan_direct",
+	[QC_COMPACT_MIGRATE] = "compact_migrate_scanned",
+	[QC_COMPACT_FREE] = "compact_free_scanned",
+	[QC_NODERECLAIM] = "workingset_nodereclaim",
+	[QC_KSWAPD_NS] = "kswapd_ns",
+};
+
+const char *quiesce_name(enum quiesce_counter c)
+{
+	return c < QC_NR ? names[c] : "?";
+}
+
+static int read_vmstat(struct quiesce_snap *s)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char key[64];
+	unsigned long long v;
+	int i;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		for (i = 0; i < QC_KSWAPD_NS; i++)
+			if (!strcmp(key, names[i]))
+				s->v[i] = v;
+	fclose(f);
+	return 0;
+}
+
+/* kswapd threads are children of kthreadd (2) named kswapdN. */
+static uint64_t kswapd_ns(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	uint64_t sum = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], comm[32];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (read_file_str(path, comm, sizeof(comm)) ||
+		    strncmp(comm, "kswapd", 6))
+			continue;
+		sum += proc_cpu_ns(atoi(de->d_name));
+	}
+	closedir(d);
+	return sum;
+}
+
+int quiesce_snap(struct quiesce_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->v[QC_KSWAPD_NS] = kswapd_ns();
+	return read_vmstat(s);
+}
+
+bool quiesce_same(const struct quiesce_snap *a, const struct quiesce_snap *b)
+{
+	int i;
+
+	for (i = 0; i < QC_NR; i++)
+		if (a->v[i] != b->v[i])
+			return false;
+	return true;
+}
+
+void quiesce_delta(const struct quiesce_snap *a, const struct quiesce_snap *b,
+		   struct quiesce_snap *d)
+{
+	int i;
+
+	for (i = 0; i < QC_NR; i++)
+		d->v[i] = b->v[i] > a->v[i] ? b->v[i] - a->v[i] : 0;
+}
+
+int quiesce_wait(struct quiesce_result *r, uint64_t interval_ns, int quiet,
+		 uint64_t timeout_ns, volatile sig_atomic_t *stop)
+{
+	struct quiesce_snap first, prev, cur;
+	struct timespec ts = {
+		.tv_sec = (time_t)(interval_ns / 1000000000ull),
+		.tv_nsec = (long)(interval_ns % 1000000000ull),
+	};
+	uint64_t t0 = now_ns();
+	int still = 0, e;
+
+	memset(r, 0, sizeof(*r));
+	e = quiesce_snap(&first);
+	if (e)
+		return e;
+	prev = first;
+	while (still < quiet) {
+		if ((stop && *stop) || now_ns() - t0 >= timeout_ns)
+			break;
+		nanosleep(&ts, NULL);
+		e = quiesce_snap(&cur);
+		if (e)
+			return e;
+		still = quiesce_same(&prev, &cur) ? still + 1 : 0;
+		prev = cur;
+	}
+	r->idle = still >= quiet;
+	r->waited_ns = now_ns() - t0;
+	quiesce_delta(&first, &prev, &r->moved);
+	return 0;
+}
