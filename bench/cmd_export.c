@@ -17,12 +17,15 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n\n"
+	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n"
+		"       bench export [--db FILE] --run UUID --format run-json\n\n"
 		"One kernel's results: the median of each boot, the mean "
 		"across boots and its\nspread.\n\n"
 		"  --db FILE        results database (default results.db)\n"
 		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json\n");
+		"csv, json\n"
+		"  --run UUID       one run, whole, as the JSON document of\n"
+		"                   schema/run.schema.json (--format run-json)\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -30,10 +33,12 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "results.db", *label;
+	const char *path = "results.db", *label, *run = NULL;
+	bool run_json = false;
 	struct strbuf err = STRBUF_INIT;
 	enum report_format fmt = REPORT_TEXT;
 	struct report_opts opts = { .primary = report_cmd_primary };
@@ -44,10 +49,15 @@ int cmd_export(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:f:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd': path = optarg; break;
+		case 'r': run = optarg; break;
 		case 'f':
+			if (!strcmp(optarg, "run-json")) {
+				run_json = true;
+				break;
+			}
 			if (report_format_parse(optarg, &fmt)) {
 				fb_err("unknown format '%s' (text, changelog, "
 				       "markdown, csv, json)", optarg);
@@ -64,6 +74,15 @@ int cmd_export(int argc, char **argv)
 			fb_err("unknown option '%s'", argv[optind - 1]);
 			return EX_USAGE;
 		}
+	}
+	if (run || run_json) {
+		if (!run || !run_json || optind < argc) {
+			fb_err("--run UUID goes with --format run-json, and "
+			       "without a label");
+			usage(stderr);
+			return EX_USAGE;
+		}
+		return export_run_doc(path, run);
 	}
 	if (argc - optind != 1) {
 		fb_err("export takes one label");

@@ -670,11 +670,11 @@ int runner_main(const struct run_opts *o, const char *version)
 	char mended[2048], scratch[4200], disk_scratch[4200];
 	const char *cfg_path = o->config_path ? o->config_path :
 			       config_default_path();
-	const char *db_path, *label;
+	const char *db_path = NULL, *label;
 	int64_t run_id = -1;
 	int ret = EX_SOFTWARE, i, nrefused = 0, nfailed = 0, r;
 	pid_t holder = 0;
-	bool sys_up = false;
+	bool sys_up = false, complete = false;
 
 	P.tty = isatty(STDERR_FILENO);
 	P.quiet = o->quiet;
@@ -982,9 +982,14 @@ int runner_main(const struct run_opts *o, const char *version)
 			 nfailed == 1 ? "" : "s");
 		db_run_end(&db, run_id, "failed", why);
 		ret = EX_SOFTWARE;
+	} else if (db_run_complete(&db, run_id,
+				   dashboard_target_name(cfg.dash.target))) {
+		say_err("cannot mark run %s complete in %s: %s", meta.uuid,
+			db_path, db.err);
+		ret = EX_IOERR;
 	} else {
-		db_run_end(&db, run_id, "complete", NULL);
 		ret = EX_OK;
+		complete = true;
 	}
 	goto out;
 end_run:
@@ -999,6 +1004,9 @@ out:
 		ret = exit_for_signal();
 	}
 	db_close(&db);
+	/* the lock is released: an upload may take its time */
+	if (complete && ret == EX_OK && o->after)
+		ret = o->after(&cfg, db_path, meta.uuid, o->after_arg);
 	meta_release(&meta);
 	for (i = 0; tl && i < cfg.ncases; i++)
 		tally_release(&tl[i]);

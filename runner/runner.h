@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "common/dashboard.h"
 #include "runner/topo.h"
 #include "workloads/workload.h"
 
@@ -32,6 +33,7 @@ struct config {
 	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
 	char *json;			/* the effective config, for the run row */
+	struct dashboard_cfg dash;	/* target DASHBOARD_NONE: no section */
 	struct plan_case *cases;
 	int ncases;
 };
@@ -93,6 +95,13 @@ struct run_opts {
 	int runs;		/* -1: from config */
 	bool quiet;
 	bool check_only;	/* `bench check` */
+	/*
+	 * Called once a run is complete and stored, the runner's lock
+	 * released: the front end uploads there.  Its exit code is the run's.
+	 */
+	int (*after)(const struct config *cfg, const char *db_path,
+		     const char *uuid, void *arg);
+	void *after_arg;
 };
 
 /* `bench run` and `bench check`; returns an exit code. */

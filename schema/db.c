@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include "db_priv.h"
 #include "schema_sql.h"
 
 static int fail(struct db *db, const char *what)
@@ -128,7 +129,7 @@ void db_close(struct db *db)
 	db->h = NULL;
 }
 
-static void iso_now(char *buf, size_t n)
+void db_iso_now(char *buf, size_t n)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -139,15 +140,13 @@ static void iso_now(char *buf, size_t n)
 }
 
 /* Prepare, bind with a format ('t' text, 'i' int64, 'd' double, 'n' null), step. */
-static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+int db_vstmt(struct db *db, const char *sql, const char *fmt, va_list ap)
 {
 	sqlite3_stmt *st;
-	va_list ap;
 	int i, r;
 
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
-	va_start(ap, fmt);
 	for (i = 0; fmt[i]; i++) {
 		const char *t;
 
@@ -170,7 +169,6 @@ static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
 			sqlite3_bind_null(st, i + 1);
 		}
 	}
-	va_end(ap);
 	r = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE && r != SQLITE_ROW)
@@ -178,11 +176,22 @@ static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
 	return DB_OK;
 }
 
+static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = db_vstmt(db, sql, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 {
 	char now[32];
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	if (run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
 		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
@@ -198,12 +207,22 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 	return DB_OK;
 }
 
+static int rollback(struct db *db)
+{
+	char keep[512];
+
+	snprintf(keep, sizeof(keep), "%s", db->err);
+	exec(db, "ROLLBACK");
+	snprintf(db->err, sizeof(db->err), "%s", keep);
+	return DB_ERR;
+}
+
 int db_run_end(struct db *db, int64_t run_id, const char *status,
 	       const char *reason)
 {
 	char now[32];
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	if (run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
 		     "ended_at = ? WHERE id = ?", "ttti", status, reason, now,
 		     run_id))
@@ -213,11 +232,29 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 			"run_id = ? AND status = 'pending'", "i", run_id);
 }
 
+int db_run_complete(struct db *db, int64_t run_id, const char *target)
+{
+	char now[32];
+
+	db_iso_now(now, sizeof(now));
+	if (exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	if (db_run_end(db, run_id, "complete", NULL))
+		return rollback(db);
+	if (target && run_stmt(db, "INSERT OR IGNORE INTO uploads (run_id, "
+			       "target, created_at) VALUES (?,?,?)", "itt",
+			       run_id, target, now))
+		return rollback(db);
+	if (exec(db, "COMMIT"))
+		return rollback(db);
+	return DB_OK;
+}
+
 int db_mend_running(struct db *db, const char *hostname, int *n)
 {
 	char now[32];
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	*n = 0;
 	if (run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 		     "status = 'pending' AND run_id IN (SELECT id FROM runs "
@@ -319,7 +356,7 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	int64_t sid;
 	int i;
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	if (exec(db, "BEGIN IMMEDIATE"))
 		return DB_ERR;
 	if (run_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
@@ -352,14 +389,7 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 		goto err;
 	return DB_OK;
 err:
-	{
-		char keep[512];
-
-		snprintf(keep, sizeof(keep), "%s", db->err);
-		exec(db, "ROLLBACK");
-		snprintf(db->err, sizeof(db->err), "%s", keep);
-	}
-	return DB_ERR;
+	return rollback(db);
 }
 
 /* Over this, the XML is stored compressed (a 32-vCPU VM's is ~30 KiB). */
@@ -448,7 +478,12 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		"SELECT r.id, r.uuid, r.label, r.kernel_release, r.boot_id, "
 		"r.status, r.started_at, r.ended_at, (SELECT count(*) FROM "
 		"samples s JOIN cases c ON s.case_id = c.id WHERE c.run_id = "
-		"r.id) FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		"r.id), (SELECT group_concat(u.target || ' ' || u.state || "
+		"CASE WHEN u.state <> 'sent' AND u.last_error IS NOT NULL "
+		"THEN ': ' || u.last_error || ' (' || u.attempts || "
+		"CASE u.attempts WHEN 1 THEN ' try)' ELSE ' tries)' END "
+		"ELSE '' END, '; ') FROM uploads u WHERE u.run_id = r.id) "
+		"FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct db_run_row row = {
@@ -461,6 +496,7 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 			.started_at = (const char *)sqlite3_column_text(st, 6),
 			.ended_at = (const char *)sqlite3_column_text(st, 7),
 			.nsamples = sqlite3_column_int64(st, 8),
+			.upload = (const char *)sqlite3_column_text(st, 9),
 		};
 
 		r = fn(&row, arg);

@@ -43,6 +43,11 @@ struct db_run {
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id);
 int db_run_end(struct db *db, int64_t run_id, const char *status,
 	       const char *reason);
+/*
+ * Mark a run complete and, when target is not NULL, queue its upload there
+ * (the outbox row), in one transaction: a complete run always has its row.
+ */
+int db_run_complete(struct db *db, int64_t run_id, const char *target);
 /* Mark runs left 'running' on this host by a runner that is gone. */
 int db_mend_running(struct db *db, const char *hostname, int *n);
 
@@ -102,6 +107,8 @@ struct db_run_row {
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
 	int64_t nsamples;
+	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */
+	const char *upload;
 };
 int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		 void *arg);
