@@ -3,7 +3,7 @@
 # this runs apt-get; otherwise it prints the exact command and stops.
 PKGS="build-essential pkg-config libsqlite3-dev libcjson-dev libhwloc-dev
 libcurl4-openssl-dev libfuse3-dev fuse3 bats bats-assert bats-support
-e2fsprogs util-linux sqlite3 zlib1g-dev fio"
+e2fsprogs util-linux sqlite3 zlib1g-dev fio python3 python3-jsonschema"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

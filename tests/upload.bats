@@ -555,3 +555,17 @@ JSON
 	run cat "$T/requests.log"
 	assert_output "POST /api/submit/mm/foliobench/6.18--patched--v2/lab-vm--3 -> 201"
 }
+
+@test "the example config's dashboard section is valid as it stands" {
+	"$PY" -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["dashboard"] is None
+c["dashboard"] = c["#dashboard_example"]
+c["database"] = sys.argv[3]
+json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json" "$T/config.json" "$DB"
+	fx_pending squad
+	unset FOLIOBENCH_TOKEN
+	run "$BENCH" upload --config "$T/config.json"
+	assert_failure 78
+	assert_output "bench: no dashboard token: the environment variable FOLIOBENCH_TOKEN is not set (dashboard.token_env)"
+}
