@@ -77,10 +77,14 @@ int upload_cmd_db(struct db *db, const struct config *cfg, const char *uuid,
 	if (t.denied)
 		fb_err("the token was refused; runs stay queued: fix the token "
 		       "and run `bench upload --failed`");
-	if (!uuid && (s == UPLOAD_OK || s == UPLOAD_PENDING) && !t.sent &&
-	    !t.pending && !t.busy)
-		printf("nothing to upload to %s\n",
-		       dashboard_target_name(cfg->dash.target));
+	if (s == UPLOAD_OK && !t.sent && !t.busy) {
+		if (uuid)
+			printf("run %s is at %s already\n", uuid,
+			       dashboard_target_name(cfg->dash.target));
+		else
+			printf("nothing to upload to %s\n",
+			       dashboard_target_name(cfg->dash.target));
+	}
 	return exit_code(s);
 }
 

@@ -315,7 +315,6 @@ static CURLcode post(const struct dashboard_cfg *d, const struct payload *p,
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms(d->timeout_ns));
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
 			 ms(d->connect_timeout_ns));
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (d->ca_file)
@@ -525,8 +524,9 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 		if (db_upload_done(db, w, c->run_id, "pending", why, NULL,
 				   &lost))
 			goto dberr;
-		say(o, true, "run %s stays pending after %u tries: %s",
-		    c->uuid, d->max_attempts, why);
+		say(o, true, "run %s stays pending after %u %s: %s",
+		    c->uuid, d->max_attempts,
+		    d->max_attempts == 1 ? "try" : "tries", why);
 		break;
 	case V_DENIED:
 	case V_REJECTED:

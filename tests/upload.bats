@@ -64,11 +64,12 @@ free_port() {
 }
 
 # dash_config squad|json [MORE_KEYS]: tiny suite, fast retries (DC_TIMEOUT,
-# DC_RA_MAX, DC_ATTEMPTS change those keys).
+# DC_RA_MAX, DC_ATTEMPTS change those keys; DC_SCHEME=https).
 dash_config() {
-	local target=$1 more=${2:-} url=http://127.0.0.1:$PORT/runs squad=
+	local target=$1 more=${2:-} squad=
+	local url=${DC_SCHEME:-http}://127.0.0.1:$PORT/runs
 	if [ "$target" = squad ]; then
-		url=http://127.0.0.1:$PORT
+		url=${DC_SCHEME:-http}://127.0.0.1:$PORT
 		squad='"group": "mm", "project": "foliobench",'
 	fi
 	cat > "$T/config.json" <<JSON
@@ -429,6 +430,11 @@ sent"
 	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}"
 	run q "SELECT run_id, state FROM uploads"
 	assert_output "1|sent"
+	run "$BENCH" upload --config "$T/config.json" --run $U1
+	assert_success
+	assert_output "run $U1 is at squad already"
+	run wc -l < "$T/requests.log"
+	assert_output 1
 }
 
 @test "two bench upload at once: each run is sent once" {
@@ -568,4 +574,33 @@ json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json
 	run "$BENCH" upload --config "$T/config.json"
 	assert_failure 78
 	assert_output "bench: no dashboard token: the environment variable FOLIOBENCH_TOKEN is not set (dashboard.token_env)"
+}
+
+@test "https: the certificate is verified against ca_file, and refused without it" {
+	mkdir "$T/tls"
+	cd "$T/tls"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+		-days 2 -subj "/CN=foliobench test CA" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr \
+		-subj "/CN=127.0.0.1" 2>/dev/null
+	echo "subjectAltName=IP:127.0.0.1" > ext
+	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key \
+		-CAcreateserial -out srv.pem -days 2 -extfile ext 2>/dev/null
+	cd "$T"
+	dash_start --tls "$T/tls/srv.pem" "$T/tls/srv.key"
+	DC_SCHEME=https DC_ATTEMPTS=1 dash_config json
+	fx_pending json
+	run "$BENCH" upload --config "$T/config.json"
+	assert_failure 75
+	assert_output "bench: run $U1 stays pending after 1 try: cannot reach https://127.0.0.1:$PORT/runs: SSL certificate problem: unable to get local issuer certificate"
+	[ ! -s "$T/stored.jsonl" ]
+	DC_SCHEME=https dash_config json ", \"ca_file\": \"$T/tls/ca.pem\""
+	run "$BENCH" upload --config "$T/config.json"
+	assert_success
+	assert_output "sent run $U1 (L1) to json: 201 {\"stored\": \"$U1\"}"
+	# a ca_file that cannot be read is a configuration error
+	DC_SCHEME=https dash_config json ", \"ca_file\": \"$T/tls/none.pem\""
+	run "$BENCH" upload --config "$T/config.json" --run $U1
+	assert_failure 78
+	assert_output "bench: cannot read dashboard.ca_file $T/tls/none.pem: No such file or directory"
 }
