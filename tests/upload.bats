@@ -64,7 +64,7 @@ free_port() {
 }
 
 # dash_config squad|json [MORE_KEYS]: tiny suite, fast retries (DC_TIMEOUT,
-# DC_RA_MAX, DC_ATTEMPTS change those keys; DC_SCHEME=https).
+# DC_CONNECT, DC_RA_MAX, DC_ATTEMPTS change those keys; DC_SCHEME=https).
 dash_config() {
 	local target=$1 more=${2:-} squad=
 	local url=${DC_SCHEME:-http}://127.0.0.1:$PORT/runs
@@ -76,7 +76,8 @@ dash_config() {
 { "database": "$DB", "runs": 2, "warmup": 0,
   "suite": [ { "workload": "shmem-remove", "size": "16M", "op": "unlink" } ],
   "dashboard": { "target": "$target", "url": "$url", $squad
-    "timeout": "${DC_TIMEOUT:-2s}", "connect_timeout": "1s",
+    "timeout": "${DC_TIMEOUT:-5s}",
+    "connect_timeout": "${DC_CONNECT:-5s}",
     "backoff": "10ms", "retry_after_max": "${DC_RA_MAX:-2s}",
     "max_attempts": ${DC_ATTEMPTS:-3} $more } }
 JSON
@@ -588,6 +589,8 @@ json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json
 		-CAcreateserial -out srv.pem -days 2 -extfile ext 2>/dev/null
 	cd "$T"
 	dash_start --tls "$T/tls/srv.pem" "$T/tls/srv.key"
+	# a TLS handshake on a loaded machine may take a while
+	export DC_TIMEOUT=20s DC_CONNECT=20s
 	DC_SCHEME=https DC_ATTEMPTS=1 dash_config json
 	fx_pending json
 	run "$BENCH" upload --config "$T/config.json"
