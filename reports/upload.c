@@ -481,7 +481,14 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	int ret = -1;
 
 	if (payload_build(db, d, c, &p)) {
-		strbuf_addf(err, "cannot read run %s: %s", c->uuid, db->err);
+		/* bad rows: this run waits for --failed, the others go on */
+		snprintf(why, sizeof(why), "cannot make the upload of run "
+			 "%s from its rows: %s", c->uuid, db->err);
+		if (db_upload_done(db, w, c->run_id, "failed", why, NULL,
+				   &lost))
+			goto dberr;
+		say(o, true, "run %s failed: %s", c->uuid, why);
+		ret = V_REJECTED;
 		goto out;
 	}
 	for (attempt = 1; attempt <= d->max_attempts; attempt++) {

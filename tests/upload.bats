@@ -607,3 +607,19 @@ json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json
 	assert_failure 78
 	assert_output "bench: cannot read dashboard.ca_file $T/tls/none.pem: No such file or directory"
 }
+
+@test "a run whose rows cannot make a document fails alone; the others go on (65)" {
+	dash_start
+	dash_config json
+	fx_pending json 2
+	q "UPDATE runs SET config = '{broken' WHERE id = 1"
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 65
+	assert_output "sent run $U2 (L1) to json: 201 {\"stored\": \"$U2\"}"
+	assert_equal "$stderr" "bench: run $U1 failed: cannot make the upload of run $U1 from its rows: cannot read the run: malformed JSON"
+	run q "SELECT run_id, state, claim_pid FROM uploads ORDER BY run_id"
+	assert_output "1|failed|
+2|sent|"
+	run "$BENCH" export --db "$DB" --run $U1 --format run-json
+	assert_failure 65
+}
