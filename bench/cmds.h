@@ -15,6 +15,7 @@ int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 struct config;
 struct db;

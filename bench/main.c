@@ -25,6 +25,7 @@ static const struct cmd {
 	{ "compare", cmd_compare, "compare two kernels (BASE PATCH)" },
 	{ "export", cmd_export, "results of one kernel for a changelog" },
 	{ "upload", cmd_upload, "send pending runs to the dashboard" },
+	{ "report", cmd_report, "an HTML page with plots of every sample" },
 };
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
