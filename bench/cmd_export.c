@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "bench/report_cmd.h"
 #include "reports/compare.h"
+#include "reports/exports.h"
 #include "schema/db.h"
 
 static void usage(FILE *f)
@@ -23,7 +24,9 @@ static void usage(FILE *f)
 		"across boots and its\nspread.\n\n"
 		"  --db FILE        results database (default results.db)\n"
 		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json\n"
+		"csv, json,\n"
+		"                   benchstat (every sample in Go's "
+		"benchmark format)\n"
 		"  --run UUID       one run, whole, as the JSON document of\n"
 		"                   schema/run.schema.json (--format run-json)\n");
 }
@@ -45,6 +48,7 @@ int cmd_export(int argc, char **argv)
 	struct report_side s = { 0 };
 	struct report_cmp c = { 0 };
 	struct db db = { 0 };
+	bool benchstat = false;
 	int ch, ex, r;
 
 	opterr = 0;
@@ -58,9 +62,10 @@ int cmd_export(int argc, char **argv)
 				run_json = true;
 				break;
 			}
-			if (report_format_parse(optarg, &fmt)) {
+			benchstat = !strcmp(optarg, "benchstat");
+			if (!benchstat && report_format_parse(optarg, &fmt)) {
 				fb_err("unknown format '%s' (text, changelog, "
-				       "markdown, csv, json)", optarg);
+				       "markdown, csv, json, benchstat)", optarg);
 				return EX_USAGE;
 			}
 			break;
@@ -101,6 +106,17 @@ int cmd_export(int argc, char **argv)
 	ex = report_cmd_load_exit(r, &err);
 	if (ex)
 		goto out;
+	if (benchstat) {
+		r = report_print_benchstat(stdout, &db, &s, report_cmd_primary,
+					   fb_version, &err);
+		if (r == REPORT_EDB || r == REPORT_ENOMEM) {
+			ex = report_cmd_load_exit(r, &err);
+		} else if (r) {
+			fb_err("cannot write the export: %s", strerror(-r));
+			ex = EX_IOERR;
+		}
+		goto out;
+	}
 	/* people read one row a case; machines get every metric */
 	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
 	if (report_compare(&s, NULL, &opts, &c)) {
