@@ -59,7 +59,7 @@ static int write_page(const struct report_page *pg, const char *out)
 	if (r == PLOT_ESTART || r == PLOT_EFAIL || r == PLOT_ETIME ||
 	    r == PLOT_EIO) {
 		fb_err("cannot draw the plots: %s", strbuf_str(&err));
-		ex = r == PLOT_EIO ? EX_OSERR : EX_UNAVAILABLE;
+		ex = EX_UNAVAILABLE;
 	} else if (r) {
 		errno = -r;
 		fb_err("cannot write %s: %m", f == stdout ? "the page" :

@@ -362,8 +362,7 @@ static double metric_pct(const char *m)
 	double v;
 	size_t n;
 
-	if (!d || (d != m && (d[-1] != '_' || d - m != 3 ||
-			      strncmp(m, "lat_", 4))))
+	if (!d || (d != m && (d - m != 4 || strncmp(m, "lat_", 4))))
 		return -1;
 	d++;
 	n = strlen(d);
@@ -426,10 +425,13 @@ static int pct_plot(struct strbuf *out, const char *idp,
 	bool first = true;
 	int r;
 
+	/* the unit of the lowest percentile: the tail reads in thousands */
 	for (k = 0; k < 2; k++) {
 		np[k] = pct_series(pg->side[k], workload, params, ps[k], 16);
 		for (i = 0; i < np[k]; i++)
-			ref = fmax(ref, ps[k][i].x->mean);
+			if (ps[k][i].x->mean > 0 && (ref == 0 ||
+						     ps[k][i].x->mean < ref))
+				ref = ps[k][i].x->mean;
 	}
 	if (np[0] < 2 && np[1] < 2)
 		return 0;
@@ -437,8 +439,7 @@ static int pct_plot(struct strbuf *out, const char *idp,
 			 u, sizeof(u));
 	strbuf_addf(&lab, "latency (%s)", u);
 	script_head(&g, strbuf_str(&lab));
-	strbuf_addf(&g, "set logscale xy\nset xlabel 'percentile'\n"
-		    "set xtics (");
+	strbuf_addf(&g, "set logscale xy\nset xtics (");
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < np[k]; i++) {
 			bool dup = false;
@@ -708,10 +709,13 @@ static void header(struct out *o, const struct report_page *p)
 		}
 	}
 	for (i = 0; i < c->nunmeasurable; i++) {
-		put(o, "<p class=\"warn\">Not measurable on this machine: ");
+		put(o, "%s", i ? ", " : "<p class=\"warn unmeasurable\">"
+		    "Not measurable on this machine (stored as not "
+		    "supported): ");
 		esc(o, c->unmeasurable[i]);
-		put(o, "</p>\n");
 	}
+	if (c->nunmeasurable)
+		put(o, ".</p>\n");
 }
 
 /* The row of p->alone[k] for the same case and metric as x. */

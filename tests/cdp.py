@@ -104,14 +104,16 @@ class WebSocket:
 
 
 class Page:
-    def __init__(self, ws):
+    def __init__(self, ws, timeout):
         self.ws = ws
+        self.timeout = timeout
         self.next_id = 0
         self.events = []
 
     def call(self, method, **params):
         self.next_id += 1
         mid = self.next_id
+        self.ws.sock.settimeout(self.timeout)
         self.ws.send(json.dumps({"id": mid, "method": method,
                                  "params": params}))
         while True:
@@ -228,7 +230,7 @@ def main():
     proc = None
     try:
         proc, wsurl = start_browser(profile, a.timeout)
-        page = Page(WebSocket(wsurl, a.timeout))
+        page = Page(WebSocket(wsurl, a.timeout), a.timeout)
         for domain in ("Runtime", "Log", "Network", "Page"):
             page.call(domain + ".enable")
         page.call("Page.navigate", url=url)
