@@ -941,13 +941,20 @@ static int one_case(struct out *o, const struct report_page *p,
 	ret = strip_plot(&svg, idp, x->metric, x->unit, s, ns, false, err);
 	if (ret)
 		goto out;
-	put(o, "<figure class=\"plot strip\" data-metric=\"");
-	esc(o, x->metric);
-	put(o, "\">%s<figcaption>Every valid sample, by boot (colours); "
-	    "bars: the median of each boot; diamond: the mean of the boot "
-	    "medians and its 95%% confidence interval. ", strbuf_str(&svg));
-	counts_caption(o, s, ns);
-	put(o, ".</figcaption></figure>\n");
+	if (!svg.len) {
+		put(o, "<p class=\"warn\">No valid sample to plot: ");
+		counts_caption(o, s, ns);
+		put(o, ".</p>\n");
+	} else {
+		put(o, "<figure class=\"plot strip\" data-metric=\"");
+		esc(o, x->metric);
+		put(o, "\">%s<figcaption>Every valid sample, by boot "
+		    "(colours); bars: the median of each boot; diamond: the "
+		    "mean of the boot medians and its 95%% confidence "
+		    "interval. ", strbuf_str(&svg));
+		counts_caption(o, s, ns);
+		put(o, ".</figcaption></figure>\n");
+	}
 	svg.len = 0;
 	if (p->side[1])
 		cmp_table(o, p, r);

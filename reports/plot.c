@@ -6,6 +6,7 @@
  */
 #include "reports/plot.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -174,29 +175,35 @@ static int exchange(struct child *c, const char *script, size_t len,
 	return 0;
 }
 
-/* The first line gnuplot wrote to stderr that says what went wrong. */
+/* Is l gnuplot's "line N: message" (or "\"-\" line N: ...")? */
+static const char *error_line(const char *l)
+{
+	l += strspn(l, " \t");
+	if (!strncmp(l, "\"-\" ", 4))
+		l += 4;
+	if (strncmp(l, "line ", 5) || !isdigit((unsigned char)l[5]))
+		return NULL;
+	return l;
+}
+
+/* gnuplot's message of what went wrong: after the failing line echoed. */
 static void first_error(const struct strbuf *e, struct strbuf *err)
 {
-	const char *s = strbuf_str(e), *l = s, *nl;
+	const char *s = strbuf_str(e), *l = s, *nl, *m;
 
-	/* gnuplot echoes the failing line, then "line N: message" */
-	while (*l) {
-		nl = strchr(l, '\n');
-		if (!strncmp(l, "\"-\"", 3) || strstr(l, "line ")) {
-			size_t n = nl ? (size_t)(nl - l) : strlen(l);
-
-			strbuf_addf(err, ": %.*s", (int)n, l);
+	for (; *l; l = nl + 1) {
+		nl = strchrnul(l, '\n');
+		m = error_line(l);
+		if (m) {
+			strbuf_addf(err, ": %.*s", (int)(nl - m), m);
 			return;
 		}
-		if (!nl)
+		if (!*nl)
 			break;
-		l = nl + 1;
 	}
-	if (*s) {
-		nl = strchr(s, '\n');
-		strbuf_addf(err, ": %.*s",
-			    (int)(nl ? (size_t)(nl - s) : strlen(s)), s);
-	}
+	s += strspn(s, " \t\n");
+	if (*s)
+		strbuf_addf(err, ": %.*s", (int)(strchrnul(s, '\n') - s), s);
 }
 
 /* Copy the SVG from its <svg tag, ids prefixed. */

@@ -791,7 +791,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_line --index 0 "bench: --aa takes one label"
 	run "$BENCH" compare --db "$DB" --format xml A B
 	assert_failure 64
-	assert_output "bench: unknown format 'xml' (text, changelog, markdown, csv, json)"
+	assert_output "bench: unknown format 'xml' (text, changelog, markdown, csv, json, ministat, benchstat)"
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-base
 	assert_failure 64
 	assert_output "bench: BASE and PATCH are both '6.18.0-base'; to compare a label with itself use --aa"
