@@ -439,18 +439,10 @@ static int pct_plot(struct strbuf *out, const char *idp,
 			 u, sizeof(u));
 	strbuf_addf(&lab, "latency (%s)", u);
 	script_head(&g, strbuf_str(&lab));
+	/* the tics of the base, and of the patch where it has no base */
 	strbuf_addf(&g, "set logscale xy\nset xtics (");
 	for (k = 0; k < 2; k++)
-		for (i = 0; i < np[k]; i++) {
-			bool dup = false;
-			size_t j;
-
-			for (j = 0; j < i && !k; j++)
-				dup |= ps[k][j].p == ps[k][i].p;
-			for (j = 0; k && j < np[0]; j++)
-				dup |= ps[0][j].p == ps[k][i].p;
-			if (dup)
-				continue;
+		for (i = 0; i < np[k] && (!k || np[0] < 2); i++) {
 			strbuf_addf(&g, "%s'p%g' %.9g", first ? "" : ", ",
 				    ps[k][i].p, pct_x(ps[k][i].p));
 			first = false;
@@ -462,11 +454,15 @@ static int pct_plot(struct strbuf *out, const char *idp,
 		if (np[k] < 2)
 			continue;
 		strbuf_addf(&g, "%s'-' with lines lw 0.8 lc rgb '#%06x' "
-			    "title 'median of a boot', '-' with linespoints "
-			    "pt 7 lw 2.5 lc rgb '#%06x' title ",
-			    first ? "" : ", ", palette[k][0],
-			    mean_colour[k]);
-		plot_label(&g, pg->side[k]->label);
+			    "title ", first ? "" : ", ", palette[k][0]);
+		lab.len = 0;
+		strbuf_addf(&lab, "%s: each boot", pg->side[k]->label);
+		plot_label(&g, lab.buf);
+		strbuf_addf(&g, ", '-' with linespoints pt 7 lw 2.5 "
+			    "lc rgb '#%06x' title ", mean_colour[k]);
+		lab.len = 0;
+		strbuf_addf(&lab, "%s: mean", pg->side[k]->label);
+		plot_label(&g, lab.buf);
 		first = false;
 	}
 	strbuf_addf(&g, "\n");
