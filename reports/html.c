@@ -128,6 +128,9 @@ int report_page_load(struct db *db, struct report_side *a,
 			return REPORT_ENOMEM;
 		r = db_report_invalid_each(db, p->side[i]->db_label,
 					   load_invalid, &l);
+		if (!r)
+			r = db_report_noisy(db, p->side[i]->db_label,
+					    &p->noisy[i], &p->nvalid[i]);
 		if (r == REPORT_ENOMEM)
 			return r;
 		if (r) {
@@ -703,6 +706,19 @@ static void header(struct out *o, const struct report_page *p)
 			}
 			put(o, "</p>\n");
 		}
+	}
+	if (p->noisy[0] || p->noisy[1]) {
+		put(o, "<p class=\"warn noisy\">Samples flagged noisy (steal "
+		    "over steal_max), plotted and counted like the others "
+		    "(<code>bench compare --drop-noisy</code> leaves them "
+		    "out):");
+		for (k = 0; k < 2 && p->side[k]; k++) {
+			put(o, "%s ", k ? ";" : "");
+			esc(o, p->side[k]->label);
+			put(o, " %lld of %lld", (long long)p->noisy[k],
+			    (long long)p->nvalid[k]);
+		}
+		put(o, ".</p>\n");
 	}
 	for (i = 0; i < c->nunmeasurable; i++) {
 		put(o, "%s", i ? ", " : "<p class=\"warn unmeasurable\">"

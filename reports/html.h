@@ -21,6 +21,7 @@ struct report_page {
 	struct report_cmp alone[2];	/* each side alone, every metric */
 	struct report_invalid *inv[2];
 	size_t ninv[2];
+	int64_t noisy[2], nvalid[2];	/* samples flagged noisy (steal) */
 	const char *tool_version;	/* for the page's footer */
 };
 
