@@ -336,6 +336,43 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 }
 
 
+void config_value_str(const struct param *p, const struct wl_value *v,
+		      char *buf, size_t n)
+{
+	switch (p->type) {
+	case PT_SIZE:
+		format_size(v->u, buf, n);
+		break;
+	case PT_DURATION:
+		format_duration(v->u, buf, n);
+		break;
+	case PT_UINT:
+	case PT_PERCENT:
+		snprintf(buf, n, "%llu", (unsigned long long)v->u);
+		break;
+	case PT_ENUM:
+	case PT_STRING:
+		snprintf(buf, n, "%s", v->str ? v->str : "");
+		break;
+	}
+}
+
+char *config_params_json(const struct workload *w, const struct wl_value *v)
+{
+	struct strbuf pj = STRBUF_INIT;
+	int i;
+
+	strbuf_addf(&pj, "{");
+	for (i = 0; w->params[i].name; i++) {
+		strbuf_addf(&pj, "%s", i ? "," : "");
+		strbuf_json_str(&pj, w->params[i].name);
+		strbuf_addf(&pj, ":");
+		strbuf_json_str(&pj, v[i].str ? v[i].str : "");
+	}
+	strbuf_addf(&pj, "}");
+	return pj.buf ? pj.buf : strdup("{}");
+}
+
 static int add_cases(struct config *cfg, const struct workload *w,
 		     struct axis *axes, const bool *given, int np,
 		     unsigned runs, unsigned warmup)
@@ -344,7 +381,7 @@ static int add_cases(struct config *cfg, const struct workload *w,
 
 	for (;;) {
 		struct plan_case *c;
-		struct strbuf pj = STRBUF_INIT, title = STRBUF_INIT;
+		struct strbuf title = STRBUF_INIT;
 
 		c = realloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
 		if (!c)
@@ -355,22 +392,16 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		c->wl = w;
 		c->runs = runs;
 		c->warmup = warmup;
-		strbuf_addf(&pj, "{");
 		for (i = 0; i < np; i++) {
 			c->v[i].str = strdup(axes[i].vals[idx[i]].str);
 			c->v[i].u = axes[i].vals[idx[i]].u;
-			strbuf_addf(&pj, "%s", i ? "," : "");
-			strbuf_json_str(&pj, w->params[i].name);
-			strbuf_addf(&pj, ":");
-			strbuf_json_str(&pj, c->v[i].str);
 			/* the title names what the config chose */
 			if (given[i])
 				strbuf_addf(&title, "%s%s=%s",
 					    title.len ? " " : "",
 					    w->params[i].name, c->v[i].str);
 		}
-		strbuf_addf(&pj, "}");
-		c->params_json = pj.buf ? pj.buf : strdup("{}");
+		c->params_json = config_params_json(w, c->v);
 		c->title = title.buf ? title.buf : strdup("(defaults)");
 		/* next point of the cartesian product, last axis fastest */
 		for (i = np - 1; i >= 0; i--) {

@@ -271,11 +271,11 @@ int db_mend_running(struct db *db, const char *hostname, int *n)
 }
 
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
-		const char *params, int64_t *case_id)
+		const char *params, const char *asked, int64_t *case_id)
 {
-	if (run_stmt(db, "INSERT INTO cases (run_id, seq, workload, params) "
-		     "VALUES (?,?,?,?)", "iitt", run_id, (int64_t)seq,
-		     workload, params))
+	if (run_stmt(db, "INSERT INTO cases (run_id, seq, workload, params, "
+		     "asked) VALUES (?,?,?,?,?)", "iittt", run_id,
+		     (int64_t)seq, workload, params, asked))
 		return DB_ERR;
 	*case_id = sqlite3_last_insert_rowid(db->h);
 	return DB_OK;

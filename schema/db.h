@@ -21,7 +21,7 @@ enum {
 	DB_NOT_DB = -4,		/* not a foliobench/SQLite database */
 };
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 6
 
 /* Open (and create/migrate when create) the database; WAL, foreign keys. */
 int db_open(struct db *db, const char *path, bool create);
@@ -51,8 +51,12 @@ int db_run_complete(struct db *db, int64_t run_id, const char *target);
 /* Mark runs left 'running' on this host by a runner that is gone. */
 int db_mend_running(struct db *db, const char *hostname, int *n);
 
+/*
+ * A case, keyed by the params that ran; asked: the params the config asked
+ * for, when preflight adapted them (NULL when the case ran as asked).
+ */
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
-		const char *params, int64_t *case_id);
+		const char *params, const char *asked, int64_t *case_id);
 int db_case_status(struct db *db, int64_t case_id, const char *status,
 		   const char *reason, const char *info);
 

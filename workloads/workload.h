@@ -105,7 +105,7 @@ struct wl_case {
 	bool warmup;
 	int rep;
 	void *priv;			/* the workload's own state */
-	char info[256];			/* preflight: what it adapted, said to the user */
+	char info[384];			/* preflight: what it adapted, said to the user */
 };
 
 /* Result of a preflight. */
@@ -124,7 +124,12 @@ struct workload {
 	const char *summary;
 	const struct param *params;	/* terminated by { NULL } */
 	const struct metric *metrics;	/* terminated by { NULL } */
-	/* look at the machine; may adapt the case (record why in c->info) */
+	/*
+	 * Look at the machine; may adapt the case: change a number's .u in
+	 * c->v (a smaller size) and say why in c->info.  The runner stores
+	 * the case under what it adapted, the asked params beside them, and
+	 * hands setup the adapted case.
+	 */
 	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
 	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
 	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */
