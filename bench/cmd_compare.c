@@ -79,17 +79,50 @@ int report_cmd_load_exit(int r, const struct strbuf *err)
 	}
 }
 
-bool report_cmd_primary(const char *workload, const char *metric)
+/* The metric's entry in its workload's table; NULL when this build lacks it. */
+static const struct metric *find_metric(const char *workload,
+					const char *metric)
 {
 	const struct workload *w = workload_find(workload);
 	const struct metric *m;
 
-	if (!w)
-		return true;
-	for (m = w->metrics; m->name; m++)
+	for (m = w ? w->metrics : NULL; m && m->name; m++)
 		if (!strcmp(m->name, metric))
-			return m->primary;
-	return true;
+			return m;
+	return NULL;
+}
+
+bool report_cmd_primary(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return !m || m->primary;
+}
+
+bool report_cmd_input(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return m && m->input;
+}
+
+const char *report_cmd_words(const char *workload, const char *key,
+			     const char *value)
+{
+	const struct workload *w = workload_find(workload);
+	const struct param *p;
+	size_t i;
+
+	if (!w)
+		return NULL;
+	for (p = w->params; p->name; p++) {
+		if (strcmp(p->name, key) || p->type != PT_ENUM || !p->words)
+			continue;
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(p->choices[i], value))
+				return p->words[i];
+	}
+	return NULL;
 }
 
 static int add_shape(const char *shape, void *arg)
@@ -257,7 +290,9 @@ int cmd_compare(int argc, char **argv)
 	struct report_side a = { 0 }, b = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .input = report_cmd_input,
+				    .words = report_cmd_words };
 	struct report_cmp c = { 0 };
 	bool strict = false, aa = false, per_worker = false, drop = false;
 	bool samples = false;

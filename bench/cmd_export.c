@@ -44,7 +44,9 @@ int cmd_export(int argc, char **argv)
 	bool run_json = false;
 	struct strbuf err = STRBUF_INIT;
 	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .input = report_cmd_input,
+				    .words = report_cmd_words };
 	struct report_side s = { 0 };
 	struct report_cmp c = { 0 };
 	struct db db = { 0 };

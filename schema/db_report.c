@@ -170,7 +170,7 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 	/* sample_values.rowid keeps the metric order the workload gave. */
 	r = prepare(db,
 		    "SELECT r.id, r.boot_id, c.workload, c.params, v.metric, "
-		    "v.unit, v.better, v.value, v.supported, s.id "
+		    "v.unit, v.better, v.value, v.supported, s.id, c.asked "
 		    "FROM runs r JOIN cases c ON c.run_id = r.id "
 		    "JOIN samples s ON s.case_id = c.id "
 		    "JOIN sample_values v ON v.sample_id = s.id "
@@ -195,6 +195,8 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 			.supported = sqlite3_column_type(st, 7) != SQLITE_NULL
 				     && sqlite3_column_int(st, 8),
 			.sample_id = sqlite3_column_int64(st, 9),
+			.asked = sqlite3_column_type(st, 10) == SQLITE_NULL ?
+				 NULL : col_text(st, 10),
 		};
 		int stop = fn(&v, arg);
 

@@ -39,6 +39,7 @@ struct db_report_value {
 	const char *boot_id, *workload, *params, *metric, *unit, *better;
 	double value;
 	bool supported;		/* false: NULL value, not measurable */
+	const char *asked;	/* the params asked, where the case was adapted */
 };
 /*
  * Values of non-warm-up, valid samples of the complete runs of a label, in

@@ -85,6 +85,7 @@ struct fb_cachestat {
 
 static const char *const fss[] = { "fuse", "dir", NULL };
 static const char *const opnames[] = { "truncate", "unlink", NULL };
+static const char *const op_words[] = { "truncate() to 0", "unlink()" };
 static const char *const keeps[] = { "auto", "pin", "ballast", "none", NULL };
 static const char *const reclaims[] = {
 	"auto", "limit", "memory.reclaim", NULL,
@@ -121,7 +122,7 @@ static const struct param params[] = {
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
 	  "disk scratch)" },
 	{ "op", PT_ENUM, "truncate", opnames, 0, 0, NULL,
-	  "the timed call: truncate(2) to 0 or unlink(2)" },
+	  "the timed call: truncate(2) to 0 or unlink(2)", op_words },
 	{ "keep", PT_ENUM, "auto", keeps, 0, 0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
@@ -151,11 +152,11 @@ static const struct metric metrics[] = {
 	  "wall time per shadow entry removed" },
 	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
 	  "pages with a shadow entry before the call (cachestat nr_evicted; "
-	  "one large folio's entry counts all its pages)" },
+	  "one large folio's entry counts all its pages)", true },
 	{ "cached_pages", "count", LOWER_IS_BETTER, false,
-	  "pages still cached before the call (cachestat nr_cache)" },
+	  "pages still cached before the call (cachestat nr_cache)", true },
 	{ "coverage", "%", HIGHER_IS_BETTER, false,
-	  "shadow entries per page of the file" },
+	  "shadow entries per page of the file", true },
 	{ NULL },
 };
 
@@ -1461,8 +1462,8 @@ static double estimate_s(const struct wl_case *c)
 {
 	struct plan p;
 
-	if (make_plan(c, &p, false) == -EIO)
-		return 0;
+	/* the case as preflight left it: the size that will run */
+	plan_as_given(c, &p);
 	return EST_S_FIXED + EST_S_PER_GIB * (double)p.size / (double)GiB;
 }
 

@@ -34,6 +34,11 @@ struct param {
 	/* optional extra syntax check; writes why into buf, returns -1 */
 	int (*check)(const char *val, char *buf, size_t n);
 	const char *help;
+	/*
+	 * PT_ENUM: how report tables name each choice for readers, in the
+	 * order of .choices ("ftruncate() to 0"); NULL: "key=value"
+	 */
+	const char *const *words;
 };
 
 enum metric_better { LOWER_IS_BETTER, HIGHER_IS_BETTER };
@@ -44,6 +49,12 @@ struct metric {
 	enum metric_better better;
 	bool primary;		/* shown in the run's per-case line */
 	const char *help;
+	/*
+	 * A count of what the timed call was given (the folios of the
+	 * file), not a result: reports neither test it nor count it in a
+	 * Holm family.
+	 */
+	bool input;
 };
 
 /* A parameter's value in a case: numbers parsed, strings kept. */
