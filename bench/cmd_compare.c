@@ -240,6 +240,33 @@ int report_cmd_files_write(struct db *db, const struct report_cmp *c,
 	return ex;
 }
 
+/* Every name of --metric is a metric some row of the table has. */
+static int metrics_known(const struct report_cmp *c, const char *list)
+{
+	const char *p = list, *e;
+	size_t i, len;
+
+	for (; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, ",");
+		len = (size_t)(e - p);
+		for (i = 0; i < c->nrows; i++) {
+			const struct report_series *x = c->rows[i].a ?
+							c->rows[i].a :
+							c->rows[i].b;
+
+			if (strlen(x->metric) == len &&
+			    !strncmp(x->metric, p, len))
+				break;
+		}
+		if (i == c->nrows) {
+			fb_err("--metric: no case of these labels has a metric "
+			       "'%.*s' with values", (int)len, p);
+			return EX_USAGE;
+		}
+	}
+	return EX_OK;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
@@ -265,7 +292,11 @@ static void usage(FILE *f)
 		"  --per-worker     then each worker's own time in parallel "
 		"cases (text)\n"
 		"  --drop-noisy     leave out samples flagged noisy (steal "
-		"over steal_max)\n\n"
+		"over steal_max)\n"
+		"  --metric M,...   show these metrics (bw,branches_per_s) "
+		"instead of each\n"
+		"                   workload's headline one; they form the "
+		"Holm family\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
@@ -283,6 +314,7 @@ int cmd_compare(int argc, char **argv)
 		{ "drop-noisy", no_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", no_argument, NULL, 'S' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -324,6 +356,14 @@ int cmd_compare(int argc, char **argv)
 		case 'a': aa = true; break;
 		case 'w': per_worker = true; break;
 		case 'n': drop = true; break;
+		case 'm':
+			if (!optarg[0]) {
+				fb_err("--metric needs metric names, comma "
+				       "separated (bw,branches_per_s)");
+				return EX_USAGE;
+			}
+			opts.metrics = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return EX_OK;
@@ -393,6 +433,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	c.tool_version = fb_version;
 	c.schema_version = db_schema_version(&db);
+	if (opts.metrics && (ex = metrics_known(&c, opts.metrics)))
+		goto out;
 	for (i = 0; i < c.nwarn; i++)
 		fb_warn("%s", c.warn[i]);
 	if (!aa)

@@ -751,7 +751,8 @@ static int name_rows(struct report_cmp *c)
 	 * One workload and nothing that varies: the heading names the
 	 * workload, so the row takes its first param ("op=unlink").
 	 */
-	if (c->workload && c->nrows) {
+	if (c->workload && c->nrows &&
+	    !metrics_vary(c, row_ser(&c->rows[0])->workload)) {
 		const struct report_series *x = row_ser(&c->rows[0]);
 		bool varies = false;
 
@@ -927,6 +928,12 @@ static int build_method(struct report_cmp *c)
 	else
 		snprintf(runs, sizeof(runs), "%zu-%zu", c->runs_min,
 			 c->runs_max);
+	if (c->runs_max == 1 && ba <= 1 && bb <= 1 && !c->boots_vary) {
+		/* "One run of each kernel, in a 32 vCPU VM" */
+		strbuf_addf(&sb, "One run of %s", !c->b ? "the kernel" :
+			    c->aa ? "each half" : "each kernel");
+		goto where;
+	}
 	if (c->runs_max == 1)
 		strbuf_addf(&sb, "One run a boot");
 	else if (means && ba <= 1 && bb <= 1)
@@ -963,6 +970,7 @@ static int build_method(struct report_cmp *c)
 			    ba, ba == 1 ? "" : "s", c->a->label, bb,
 			    c->b->label);
 	}
+where:
 	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
 		strbuf_addf(&sb, ", in a %lld vCPU VM",
 			    (long long)c->a->runs[0].vcpus);
@@ -1147,9 +1155,27 @@ static const struct report_series *match(const struct report_side *s,
 	return NULL;
 }
 
+/* Is name one of the comma-separated names of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 static bool is_primary(const struct report_opts *o,
 		       const struct report_series *x)
 {
+	if (o->metrics)
+		return in_list(o->metrics, x->metric);
 	return !o->primary || o->primary(x->workload, x->metric);
 }
 

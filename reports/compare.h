@@ -181,6 +181,11 @@ struct report_opts {
 	bool (*primary)(const char *workload, const char *metric);
 	bool primary_only;		/* rows of headline metrics only */
 	/*
+	 * Comma-separated metric names that are the headline instead of
+	 * the workloads' own (--metric): shown, and Holm's first family.
+	 */
+	const char *metrics;
+	/*
 	 * Is this metric a count of the input (the folios of the file)?
 	 * Such rows are shown but neither tested nor in a Holm family.
 	 * NULL: none is.

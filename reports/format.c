@@ -446,6 +446,12 @@ static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 		exact |= c->rows[i].mw_exact;
 		approx |= !c->rows[i].mw_exact;
 	}
+	if (!c->ntested) {
+		/* nothing to correct, and no ~ to explain */
+		strbuf_addf(sb, "No row has a test: Welch's t-test needs 2 "
+			    "boots, or 2 runs of one boot, of each kernel.");
+		goto untested;
+	}
 	strbuf_addf(sb, "Welch's t-test on the %s, Holm-corrected over %zu "
 		    "row%s", units[within_kind(c)], c->ntested,
 		    c->ntested == 1 ? "" : "s");
@@ -458,6 +464,7 @@ static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 		strbuf_addf(sb, "; the change's 95%% CI by Fieller");
 	strbuf_addf(sb, ". ~ marks a change not shown at p < %.2g after "
 		    "Holm.", REPORT_ALPHA);
+untested:
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].untested)
 			break;
