@@ -42,7 +42,7 @@ CONFIG	?=
 LABEL	?=
 FORMAT	?= text
 
-.PHONY: all deps run test test-unit test-bats compare export clean \
+.PHONY: all deps run test test-unit test-bats compare export report clean \
 	bench-seqread bench-shmem fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -138,6 +138,11 @@ compare: all
 
 export: all
 	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'
+
+# One HTML page with a plot of every sample (PATCH may be left out).
+OUT	?= report.html
+report: all
+	$(Q)$(B)/bench report --db $(DB) -o '$(OUT)' '$(BASE)' $(if $(PATCH),'$(PATCH)')
 
 # seq-read against fio and a bare read loop on one file (RUNTIME, SIZE, BS,
 # ROUNDS from the environment or the command line); a benchmark, not a test.

@@ -18,11 +18,13 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 
 #include "cmds.h"
 #include "bench/report_cmd.h"
 #include "reports/compare.h"
+#include "reports/exports.h"
 #include "schema/db.h"
 #include "schema/db_report.h"
 #include "workloads/workload.h"
@@ -82,17 +84,50 @@ int report_cmd_load_exit(int r, const struct strbuf *err)
 	}
 }
 
-bool report_cmd_primary(const char *workload, const char *metric)
+/* The metric's entry in its workload's table; NULL when this build lacks it. */
+static const struct metric *find_metric(const char *workload,
+					const char *metric)
 {
 	const struct workload *w = workload_find(workload);
 	const struct metric *m;
 
-	if (!w)
-		return true;
-	for (m = w->metrics; m->name; m++)
+	for (m = w ? w->metrics : NULL; m && m->name; m++)
 		if (!strcmp(m->name, metric))
-			return m->primary;
-	return true;
+			return m;
+	return NULL;
+}
+
+bool report_cmd_primary(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return !m || m->primary;
+}
+
+bool report_cmd_input(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return m && m->input;
+}
+
+const char *report_cmd_words(const char *workload, const char *key,
+			     const char *value)
+{
+	const struct workload *w = workload_find(workload);
+	const struct param *p;
+	size_t i;
+
+	if (!w)
+		return NULL;
+	for (p = w->params; p->name; p++) {
+		if (strcmp(p->name, key) || p->type != PT_ENUM || !p->words)
+			continue;
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(p->choices[i], value))
+				return p->words[i];
+	}
+	return NULL;
 }
 
 static int add_shape(const char *shape, void *arg)
@@ -143,6 +178,100 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 			"--drop-noisy leaves them out");
 }
 
+enum report_files report_cmd_files(const char *name)
+{
+	if (!strcmp(name, "ministat"))
+		return FILES_MINISTAT;
+	if (!strcmp(name, "benchstat"))
+		return FILES_BENCHSTAT;
+	return FILES_NONE;
+}
+
+/* benchstat: DIR/LABEL.txt for each side, LABEL as a file name. */
+static int benchstat_files(struct db *db, const struct report_cmp *c,
+			   const char *dir)
+{
+	const struct report_side *side[2] = { c->a, c->b };
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	int i, r, ex = EX_OK;
+	FILE *f;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fb_err("cannot create directory %s: %m", dir);
+		return EX_CANTCREAT;
+	}
+	for (i = 0; i < 2 && !ex; i++) {
+		path.len = 0;
+		strbuf_addf(&path, "%s/", dir);
+		report_file_name(side[i]->label, &path);
+		strbuf_addf(&path, ".txt");
+		f = fopen(path.buf, "w");
+		if (!f) {
+			fb_err("cannot create %s: %m", path.buf);
+			ex = EX_CANTCREAT;
+			break;
+		}
+		r = report_print_benchstat(f, db, side[i], report_cmd_primary,
+					   fb_version, &err);
+		if (fclose(f) && !r)
+			r = -EIO;
+		if (r == REPORT_EDB || r == REPORT_ENOMEM)
+			ex = report_cmd_load_exit(r, &err);
+		else if (r) {
+			fb_err("cannot write %s: %s", path.buf, strerror(-r));
+			ex = EX_IOERR;
+		}
+	}
+	strbuf_release(&path);
+	strbuf_release(&err);
+	return ex;
+}
+
+int report_cmd_files_write(struct db *db, const struct report_cmp *c,
+			   enum report_files files, const char *dir,
+			   bool samples)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r, ex = EX_OK;
+
+	if (files == FILES_BENCHSTAT)
+		return benchstat_files(db, c, dir);
+	r = report_write_ministat(dir, c, samples, &err);
+	if (r) {
+		fb_err("%s", strbuf_str(&err));
+		ex = r == -EEXIST ? EX_USAGE : EX_CANTCREAT;
+	}
+	strbuf_release(&err);
+	return ex;
+}
+
+/* Every name of --metric is a metric some row of the table has. */
+static int metrics_known(const struct report_cmp *c, const char *list)
+{
+	const char *p = list, *e;
+	size_t i, len;
+
+	for (; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, ",");
+		len = (size_t)(e - p);
+		for (i = 0; i < c->nrows; i++) {
+			const struct report_series *x = c->rows[i].a ?
+							c->rows[i].a :
+							c->rows[i].b;
+
+			if (strlen(x->metric) == len &&
+			    !strncmp(x->metric, p, len))
+				break;
+		}
+		if (i == c->nrows) {
+			fb_err("--metric: no case of these labels has a metric "
+			       "'%.*s' with values", (int)len, p);
+			return EX_USAGE;
+		}
+	}
+	return EX_OK;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
@@ -155,7 +284,12 @@ static void usage(FILE *f)
 		"4 or more boots a side.\n\n"
 		"  --db FILE        results database (default results.db)\n"
 		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json\n"
+		"csv, json;\n"
+		"                   ministat, benchstat: files in the "
+		"directory -o names\n"
+		"  -o, --output DIR where ministat and benchstat files go\n"
+		"  --samples        ministat: every sample, not the boot "
+		"medians\n"
 		"  --strict         refuse when the runs differ in more than "
 		"the kernel\n"
 		"  --aa             compare the odd and even boots of one "
@@ -163,7 +297,11 @@ static void usage(FILE *f)
 		"  --per-worker     then each worker's own time in parallel "
 		"cases (text)\n"
 		"  --drop-noisy     leave out samples flagged noisy (steal "
-		"over steal_max)\n\n"
+		"over steal_max)\n"
+		"  --metric M,...   show these metrics (bw,branches_per_s) "
+		"instead of each\n"
+		"                   workload's headline one; they form the "
+		"Holm family\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
@@ -179,6 +317,9 @@ int cmd_compare(int argc, char **argv)
 		{ "aa", no_argument, NULL, 'a' },
 		{ "per-worker", no_argument, NULL, 'w' },
 		{ "drop-noisy", no_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "samples", no_argument, NULL, 'S' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -186,30 +327,48 @@ int cmd_compare(int argc, char **argv)
 	struct report_side a = { 0 }, b = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .input = report_cmd_input,
+				    .words = report_cmd_words };
 	struct report_cmp c = { 0 };
 	bool strict = false, aa = false, per_worker = false, drop = false;
+	bool samples = false;
 	size_t ntopo = 0;
+	enum report_files files = FILES_NONE;
+	const char *outdir = NULL;
 	struct db db = { 0 };
 	int ch, ex, r;
 	size_t i;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd': path = optarg; break;
 		case 'f':
-			if (report_format_parse(optarg, &fmt)) {
+			files = report_cmd_files(optarg);
+			if (files == FILES_NONE &&
+			    report_format_parse(optarg, &fmt)) {
 				fb_err("unknown format '%s' (text, changelog, "
-				       "markdown, csv, json)", optarg);
+				       "markdown, csv, json, ministat, "
+				       "benchstat)", optarg);
 				return EX_USAGE;
 			}
 			break;
+		case 'o': outdir = optarg; break;
+		case 'S': samples = true; break;
 		case 's': strict = true; break;
 		case 'a': aa = true; break;
 		case 'w': per_worker = true; break;
 		case 'n': drop = true; break;
+		case 'm':
+			if (!optarg[0]) {
+				fb_err("--metric needs metric names, comma "
+				       "separated (bw,branches_per_s)");
+				return EX_USAGE;
+			}
+			opts.metrics = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return EX_OK;
@@ -225,6 +384,21 @@ int cmd_compare(int argc, char **argv)
 		fb_err(aa ? "--aa takes one label" :
 		       "compare takes two labels, BASE and PATCH");
 		usage(stderr);
+		return EX_USAGE;
+	}
+	if (files != FILES_NONE && (!outdir || !outdir[0])) {
+		fb_err("--format %s writes files: name their directory with "
+		       "-o DIR", files == FILES_MINISTAT ? "ministat" :
+		       "benchstat");
+		return EX_USAGE;
+	}
+	if (files == FILES_NONE && outdir) {
+		fb_err("-o is for --format ministat and benchstat; the "
+		       "other formats go to standard output");
+		return EX_USAGE;
+	}
+	if (samples && files != FILES_MINISTAT) {
+		fb_err("--samples is for --format ministat");
 		return EX_USAGE;
 	}
 	base = argv[optind];
@@ -256,13 +430,16 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	opts.aa = aa;
 	/* people read one row a case; machines get every metric */
-	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
+	opts.primary_only = files != FILES_NONE ||
+			    (fmt != REPORT_CSV && fmt != REPORT_JSON);
 	if (report_compare(&a, &b, &opts, &c)) {
 		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
 		goto out;
 	}
 	c.tool_version = fb_version;
 	c.schema_version = db_schema_version(&db);
+	if (opts.metrics && (ex = metrics_known(&c, opts.metrics)))
+		goto out;
 	for (i = 0; i < c.nwarn; i++)
 		fb_warn("%s", c.warn[i]);
 	if (!aa)
@@ -275,7 +452,9 @@ int cmd_compare(int argc, char **argv)
 		ex = EX_UNAVAILABLE;
 		goto out;
 	}
-	if (report_print(stdout, &c, fmt)) {
+	if (files != FILES_NONE)
+		ex = report_cmd_files_write(&db, &c, files, outdir, samples);
+	else if (report_print(stdout, &c, fmt)) {
 		fb_err("cannot write the report: %m");
 		ex = EX_IOERR;
 		goto out;

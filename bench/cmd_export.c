@@ -13,16 +13,22 @@
 #include "cmds.h"
 #include "bench/report_cmd.h"
 #include "reports/compare.h"
+#include "reports/exports.h"
 #include "schema/db.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n\n"
+	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n"
+		"       bench export [--db FILE] --run UUID --format run-json\n\n"
 		"One kernel's results: the median of each boot, the mean "
 		"across boots and its\nspread.\n\n"
 		"  --db FILE        results database (default results.db)\n"
 		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json\n");
+		"csv, json,\n"
+		"                   benchstat (every sample in Go's "
+		"benchmark format)\n"
+		"  --run UUID       one run, whole, as the JSON document of\n"
+		"                   schema/run.schema.json (--format run-json)\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -30,27 +36,38 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "results.db", *label;
+	const char *path = "results.db", *label, *run = NULL;
+	bool run_json = false;
 	struct strbuf err = STRBUF_INIT;
 	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary };
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .input = report_cmd_input,
+				    .words = report_cmd_words };
 	struct report_side s = { 0 };
 	struct report_cmp c = { 0 };
 	struct db db = { 0 };
+	bool benchstat = false;
 	int ch, ex, r;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:f:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd': path = optarg; break;
+		case 'r': run = optarg; break;
 		case 'f':
-			if (report_format_parse(optarg, &fmt)) {
+			if (!strcmp(optarg, "run-json")) {
+				run_json = true;
+				break;
+			}
+			benchstat = !strcmp(optarg, "benchstat");
+			if (!benchstat && report_format_parse(optarg, &fmt)) {
 				fb_err("unknown format '%s' (text, changelog, "
-				       "markdown, csv, json)", optarg);
+				       "markdown, csv, json, benchstat)", optarg);
 				return EX_USAGE;
 			}
 			break;
@@ -64,6 +81,15 @@ int cmd_export(int argc, char **argv)
 			fb_err("unknown option '%s'", argv[optind - 1]);
 			return EX_USAGE;
 		}
+	}
+	if (run || run_json) {
+		if (!run || !run_json || optind < argc) {
+			fb_err("--run UUID goes with --format run-json, and "
+			       "without a label");
+			usage(stderr);
+			return EX_USAGE;
+		}
+		return export_run_doc(path, run);
 	}
 	if (argc - optind != 1) {
 		fb_err("export takes one label");
@@ -82,6 +108,17 @@ int cmd_export(int argc, char **argv)
 	ex = report_cmd_load_exit(r, &err);
 	if (ex)
 		goto out;
+	if (benchstat) {
+		r = report_print_benchstat(stdout, &db, &s, report_cmd_primary,
+					   fb_version, &err);
+		if (r == REPORT_EDB || r == REPORT_ENOMEM) {
+			ex = report_cmd_load_exit(r, &err);
+		} else if (r) {
+			fb_err("cannot write the export: %s", strerror(-r));
+			ex = EX_IOERR;
+		}
+		goto out;
+	}
 	/* people read one row a case; machines get every metric */
 	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
 	if (report_compare(&s, NULL, &opts, &c)) {

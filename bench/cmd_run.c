@@ -11,14 +11,18 @@
 
 static const char run_usage[] =
 "usage: bench run [--config FILE] [--db FILE] [--label NAME]\n"
-"                 [--only WORKLOAD,...] [--runs N] [--quiet]\n"
+"                 [--only WORKLOAD,...] [--runs N] [--upload] [--quiet]\n"
 "\n"
 "  -c, --config FILE   configuration (default ./config.json, else the example)\n"
 "  -d, --db FILE       results database (default: the config's, results.db)\n"
 "  -l, --label NAME    label of this kernel (default: uname -r)\n"
 "  -o, --only LIST     run only these workloads\n"
 "  -n, --runs N        repetitions per case (default: the config's, 5)\n"
-"  -q, --quiet         print only the final table\n";
+"  -u, --upload        upload the run at its end (as dashboard.upload: true)\n"
+"  -q, --quiet         print only the final table\n"
+"\n"
+"The run is stored whatever becomes of its upload: exit 75 when the upload\n"
+"stays pending (dashboard unreachable), 77 or 65 when it was refused.\n";
 
 static const char check_usage[] =
 "usage: bench check [--config FILE] [--only WORKLOAD,...]\n"
@@ -26,7 +30,8 @@ static const char check_usage[] =
 "Preflight only: lists each case as ok, skip or refuse (and why) and\n"
 "creates nothing.  Exit 69 when a case is refused.\n";
 
-static int parse(int argc, char **argv, struct run_opts *o, bool check)
+static int parse(int argc, char **argv, struct run_opts *o, bool check,
+		 bool *upload)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -35,6 +40,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 		{ "only", required_argument, NULL, 'o' },
 		{ "runs", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "upload", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -44,7 +50,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:d:l:o:n:qh", longopts,
+	while ((ch = getopt_long(argc, argv, ":c:d:l:o:n:qhu", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config_path = optarg; break;
@@ -62,6 +68,14 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 			break;
 		case 'o': o->only = optarg; break;
 		case 'q': o->quiet = true; break;
+		case 'u':
+			if (check) {
+				fb_err("unknown option '%s'", argv[optind - 1]);
+				fputs(check_usage, stderr);
+				return EX_USAGE;
+			}
+			*upload = true;
+			break;
 		case 'n':
 			if (parse_u64(optarg, &u) || u < 1 || u > 100000) {
 				fb_err("--runs: '%s' is not a whole number "
@@ -92,6 +106,8 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check)
 /* The runner's codes (and the database's, passed up) as exit codes. */
 static int run_exit(int r)
 {
+	if (r > 0)
+		return r;	/* the after-run hook's (bench/'s own) exit code */
 	if (r < RUNNER_ESIGNAL && r > RUNNER_SIGNALED(65))
 		return 128 + (RUNNER_ESIGNAL - r);	/* 130 SIGINT, 143 SIGTERM */
 	switch (r) {
@@ -125,18 +141,21 @@ static int run_exit(int r)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .runs = -1 };
-	int r = parse(argc, argv, &o, false);
+	struct run_opts o = { .runs = -1, .after = upload_after_run };
+	bool upload = false;
+	int r = parse(argc, argv, &o, false, &upload);
 
 	if (r)
 		return r < 0 ? EX_OK : r;
+	o.after_arg = &upload;
 	return run_exit(runner_main(&o, fb_version));
 }
 
 int cmd_check(int argc, char **argv)
 {
 	struct run_opts o = { .runs = -1, .check_only = true };
-	int r = parse(argc, argv, &o, true);
+	bool upload = false;
+	int r = parse(argc, argv, &o, true, &upload);
 
 	if (r)
 		return r < 0 ? EX_OK : r;

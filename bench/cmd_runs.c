@@ -10,9 +10,10 @@
 static int row(const struct db_run_row *r, void *arg)
 {
 	(void)arg;
-	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %lld\n",
+	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %-7lld %s\n",
 	       (long long)r->id, r->uuid, r->label, r->kernel_release,
-	       r->boot_id, r->status, r->started_at, (long long)r->nsamples);
+	       r->boot_id, r->status, r->started_at, (long long)r->nsamples,
+	       r->upload ? r->upload : "-");
 	return 0;
 }
 
@@ -35,7 +36,9 @@ int cmd_runs(int argc, char **argv)
 		case 'h':
 			printf("usage: bench runs [--db FILE]\n\nLists recorded "
 			       "runs: id, uuid, label, kernel, boot, status, "
-			       "start, samples.\n");
+			       "start, samples, and upload: per target pending,"
+			       "\nsent or failed, with the last error and the "
+			       "tries so far.\n");
 			return EX_OK;
 		case ':':
 			fb_err("option '%s' needs a value", argv[optind - 1]);
@@ -52,8 +55,9 @@ int cmd_runs(int argc, char **argv)
 	r = report_cmd_open(&db, path);
 	if (r)
 		return r;
-	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %s\n", "id", "uuid",
-	       "label", "kernel", "boot", "status", "started", "samples");
+	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %-7s %s\n", "id",
+	       "uuid", "label", "kernel", "boot", "status", "started",
+	       "samples", "upload");
 	r = db_runs_each(&db, row, NULL);
 	if (r)
 		fb_err("cannot read runs from %s: %s", path, db.err);

@@ -2,6 +2,8 @@
 #ifndef FB_CMDS_H
 #define FB_CMDS_H
 
+#include <stdbool.h>
+
 extern const char *fb_version;
 extern const char *fb_prog;
 
@@ -12,6 +14,27 @@ int cmd_runs(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+struct config;
+struct db;
+/*
+ * Upload the pending runs of cfg's dashboard from the database at db_path
+ * (only run uuid when not NULL; failed_too: retry failed ones), printing
+ * what becomes of each.  Returns the exit code: 0 all sent, 75 some still
+ * pending, 77 token refused, 65 a run rejected, 78 no dashboard or token,
+ * 74 database error.  upload_cmd_db() does it on a database already open.
+ */
+int upload_cmd(const struct config *cfg, const char *db_path,
+	       const char *uuid, bool failed_too);
+int upload_cmd_db(struct db *db, const struct config *cfg, const char *uuid,
+		  bool failed_too);
+/* run_opts.after of `bench run`: arg points to the --upload flag. */
+int upload_after_run(const struct config *cfg, const char *db_path,
+		     const char *uuid, void *arg);
+/* `bench export --run UUID --format run-json` */
+int export_run_doc(const char *db_path, const char *uuid);
 
 /* "bench: " + message + "\n" on stderr */
 void fb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

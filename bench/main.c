@@ -24,6 +24,8 @@ static const struct cmd {
 	{ "runs", cmd_runs, "recorded runs" },
 	{ "compare", cmd_compare, "compare two kernels (BASE PATCH)" },
 	{ "export", cmd_export, "results of one kernel for a changelog" },
+	{ "upload", cmd_upload, "send pending runs to the dashboard" },
+	{ "report", cmd_report, "an HTML page with plots of every sample" },
 };
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
@@ -65,7 +67,7 @@ static void usage(FILE *f)
 	fprintf(f, "\n`bench <command> --help` for its options.\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 69 refused by "
 		"preflight,\n70 internal error, 74 I/O error, 75 temporary "
-		"failure, 78 bad config,\n130/143 interrupted\n");
+		"failure, 77 credentials refused,\n78 bad config, 130/143 interrupted\n");
 }
 
 int main(int argc, char **argv)

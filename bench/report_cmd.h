@@ -17,5 +17,19 @@ int report_cmd_open(struct db *db, const char *path);
 int report_cmd_load_exit(int status, const struct strbuf *err);
 /* Is metric the headline of workload?  Unknown to this build: yes. */
 bool report_cmd_primary(const char *workload, const char *metric);
+/* Is metric a count of the timed call's input (no test, no Holm)? */
+bool report_cmd_input(const char *workload, const char *metric);
+/* The words a workload gives a param's value, or NULL. */
+const char *report_cmd_words(const char *workload, const char *key,
+			     const char *value);
+
+/* Formats that write files for the user's own tools, not a report. */
+enum report_files { FILES_NONE, FILES_MINISTAT, FILES_BENCHSTAT };
+enum report_files report_cmd_files(const char *name);
+struct report_cmp;
+/* Write them into dir; an exit code, its message printed. */
+int report_cmd_files_write(struct db *db, const struct report_cmp *c,
+			   enum report_files files, const char *dir,
+			   bool samples);
 
 #endif

@@ -222,6 +222,11 @@ static int load_value(const struct db_report_value *v, void *arg)
 		}
 		x->higher = !strcmp(v->better, "higher");
 	}
+	if (v->asked && !x->asked) {
+		x->asked = strdup(v->asked);
+		if (!x->asked)
+			return REPORT_ENOMEM;
+	}
 	if (strcmp(x->unit, v->unit)) {
 		strbuf_addf(l->err, "%s %s: metric %s is stored both in %s "
 			    "and in %s", x->workload, x->params, x->metric,
@@ -294,6 +299,22 @@ struct kv_load {
 	struct report_series *x;
 	size_t alloc;
 };
+
+/* A value asked for: kept beside the value that ran, where they differ. */
+static int load_asked(const char *key, const char *value, void *arg)
+{
+	struct report_series *x = arg;
+	size_t i;
+
+	for (i = 0; i < x->nkv; i++)
+		if (!strcmp(x->kv[i].key, key) && strcmp(x->kv[i].value, value)
+		    && !x->kv[i].asked) {
+			x->kv[i].asked = strdup(value);
+			if (!x->kv[i].asked)
+				return REPORT_ENOMEM;
+		}
+	return 0;
+}
 
 static int load_kv(const char *key, const char *value, void *arg)
 {
@@ -476,6 +497,19 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 		}
 		if (r)
 			return r;
+		if (s->ser[i].asked) {
+			r = db_report_params_each(db, s->ser[i].asked,
+						  load_asked, &s->ser[i]);
+			if (r == DB_ERR) {
+				strbuf_addf(err, "case %s of label '%s' has "
+					    "asked params that are not a JSON "
+					    "object: %s", s->ser[i].workload,
+					    label, s->ser[i].asked);
+				return REPORT_EDATA;
+			}
+			if (r)
+				return r;
+		}
 		r = summarize_series(&s->ser[i]);
 		if (r)
 			return r;
@@ -504,9 +538,11 @@ void report_side_release(struct report_side *s)
 		free(x->params);
 		free(x->metric);
 		free(x->unit);
+		free(x->asked);
 		for (j = 0; j < x->nkv; j++) {
 			free(x->kv[j].key);
 			free(x->kv[j].value);
+			free(x->kv[j].asked);
 		}
 		free(x->kv);
 		for (j = 0; j < x->nboots; j++)
@@ -592,51 +628,6 @@ static bool metrics_vary(const struct report_cmp *c, const char *workload)
 	return false;
 }
 
-/* "shmem-remove op=unlink folio=4k wall": only what tells rows apart. */
-static int name_rows(struct report_cmp *c)
-{
-	size_t i, k;
-
-	/*
-	 * One workload and nothing that varies: the heading names the
-	 * workload, so the row takes its first param ("op=unlink").
-	 */
-	if (c->workload && c->nrows) {
-		const struct report_series *x = row_ser(&c->rows[0]);
-		bool varies = false;
-
-		for (k = 0; k < x->nkv; k++)
-			varies |= key_varies(c, x->workload, x->kv[k].key);
-		if (!varies && x->nkv)
-			c->name_key = x->kv[0].key;
-	}
-	for (i = 0; i < c->nrows; i++) {
-		const struct report_series *x = row_ser(&c->rows[i]);
-		struct strbuf sb = STRBUF_INIT;
-		const char *nv = c->name_key ? kv_get(x, c->name_key) : NULL;
-
-		if (nv)
-			strbuf_addf(&sb, "%s=%s", c->name_key, nv);
-
-		/* One workload: the table's heading names it, rows need not. */
-		if (!c->workload)
-			strbuf_addf(&sb, "%s", x->workload);
-		for (k = 0; k < x->nkv; k++)
-			if (!nv && key_varies(c, x->workload, x->kv[k].key))
-				strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "",
-					    x->kv[k].key, x->kv[k].value);
-		if (metrics_vary(c, x->workload))
-			strbuf_addf(&sb, "%s%s", sb.len ? " " : "",
-				    x->metric);
-		if (!sb.len)
-			strbuf_addf(&sb, "%s", x->workload);
-		if (!sb.buf)
-			return REPORT_ENOMEM;
-		c->rows[i].name = sb.buf;
-	}
-	return 0;
-}
-
 /* 8589934592 -> "8 GiB"; what a changelog reader expects. */
 static void size_words(const char *s, char *buf, size_t n)
 {
@@ -676,28 +667,162 @@ static void folio_words(const char *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", s);
 }
 
-/* The params every row of a workload shares, as words. */
+/* "key=value", and the value asked beside it where another one ran. */
+static void kv_config(const struct report_kv *kv, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s=%s", kv->key, kv->value);
+	if (kv->asked)
+		strbuf_addf(sb, " (asked %s)", kv->asked);
+}
+
+/*
+ * One param as a reader says it: sizes in bytes units ("8 GiB"), folios
+ * the kernel's way ("4K folios"), a value the workload has words for in
+ * them ("ftruncate() to 0"), anything else as "key=value".
+ */
+static void value_words(const struct report_cmp *c, const char *workload,
+			const char *key, const char *value, struct strbuf *sb)
+{
+	const char *w = NULL;
+	char buf[96];
+
+	if (!strcmp(key, "size")) {
+		size_words(value, buf, sizeof(buf));
+		strbuf_addf(sb, "%s", buf);
+	} else if (!strcmp(key, "folio")) {
+		folio_words(value, buf, sizeof(buf));
+		strbuf_addf(sb, "%s folios", buf);
+	} else if (c->words && (w = c->words(workload, key, value))) {
+		strbuf_addf(sb, "%s", w);
+	} else {
+		strbuf_addf(sb, "%s=%s", key, value);
+	}
+}
+
+static void kv_words(const struct report_cmp *c, const char *workload,
+		     const struct report_kv *kv, struct strbuf *sb)
+{
+	value_words(c, workload, kv->key, kv->value, sb);
+	if (kv->asked) {
+		strbuf_addf(sb, " (asked ");
+		if (!strcmp(kv->key, "size") || !strcmp(kv->key, "folio")) {
+			char buf[96];
+
+			if (!strcmp(kv->key, "size"))
+				size_words(kv->asked, buf, sizeof(buf));
+			else
+				folio_words(kv->asked, buf, sizeof(buf));
+			strbuf_addf(sb, "%s", buf);
+		} else {
+			value_words(c, workload, kv->key, kv->asked, sb);
+		}
+		strbuf_addf(sb, ")");
+	}
+}
+
+static const struct report_kv *kv_find(const struct report_series *x,
+				       const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < x->nkv; i++)
+		if (!strcmp(x->kv[i].key, key))
+			return &x->kv[i];
+	return NULL;
+}
+
+/*
+ * Only what tells rows apart, twice: in config syntax for the machine
+ * formats and the terminal ("shmem-remove op=unlink folio=4k wall"), and
+ * in words for changelogs and markdown ("unlink(), 8 GiB, 4K folios").
+ */
+static int name_rows(struct report_cmp *c)
+{
+	size_t i, k;
+
+	/*
+	 * One workload and nothing that varies: the heading names the
+	 * workload, so the row takes its first param ("op=unlink").
+	 */
+	if (c->workload && c->nrows &&
+	    !metrics_vary(c, row_ser(&c->rows[0])->workload)) {
+		const struct report_series *x = row_ser(&c->rows[0]);
+		bool varies = false;
+
+		for (k = 0; k < x->nkv; k++)
+			varies |= key_varies(c, x->workload, x->kv[k].key);
+		if (!varies && x->nkv)
+			c->name_key = x->kv[0].key;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+		struct strbuf sb = STRBUF_INIT, wb = STRBUF_INIT;
+		const struct report_kv *nk = c->name_key ?
+					     kv_find(x, c->name_key) : NULL;
+
+		if (nk) {
+			kv_config(nk, &sb);
+			kv_words(c, x->workload, nk, &wb);
+		}
+		/* One workload: the table's heading names it, rows need not. */
+		if (!c->workload) {
+			strbuf_addf(&sb, "%s", x->workload);
+			strbuf_addf(&wb, "%s", x->workload);
+		}
+		for (k = 0; k < x->nkv; k++) {
+			if (nk || !key_varies(c, x->workload, x->kv[k].key))
+				continue;
+			strbuf_addf(&sb, "%s", sb.len ? " " : "");
+			kv_config(&x->kv[k], &sb);
+			strbuf_addf(&wb, "%s", wb.len ? ", " : "");
+			kv_words(c, x->workload, &x->kv[k], &wb);
+		}
+		if (metrics_vary(c, x->workload)) {
+			strbuf_addf(&sb, "%s%s", sb.len ? " " : "", x->metric);
+			strbuf_addf(&wb, "%s%s", wb.len ? ", " : "",
+				    x->metric);
+		}
+		if (!sb.len)
+			strbuf_addf(&sb, "%s", x->workload);
+		if (!wb.len)
+			strbuf_addf(&wb, "%s", x->workload);
+		if (!sb.buf || !wb.buf) {
+			strbuf_release(&sb);
+			strbuf_release(&wb);
+			return REPORT_ENOMEM;
+		}
+		c->rows[i].name = sb.buf;
+		c->rows[i].words = wb.buf;
+	}
+	return 0;
+}
+
 static void workload_phrase(const struct report_cmp *c,
 			    const struct report_series *x, struct strbuf *sb)
 {
-	const char *size = NULL, *folio = NULL;
+	const struct report_kv *size = NULL, *folio = NULL;
 	char w1[64], w2[64];
 	size_t k, start = sb->len;
 
 	for (k = 0; k < x->nkv; k++) {
-		if (key_varies(c, x->workload, x->kv[k].key))
+		if (key_varies(c, x->workload, x->kv[k].key) ||
+		    (c->name_key && !strcmp(x->kv[k].key, c->name_key)))
 			continue;
 		if (!strcmp(x->kv[k].key, "size"))
-			size = x->kv[k].value;
+			size = &x->kv[k];
 		else if (!strcmp(x->kv[k].key, "folio"))
-			folio = x->kv[k].value;
+			folio = &x->kv[k];
 	}
 	if (size) {
-		size_words(size, w1, sizeof(w1));
+		size_words(size->value, w1, sizeof(w1));
 		strbuf_addf(sb, "%s file", w1);
+		if (size->asked) {
+			size_words(size->asked, w1, sizeof(w1));
+			strbuf_addf(sb, " (asked %s)", w1);
+		}
 	}
 	if (folio) {
-		folio_words(folio, w2, sizeof(w2));
+		folio_words(folio->value, w2, sizeof(w2));
 		strbuf_addf(sb, "%s%s folios", size ? " of " : "", w2);
 	}
 	for (k = 0; k < x->nkv; k++) {
@@ -707,8 +832,8 @@ static void workload_phrase(const struct report_cmp *c,
 		    key_varies(c, x->workload, key) ||
 		    (c->name_key && !strcmp(key, c->name_key)))
 			continue;
-		strbuf_addf(sb, "%s%s=%s", sb->len > start ? ", " : "", key,
-			    x->kv[k].value);
+		strbuf_addf(sb, "%s", sb->len > start ? ", " : "");
+		kv_config(&x->kv[k], sb);
 	}
 }
 
@@ -751,23 +876,28 @@ static int build_phrase(struct report_cmp *c)
 	return c->phrase ? 0 : REPORT_ENOMEM;
 }
 
-static size_t boots_with_values(const struct report_side *s)
+/*
+ * The boots of each kernel that the rows stand on: those of the first row
+ * measured on both (all such rows have them unless boots_vary).
+ */
+static void table_boots(const struct report_cmp *c, size_t *ba, size_t *bb)
 {
-	bool *seen;
-	size_t i, j, n = 0;
+	size_t i;
 
-	if (!s->nboots)
-		return 0;
-	seen = calloc(s->nboots, sizeof(*seen));
-	if (!seen)
-		return s->nboots;
-	for (i = 0; i < s->nser; i++)
-		for (j = 0; j < s->ser[i].nboots; j++)
-			seen[s->ser[i].boots[j].boot] = true;
-	for (i = 0; i < s->nboots; i++)
-		n += seen[i];
-	free(seen);
-	return n;
+	*ba = *bb = 0;
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (r->a && (r->b || !c->b)) {
+			*ba = r->a->nboots;
+			*bb = r->b ? r->b->nboots : 0;
+			return;
+		}
+	}
+	for (i = 0; i < c->nrows; i++) {
+		*ba = c->rows[i].a ? c->rows[i].a->nboots : *ba;
+		*bb = c->rows[i].b ? c->rows[i].b->nboots : *bb;
+	}
 }
 
 /*
@@ -780,17 +910,23 @@ static size_t boots_with_values(const struct report_side *s)
 static int build_method(struct report_cmp *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t ba = boots_with_values(c->a);
-	size_t bb = c->b ? boots_with_values(c->b) : 0;
+	size_t ba, bb;
 	bool means = c->nrows && c->nwithin == c->nrows;
 	const char *over = means ? " in" : ", averaged over";
 	char runs[48];
 
+	table_boots(c, &ba, &bb);
 	if (c->runs_min == c->runs_max)
 		snprintf(runs, sizeof(runs), "%zu", c->runs_max);
 	else
 		snprintf(runs, sizeof(runs), "%zu-%zu", c->runs_min,
 			 c->runs_max);
+	if (c->runs_max == 1 && ba <= 1 && bb <= 1 && !c->boots_vary) {
+		/* "One run of each kernel, in a 32 vCPU VM" */
+		strbuf_addf(&sb, "One run of %s", !c->b ? "the kernel" :
+			    c->aa ? "each half" : "each kernel");
+		goto where;
+	}
 	if (c->runs_max == 1)
 		strbuf_addf(&sb, "One run a boot");
 	else if (means && ba <= 1 && bb <= 1)
@@ -799,7 +935,12 @@ static int build_method(struct report_cmp *c)
 		strbuf_addf(&sb, "Mean of all runs (%s a boot)", runs);
 	else
 		strbuf_addf(&sb, "Median of %s runs", runs);
-	if (!c->b) {
+	if (c->boots_vary) {
+		strbuf_addf(&sb, "%s %zu to %zu boots%s, as the boots column "
+			    "gives for each row", over, c->boots_min,
+			    c->boots_max, !c->b ? "" : c->aa ?
+			    " in each half" : " of each kernel");
+	} else if (!c->b) {
 		if (ba == 1)
 			strbuf_addf(&sb, " in one boot");
 		else
@@ -822,6 +963,7 @@ static int build_method(struct report_cmp *c)
 			    ba, ba == 1 ? "" : "s", c->a->label, bb,
 			    c->b->label);
 	}
+where:
 	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
 		strbuf_addf(&sb, ", in a %lld vCPU VM",
 			    (long long)c->a->runs[0].vcpus);
@@ -847,6 +989,8 @@ static void row_tests(struct report_row *r)
 	r->ci_lo = r->ci_hi = r->mde = NAN;
 	/* of the same means that Welch and Fieller judge (row_values) */
 	r->delta = r->va != 0 ? 100 * (r->vb / r->va - 1) : NAN;
+	if (r->untested)
+		return;
 	if (!r->within) {
 		ua = a->med;
 		r->na = a->nboots;
@@ -873,26 +1017,66 @@ static void row_tests(struct report_row *r)
 	}
 }
 
-/* What the current boots can detect, and what the change seen needs. */
+/*
+ * What the current boots can detect, and how many the change seen needs,
+ * at the level the verdict needs: alpha over the rows of the row's Holm
+ * family, the strictest step of Holm, which a row that passes it passes
+ * whatever the other rows show.  Rows that cannot be planned say why.
+ */
 static void row_plan(struct report_row *r)
 {
 	const struct report_series *a = r->a, *b = r->b;
 	double va, vb, sp;
 
 	r->need = -1;
-	if (r->sig || r->within || isnan(r->p) || a->nboots < 2 ||
-	    b->nboots < 2 || a->mean == 0)
+	r->mde = NAN;
+	r->plan = PLAN_NONE;
+	if (!a || !b || r->sig || r->untested || isnan(r->p) || a->mean == 0)
 		return;
+	if (r->within) {
+		r->plan = PLAN_ONE_BOOT;
+		return;
+	}
 	va = stats_var(a->med, a->nboots);
 	vb = stats_var(b->med, b->nboots);
 	sp = sqrt(((a->nboots - 1) * va + (b->nboots - 1) * vb) /
 		  (a->nboots + b->nboots - 2));
-	if (sp == 0)		/* no spread at all: nothing to plan */
+	if (sp == 0) {
+		r->plan = PLAN_NO_SPREAD;
 		return;
-	r->mde = 100 * stats_mde(sp, a->nboots, b->nboots, REPORT_ALPHA,
+	}
+	r->plan = PLAN_OK;
+	r->plan_alpha = REPORT_ALPHA / (double)(r->family ? r->family : 1);
+	r->mde = 100 * stats_mde(sp, a->nboots, b->nboots, r->plan_alpha,
 				 REPORT_POWER) / fabs(a->mean);
-	r->need = stats_n_needed(sp, b->mean - a->mean, REPORT_ALPHA,
+	r->need = stats_n_needed(sp, b->mean - a->mean, r->plan_alpha,
 				 REPORT_POWER, REPORT_NEED_CAP);
+}
+
+/* Is every value of x equal to v? */
+static bool all_equal(const struct report_series *x, double v)
+{
+	size_t i;
+
+	for (i = 0; i < x->nall; i++)
+		if (x->all[i] != v)
+			return false;
+	return x->nall > 0;
+}
+
+/* Rows with nothing to test: counts of the input, and constants. */
+static void row_untested(struct report_row *r, const struct report_opts *o)
+{
+	const struct report_series *x = row_ser(r);
+
+	r->untested = NULL;
+	if (!r->a || !r->b)
+		return;
+	if (o->input && o->input(x->workload, x->metric))
+		r->untested = "input";
+	else if (r->a->nall && all_equal(r->a, r->a->all[0]) &&
+		 all_equal(r->b, r->a->all[0]))
+		r->untested = "constant";
 }
 
 static void row_export(struct report_row *r)
@@ -964,9 +1148,27 @@ static const struct report_series *match(const struct report_side *s,
 	return NULL;
 }
 
+/* Is name one of the comma-separated names of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 static bool is_primary(const struct report_opts *o,
 		       const struct report_series *x)
 {
+	if (o->metrics)
+		return in_list(o->metrics, x->metric);
 	return !o->primary || o->primary(x->workload, x->metric);
 }
 
@@ -1350,6 +1552,35 @@ static int holm_family(struct report_cmp *c, double *p, double *pm,
 	return 0;
 }
 
+/*
+ * Do the rows differ in their boots?  Rows measured on both kernels are
+ * what the method sentence describes; a table of one-sided rows only is
+ * judged on those.
+ */
+static void boots_vary(struct report_cmp *c)
+{
+	size_t i, ba = 0, bb = 0;
+	bool both = false, first = true;
+
+	for (i = 0; i < c->nrows; i++)
+		both |= c->rows[i].a && c->rows[i].b;
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+		size_t na = r->a ? r->a->nboots : 0;
+		size_t nb = r->b ? r->b->nboots : 0;
+
+		if (both && !(r->a && r->b))
+			continue;
+		if (first) {
+			ba = na;
+			bb = nb;
+			first = false;
+		} else if (na != ba || nb != bb) {
+			c->boots_vary = true;
+		}
+	}
+}
+
 int report_compare(struct report_side *a, struct report_side *b,
 		   const struct report_opts *o, struct report_cmp *c)
 {
@@ -1362,6 +1593,7 @@ int report_compare(struct report_side *a, struct report_side *b,
 	c->a = a;
 	c->b = b;
 	c->aa = o->aa;
+	c->words = o->words;
 	r = build_rows(c, &cb, o);
 	if (r)
 		return r;
@@ -1387,6 +1619,7 @@ int report_compare(struct report_side *a, struct report_side *b,
 	}
 	if (!c->nrows)
 		c->runs_min = c->boots_min = 0;
+	boots_vary(c);
 	if ((r = name_rows(c)) || (r = build_phrase(c)) ||
 	    (r = build_method(c)))
 		return r;
@@ -1407,15 +1640,26 @@ int report_compare(struct report_side *a, struct report_side *b,
 		row->p = row->p_mw = row->delta = NAN;
 		row->ci_lo = row->ci_hi = row->mde = row->df = NAN;
 		row->need = -1;
+		row_untested(row, o);
 		if (row->a && row->b)
 			row_tests(row);
 		p[i] = row->p;
 		pm[i] = row->p_mw;
-		if (!row->primary)
+		if (!row->primary) {
+			c->ntested_other += !isnan(row->p);
+			c->nmw_other += !isnan(row->p_mw);
 			continue;
+		}
 		c->ntested += !isnan(row->p);
 		c->nmw += !isnan(row->p_mw);
 		c->nsig_raw += row->p < REPORT_ALPHA;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		struct report_row *row = &c->rows[i];
+
+		if (!isnan(row->p))
+			row->family = row->primary ? c->ntested :
+				      c->ntested_other;
 	}
 	if ((r = holm_family(c, p, pm, true)) ||
 	    (r = holm_family(c, p, pm, false)))
@@ -1443,8 +1687,10 @@ void report_cmp_release(struct report_cmp *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nrows; i++)
+	for (i = 0; i < c->nrows; i++) {
 		free(c->rows[i].name);
+		free(c->rows[i].words);
+	}
 	free(c->rows);
 	list_free(c->warn, c->nwarn);
 	list_free(c->unmeasurable, c->nunmeasurable);
@@ -1495,50 +1741,108 @@ const char *report_geo_word(const struct report_cmp *c)
 	return dir_word(c->geo_dir, c->geo_speed);
 }
 
-/* Digits that show a change of a few percent, no more. */
-static void digits(double v, const char *unit, char *buf, size_t n)
+/*
+ * One unit and one precision for values that are read side by side (a
+ * row's before and after): the largest unit in which the smaller of them
+ * is at least 1 ("913 ms", not "0.913 s"), unless the larger would then
+ * take more than 5 digits; and decimals enough for the larger to show 4
+ * significant digits ("1163 ms  913 ms", "5.164 s  4.210 s"), so that the
+ * change the printed values imply is the change the table prints.  Times
+ * are stored in ns ("ns", "ns/folio"); rates and counts in the millions
+ * take M or G ("654.2 M/s").
+ */
+void report_scale(const double *v, size_t nv, const char *unit, bool ascii,
+		  struct report_scale *s)
 {
-	double a = fabs(v);
+	static const struct {
+		double div;
+		const char *name, *ascii;
+	} times[] = {
+		{ 1e9, "s", "s" },
+		{ 1e6, "ms", "ms" },
+		{ 1e3, "\xc2\xb5s", "us" },	/* µs */
+		{ 1, "ns", "ns" },
+	}, si[] = {
+		{ 1e9, "G", "G" },
+		{ 1e6, "M", "M" },
+		{ 1, "", "" },
+	};
+	bool time = !strncmp(unit, "ns", 2) && (!unit[2] || unit[2] == '/');
+	bool rate = !strcmp(unit, "/s") || !strcmp(unit, "IOPS") ||
+		    !strcmp(unit, "count") || !unit[0];
+	double lo = INFINITY, hi = 0, x;
+	size_t i, k, nsc = time ? ARRAY_SIZE(times) : ARRAY_SIZE(si);
+	int digits;
 
-	if (a >= 100 || a == 0)
-		snprintf(buf, n, "%.0f%s%s", v, unit[0] ? " " : "", unit);
-	else if (a >= 10)
-		snprintf(buf, n, "%.1f%s%s", v, unit[0] ? " " : "", unit);
+	for (i = 0; i < nv; i++) {
+		x = fabs(v[i]);
+		if (!isfinite(x))
+			continue;
+		if (x > 0 && x < lo)
+			lo = x;
+		if (x > hi)
+			hi = x;
+	}
+	k = nsc - 1;		/* ns, or no prefix */
+	if ((time || rate) && isfinite(lo)) {
+		for (k = 0; k + 1 < nsc; k++)
+			if (lo >= (time ? times[k].div : si[k].div))
+				break;
+		while (time && k > 0 && hi / times[k].div >= 1e5)
+			k--;
+	}
+	if (time) {
+		s->div = times[k].div;
+		snprintf(s->unit, sizeof(s->unit), "%s%s",
+			 ascii ? times[k].ascii : times[k].name, unit + 2);
+	} else if (rate) {
+		s->div = si[k].div;
+		if (!strcmp(unit, "count") || !unit[0])
+			snprintf(s->unit, sizeof(s->unit), "%s", si[k].name);
+		else
+			snprintf(s->unit, sizeof(s->unit), "%s%s%s", si[k].name,
+				 si[k].name[0] && unit[0] != '/' ? " " : "",
+				 unit);
+	} else {
+		s->div = 1;
+		snprintf(s->unit, sizeof(s->unit), "%s", unit);
+	}
+	/* significant digits of the larger value */
+	x = hi / s->div;
+	digits = 1;
+	if (x > 0) {
+		while (x >= 10) {
+			x /= 10;
+			digits++;
+		}
+		while (x < 1) {
+			x *= 10;
+			digits--;
+		}
+	}
+	s->decimals = 4 - digits;
+	if (s->decimals < 0)
+		s->decimals = 0;
+	if (s->decimals > 9)
+		s->decimals = 9;
+}
+
+void report_scaled(double v, const struct report_scale *s, char *buf,
+		   size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, "%.2f%s%s", v, unit[0] ? " " : "", unit);
+		snprintf(buf, n, "%.*f%s%s", s->decimals, v / s->div,
+			 s->unit[0] ? " " : "", s->unit);
 }
 
 void report_value(double v, double ref, const char *unit, bool ascii,
 		  char *buf, size_t n)
 {
-	static const struct {
-		double div;
-		const char *name, *ascii;
-	} scale[] = {
-		{ 1e9, "s", "s" },
-		{ 1e6, "ms", "ms" },
-		{ 1e3, "\xc2\xb5s", "us" },	/* µs */
-		{ 1, "ns", "ns" },
-	};
-	char u[64];
-	size_t i;
+	double both[2] = { v, isnan(ref) ? v : ref };
+	struct report_scale s;
 
-	if (isnan(v)) {
-		snprintf(buf, n, "n/a");
-		return;
-	}
-	/* Times are stored in ns ("ns", "ns/folio"): scale by the reference. */
-	if (!strncmp(unit, "ns", 2) && (!unit[2] || unit[2] == '/')) {
-		ref = fabs(isnan(ref) ? v : ref);
-		for (i = 0; i + 1 < ARRAY_SIZE(scale); i++)
-			if (ref >= scale[i].div)
-				break;
-		snprintf(u, sizeof(u), "%s%s",
-			 ascii ? scale[i].ascii : scale[i].name, unit + 2);
-		digits(v / scale[i].div, u, buf, n);
-		return;
-	}
-	if (!strcmp(unit, "count"))
-		unit = "";
-	digits(v, unit, buf, n);
+	report_scale(both, 2, unit, ascii, &s);
+	report_scaled(v, &s, buf, n);
 }

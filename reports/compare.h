@@ -60,6 +60,7 @@ struct report_run {
 
 struct report_kv {
 	char *key, *value;
+	char *asked;		/* the value asked, where another one ran */
 };
 
 /* The values of one boot for one series. */
@@ -72,6 +73,7 @@ struct report_boot_vals {
 /* One case and metric on one side. */
 struct report_series {
 	char *workload, *params, *metric, *unit;
+	char *asked;			/* params asked, where preflight adapted */
 	bool higher;			/* higher is better */
 	bool unmeasurable;		/* a value stored as not supported */
 	struct report_kv *kv;		/* params decoded, in their order */
@@ -133,6 +135,7 @@ struct report_row {
 	double delta_folio;		/* fb - fa, in their unit; NAN none */
 	bool primary;			/* the workload's headline metric */
 	char *name;			/* workload and the params that vary */
+	char *words;			/* the same for readers: "unlink, 8 GiB" */
 	/*
 	 * A kernel with one boot has no boot-to-boot spread: the row then
 	 * stands on the runs, and its values, change, CI, p and direction
@@ -151,8 +154,23 @@ struct report_row {
 	bool mw_exact;
 	bool sig;			/* p_adj < REPORT_ALPHA */
 	int dir;			/* +1 better, -1 worse, 0 not shown */
+	/*
+	 * Why a row with both sides has no test: NULL when it has one;
+	 * "input" for a count of what the timed call was given, "constant"
+	 * for a value that is the same in every sample of both kernels.
+	 * Such rows are in no Holm family.
+	 */
+	const char *untested;
+	size_t family;			/* rows in its Welch Holm family */
 	double mde;			/* percent of base; NAN: not planned */
 	long need;			/* boots a kernel for |delta| */
+	double plan_alpha;		/* the level the plan is made at */
+	enum report_plan {
+		PLAN_NONE,		/* significant, untested, one side */
+		PLAN_OK,		/* mde (and need, unless A/A) */
+		PLAN_ONE_BOOT,		/* a kernel has one boot */
+		PLAN_NO_SPREAD,		/* the boot medians do not vary */
+	} plan;
 	/* export: the spread of one side */
 	double spread;			/* sd of boot medians, or of runs */
 	double ci_mean_lo, ci_mean_hi;	/* CI of the mean, in the unit */
@@ -167,6 +185,24 @@ struct report_opts {
 	 */
 	bool (*primary)(const char *workload, const char *metric);
 	bool primary_only;		/* rows of headline metrics only */
+	/*
+	 * Comma-separated metric names that are the headline instead of
+	 * the workloads' own (--metric): shown, and Holm's first family.
+	 */
+	const char *metrics;
+	/*
+	 * Is this metric a count of the input (the folios of the file)?
+	 * Such rows are shown but neither tested nor in a Holm family.
+	 * NULL: none is.
+	 */
+	bool (*input)(const char *workload, const char *metric);
+	/*
+	 * How a table names a param's value for readers ("ftruncate() to
+	 * 0" for op=ftruncate), from the workload's own table; NULL when
+	 * the value has no words of its own (then "key=value").
+	 */
+	const char *(*words)(const char *workload, const char *key,
+			     const char *value);
 };
 
 struct report_cmp {
@@ -174,9 +210,12 @@ struct report_cmp {
 	bool aa;			/* a and b are halves of one label */
 	const char *workload;		/* the one workload, or NULL */
 	const char *name_key;		/* param naming a lone case's row */
+	const char *(*words)(const char *workload, const char *key,
+			     const char *value);	/* from report_opts */
 	struct report_row *rows;
 	size_t nrows;
-	size_t ntested, nmw;		/* rows in each Holm family */
+	size_t ntested, nmw;		/* rows in the headline Holm families */
+	size_t ntested_other, nmw_other;	/* in the other metrics' */
 	size_t nsig, nsig_raw;		/* significant after / before Holm */
 	double geo;			/* geometric mean change, percent */
 	size_t geo_n;
@@ -192,6 +231,11 @@ struct report_cmp {
 	char *phrase;			/* "64 MiB file of 4K folios" or "" */
 	size_t runs_min, runs_max;	/* values a boot over the table */
 	size_t boots_min, boots_max;	/* boots a row, over the table */
+	/*
+	 * Rows differ in their boots: the tables give each row's, and the
+	 * method sentence says so, rather than a count some rows lack.
+	 */
+	bool boots_vary;
 	/* for JSON: set by the caller, reports/ does not call up to bench/ */
 	const char *tool_version;
 	int schema_version;
@@ -217,7 +261,19 @@ const char *report_geo_word(const struct report_cmp *c);
  * lower is better (context switches) is better or worse.
  */
 bool report_unit_speed(const char *unit, bool higher);
-/* Scaled value with its unit, same scale as ref: "913 ms", "1.70 s". */
+/* A unit and a precision that values read side by side share. */
+struct report_scale {
+	double div;		/* stored unit per shown unit */
+	char unit[64];		/* "ms", "us/folio", "M/s", "MiB/s", "" */
+	int decimals;
+};
+/* The scale of n values of one stored unit (NANs ignored). */
+void report_scale(const double *v, size_t n, const char *unit, bool ascii,
+		  struct report_scale *s);
+/* v in that scale with its unit: "913 ms"; "n/a" for NAN. */
+void report_scaled(double v, const struct report_scale *s, char *buf,
+		   size_t n);
+/* v in the scale of v and ref together: "913 ms" beside "1163 ms". */
 void report_value(double v, double ref, const char *unit, bool ascii,
 		  char *buf, size_t n);
 

@@ -239,9 +239,34 @@ static void fmt_p(double p, char *buf, size_t n)
 		snprintf(buf, n, "%.2g", p);
 }
 
+/* The raw p and Holm's beside it: "0.61 (1)", so a capped 1 is not read
+ * as "identical". */
+static void fmt_p_holm(double p, double adj, char *buf, size_t n)
+{
+	char a[16], b[16];
+
+	if (isnan(p)) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	fmt_p(p, a, sizeof(a));
+	fmt_p(adj, b, sizeof(b));
+	snprintf(buf, n, "%s (%s)", a, b);
+}
+
+/* Neither kernel's values vary: an interval of width 0 says nothing. */
+static bool no_spread(const struct report_row *r)
+{
+	return r->a && r->b && r->sda == 0 && r->sdb == 0;
+}
+
 static void fmt_ci(const struct report_row *r, char *buf, size_t n)
 {
-	if (isnan(r->p))
+	if (isnan(r->p) && r->untested)
+		snprintf(buf, n, "-");
+	else if (no_spread(r))
+		snprintf(buf, n, "no spread");
+	else if (isnan(r->p))
 		snprintf(buf, n, "-");
 	else if (isnan(r->ci_lo))
 		snprintf(buf, n, "unbounded");
@@ -263,22 +288,27 @@ static const struct report_series *ser(const struct report_row *r)
 	return r->a ? r->a : r->b;
 }
 
-/* Both sides in the scale of the larger, so the columns read alike. */
-static double ref_of(const struct report_row *r)
+/* Both sides in one unit and precision, so the columns read alike. */
+static void row_scale(const struct report_row *r, bool ascii,
+		      struct report_scale *sc)
 {
-	double a = r->a ? fabs(r->va) : 0, b = r->b ? fabs(r->vb) : 0;
+	double v[2] = { r->a ? r->va : NAN, r->b ? r->vb : NAN };
 
-	return a > b ? a : b;
+	report_scale(v, 2, ser(r)->unit, ascii, sc);
 }
 
 /* The value a row compares on one side (r->va or r->vb). */
 static void fmt_val(const struct report_row *r, const struct report_series *x,
 		    double v, bool ascii, char *buf, size_t n)
 {
-	if (!x)
+	struct report_scale sc;
+
+	if (!x) {
 		snprintf(buf, n, "-");
-	else
-		report_value(v, ref_of(r), x->unit, ascii, buf, n);
+		return;
+	}
+	row_scale(r, ascii, &sc);
+	report_scaled(v, &sc, buf, n);
 }
 
 /* The change per folio, "-15.2 ns/folio"; empty where there is none. */
@@ -300,19 +330,45 @@ static void fmt_folio(const struct report_row *r, bool ascii, char *buf,
 
 /* The verdict column: "faster", "~", "base only". */
 static void fmt_mark(const struct report_cmp *c, const struct report_row *r,
-		     bool with_p, char *buf, size_t n)
+		     char *buf, size_t n)
 {
-	if (!r->a || !r->b)
+	if (!r->a || !r->b) {
 		snprintf(buf, n, "only %s", r->a ? "base" : "patch");
-	else if (isnan(r->p))
+	} else if (r->untested) {
+		snprintf(buf, n, "(%s)", r->untested);
+	} else if (isnan(r->p)) {
 		snprintf(buf, n, "(no test)");
-	else if (r->sig)
+	} else if (r->sig) {
 		snprintf(buf, n, "%s", report_dir_word(r));
-	else if (with_p)
-		snprintf(buf, n, "~ (p=%.2g)", r->p_adj);
-	else
+	} else {
 		snprintf(buf, n, "~");
+	}
 	(void)c;
+}
+
+/* The geometric mean has no test of its own: its cell says so. */
+static void fmt_geo_mark(const struct report_cmp *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "(untested)");
+	(void)c;
+}
+
+/* "5" when both kernels have as many boots, else "5/2"; "-" absent. */
+static void fmt_boots(const struct report_cmp *c, const struct report_row *r,
+		      char *buf, size_t n)
+{
+	char a[16], b[16];
+
+	if (!c->b) {
+		snprintf(buf, n, "%zu", r->a->nboots);
+		return;
+	}
+	snprintf(a, sizeof(a), "%zu", r->a ? r->a->nboots : 0);
+	snprintf(b, sizeof(b), "%zu", r->b ? r->b->nboots : 0);
+	if (r->a && r->b && r->a->nboots == r->b->nboots)
+		snprintf(buf, n, "%s", a);
+	else
+		snprintf(buf, n, "%s/%s", r->a ? a : "-", r->b ? b : "-");
 }
 
 /* --- notes shared by the human formats ------------------------------------ */
@@ -327,20 +383,43 @@ static enum within within_kind(const struct report_cmp *c)
 }
 
 /* Does a row on boot medians have fewer boots than can be judged? */
-static bool boots_low(const struct report_cmp *c)
+static bool row_boots_low(const struct report_row *r)
 {
-	size_t i;
+	return !r->within && ((r->a && r->a->nboots < REPORT_BOOTS_OK) ||
+			      (r->b && r->b->nboots < REPORT_BOOTS_OK));
+}
+
+/*
+ * "Fewer than 3 boots of a kernel: ..." for the whole table, or naming
+ * the rows it holds for (in words, or config syntax for the terminal).
+ */
+static void note_boots_low(const struct report_cmp *c, struct strbuf *sb,
+			   bool words, const char *of)
+{
+	size_t i, n = 0, nrow = 0;
 
 	for (i = 0; i < c->nrows; i++) {
+		nrow++;
+		n += row_boots_low(&c->rows[i]);
+	}
+	if (!n)
+		return;
+	if (n == nrow) {
+		strbuf_addf(sb, " Fewer than %d boots%s: the boot-to-boot "
+			    "variance cannot be judged.", REPORT_BOOTS_OK, of);
+		return;
+	}
+	strbuf_addf(sb, " Fewer than %d boots%s in", REPORT_BOOTS_OK, of);
+	for (i = 0, n = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		if (r->within)
+		if (!row_boots_low(r))
 			continue;
-		if ((r->a && r->a->nboots < REPORT_BOOTS_OK) ||
-		    (r->b && r->b->nboots < REPORT_BOOTS_OK))
-			return true;
+		strbuf_addf(sb, "%s %s", n++ ? "," : "",
+			    words ? r->words : r->name);
 	}
-	return false;
+	strbuf_addf(sb, ": the boot-to-boot variance cannot be judged "
+		    "there.");
 }
 
 static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
@@ -361,6 +440,12 @@ static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 		exact |= c->rows[i].mw_exact;
 		approx |= !c->rows[i].mw_exact;
 	}
+	if (!c->ntested) {
+		/* nothing to correct, and no ~ to explain */
+		strbuf_addf(sb, "No row has a test: Welch's t-test needs 2 "
+			    "boots, or 2 runs of one boot, of each kernel.");
+		goto untested;
+	}
 	strbuf_addf(sb, "Welch's t-test on the %s, Holm-corrected over %zu "
 		    "row%s", units[within_kind(c)], c->ntested,
 		    c->ntested == 1 ? "" : "s");
@@ -371,18 +456,28 @@ static void notes_tests(const struct report_cmp *c, struct strbuf *sb,
 			    "corrected", c->nmw, c->nmw == 1 ? "" : "s");
 	if (with_ci)
 		strbuf_addf(sb, "; the change's 95%% CI by Fieller");
-	strbuf_addf(sb, ". ~ marks a change not shown at p < %.2g (p after "
-		    "Holm).", REPORT_ALPHA);
+	strbuf_addf(sb, ". ~ marks a change not shown at p < %.2g after "
+		    "Holm.", REPORT_ALPHA);
+untested:
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].untested)
+			break;
+	if (i < c->nrows)
+		strbuf_addf(sb, " Counts of the input and values that never "
+			    "vary are shown, not tested.");
 }
 
-static void notes_boots(const struct report_cmp *c, struct strbuf *sb)
+static void notes_boots(const struct report_cmp *c, struct strbuf *sb,
+			bool words)
 {
 	if (!c->nrows)
 		return;
-	if (c->geo_cost && c->geo_n > 1)
-		strbuf_addf(sb, " The geometric mean (cost) inverts the ratios "
-			    "of higher-is-better metrics: below zero is "
-			    "better.");
+	if (c->geo_n > 1)
+		strbuf_addf(sb, " The geomean is the geometric mean of the "
+			    "rows' ratios%s, with no test of its own.",
+			    c->geo_cost && c->geo_n > 1 ? ", those of "
+			    "higher-is-better metrics inverted (a cost: "
+			    "below zero is better)" : "");
 	switch (within_kind(c)) {
 	case WITHIN_ALL:
 		strbuf_addf(sb, " One boot of a kernel: its runs stand in for "
@@ -399,10 +494,7 @@ static void notes_boots(const struct report_cmp *c, struct strbuf *sb)
 	case WITHIN_NONE:
 		break;
 	}
-	if (boots_low(c))
-		strbuf_addf(sb, " Fewer than %d boots of a kernel: the "
-			    "boot-to-boot variance cannot be judged.",
-			    REPORT_BOOTS_OK);
+	note_boots_low(c, sb, words, " of a kernel");
 }
 
 static void side_line(struct tbl *t, const char *role,
@@ -430,55 +522,109 @@ static void side_line(struct tbl *t, const char *role,
 	tbl_row(t, role, s->label, what);
 }
 
+/* "4 boots of each kernel", "2 boots of A and 4 of B" */
+static void boots_words(const struct report_cmp *c, size_t na, size_t nb,
+			struct strbuf *sb)
+{
+	if (na == nb)
+		strbuf_addf(sb, "%zu boot%s %s", na, na == 1 ? "" : "s",
+			    c->aa ? "in each half" : "of each kernel");
+	else
+		strbuf_addf(sb, "%zu boot%s of %s and %zu of %s", na,
+			    na == 1 ? "" : "s", c->a->label, nb, c->b->label);
+}
+
+/* One row's plan, or why it has none; true when it printed one. */
+static bool plan_row(const struct report_cmp *c, const struct report_row *r,
+		     struct strbuf *sb)
+{
+	size_t na = r->a ? r->a->nboots : 0, nb = r->b ? r->b->nboots : 0;
+	char p[16], h[16];
+
+	switch (r->plan) {
+	case PLAN_NONE:
+		return false;
+	case PLAN_ONE_BOOT:
+		if (na < 2 && nb < 2)
+			strbuf_addf(sb, "each kernel has one boot");
+		else
+			strbuf_addf(sb, "%s has one boot",
+				    na < 2 ? c->a->label : c->b->label);
+		strbuf_addf(sb, ", whose runs cannot say how much boots "
+			    "differ: a plan needs at least 2 boots of each "
+			    "kernel");
+		return true;
+	case PLAN_NO_SPREAD:
+		strbuf_addf(sb, "the boot medians do not vary at all over ");
+		boots_words(c, na, nb, sb);
+		strbuf_addf(sb, ": with no spread there is nothing to plan "
+			    "with");
+		return true;
+	case PLAN_OK:
+		break;
+	}
+	strbuf_addf(sb, "with ");
+	boots_words(c, na, nb, sb);
+	strbuf_addf(sb, ", a change of %.1f%% can be detected", r->mde);
+	if (c->aa)
+		return true;	/* the change seen is noise by design */
+	if (r->need == 0) {
+		strbuf_addf(sb, "; no change was seen");
+	} else if (r->need > REPORT_NEED_CAP) {
+		strbuf_addf(sb, "; the %+.1f%% seen needs more than %d boots "
+			    "of each kernel", r->delta, REPORT_NEED_CAP);
+	} else if ((size_t)r->need > (na < nb ? na : nb)) {
+		strbuf_addf(sb, "; the %+.1f%% seen needs %ld boots of each "
+			    "kernel", r->delta, r->need);
+	} else {
+		fmt_p(r->p, p, sizeof(p));
+		fmt_p(r->p_adj, h, sizeof(h));
+		strbuf_addf(sb, "; the %+.1f%% seen is within that, yet was "
+			    "not shown (p=%s, Holm %s): a miss, which power "
+			    "%.1f allows one time in %.0f, or a smaller true "
+			    "change; more boots of each kernel would tell",
+			    r->delta, p, h, REPORT_POWER,
+			    1 / (1 - REPORT_POWER));
+	}
+	return true;
+}
+
+/*
+ * What more boots would buy.  The verdict is Holm's, whose threshold for
+ * a row depends on the p of the others, unknown until the boots are run:
+ * plan at alpha over the family's rows, the strictest step, which a row
+ * that reaches it passes whatever the others show.
+ */
 static void print_plan(FILE *f, const struct report_cmp *c)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
 	bool head = false;
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
-		if (!r->a || !r->b || r->sig)
+		strbuf_release(&line);
+		strbuf_addf(&line, "%s: ", r->name);
+		if (!plan_row(c, r, &line))
 			continue;
 		if (!head) {
-			/*
-			 * Holm's threshold for a row depends on the p of the
-			 * others, unknown until the boots are run: plan each
-			 * row alone, and say so.
-			 */
-			strbuf_addf(&sb, "What more boots would buy (each row "
-				    "alone at two-sided alpha %.2g, before the "
-				    "Holm correction; power %.1f; "
-				    "approximate):", REPORT_ALPHA,
+			strbuf_addf(&sb, "What more boots would buy (two-sided "
+				    "alpha %.2g, Holm-corrected over %zu "
+				    "row%s: %.2g a row, the level that passes "
+				    "whatever the other rows show; power %.1f; "
+				    "approximate):", REPORT_ALPHA, c->ntested,
+				    c->ntested == 1 ? "" : "s",
+				    REPORT_ALPHA / (double)(c->ntested ?
+							    c->ntested : 1),
 				    REPORT_POWER);
 			fputc('\n', f);
 			wrap(f, strbuf_str(&sb), 78, "");
 			head = true;
 		}
-		strbuf_release(&sb);
-		strbuf_addf(&sb, "%s: ", r->name);
-		if (r->within || isnan(r->mde)) {
-			strbuf_addf(&sb, "needs at least 2 boots of each "
-				    "kernel to plan");
-		} else {
-			strbuf_addf(&sb, "the boots now detect a change of "
-				    "%.1f%%", r->mde);
-			if (c->aa)
-				;	/* the change seen is noise by design */
-			else if (r->need == 0)
-				strbuf_addf(&sb, "; no change was seen");
-			else if (r->need > REPORT_NEED_CAP)
-				strbuf_addf(&sb, "; the %+.1f%% seen needs "
-					    "more than %d boots of each kernel",
-					    r->delta, REPORT_NEED_CAP);
-			else
-				strbuf_addf(&sb, "; the %+.1f%% seen needs %ld "
-					    "boots of each kernel", r->delta,
-					    r->need);
-		}
-		wrap(f, strbuf_str(&sb), 78, "  ");
+		wrap(f, strbuf_str(&line), 78, "  ");
 	}
+	strbuf_release(&line);
 	strbuf_release(&sb);
 }
 
@@ -524,11 +670,11 @@ static void print_unmeasurable(FILE *f, const struct report_cmp *c,
 static int print_text_cmp(FILE *f, const struct report_cmp *c)
 {
 	struct tbl h = { .ncol = 3, .align = "lll" };
-	struct tbl t = { .ncol = 11, .align = "lrrrrrrrrrl",
+	struct tbl t = { .ncol = 12, .align = "lrrrrrrrrrrl",
 			 .heading = true };
 	struct strbuf sb = STRBUF_INIT;
-	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[16], pm[16];
-	char m[64], pf[80];
+	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[40], pm[40];
+	char m[64], pf[80], nb[32];
 	size_t i;
 
 	side_line(&h, c->aa ? "half 1" : "base", c->a);
@@ -540,9 +686,10 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 		fprintf(f, "No case has values on either side.\n");
 		return 0;
 	}
-	tbl_row(&t, c->workload ? c->workload : "case",
+	tbl_row(&t, c->workload ? c->workload : "case", "boots",
 		c->aa ? "half 1" : "base", "±sd", c->aa ? "half 2" : "patch",
-		"±sd", "change", "per folio", "95% CI", "p", "p(U)", "");
+		"±sd", "change", "per folio", "95% CI", "p (Holm)",
+		"p(U) (Holm)", "");
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
@@ -552,24 +699,28 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 		fmt_sd(r->sdb, r->vb, sbd, sizeof(sbd));
 		fmt_pct(r->delta, d, sizeof(d));
 		fmt_ci(r, ci, sizeof(ci));
-		fmt_p(r->p_adj, p, sizeof(p));
-		fmt_p(r->p_mw_adj, pm, sizeof(pm));
-		fmt_mark(c, r, false, m, sizeof(m));
+		fmt_p_holm(r->p, r->p_adj, p, sizeof(p));
+		fmt_p_holm(r->p_mw, r->p_mw_adj, pm, sizeof(pm));
+		fmt_mark(c, r, m, sizeof(m));
 		fmt_folio(r, false, pf, sizeof(pf));
-		tbl_row(&t, r->name, a, sa, b, sbd, d, pf, ci, p, pm, m);
+		nb[0] = '\0';
+		if (c->boots_vary)
+			fmt_boots(c, r, nb, sizeof(nb));
+		tbl_row(&t, r->name, nb, a, sa, b, sbd, d, pf, ci, p, pm, m);
 	}
 	if (c->geo_n > 1) {
 		fmt_pct(c->geo, d, sizeof(d));
-		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
-			"geometric mean", "", "", "", "", d, "", "", "", "",
-			report_geo_word(c));
+		fmt_geo_mark(c, m, sizeof(m));
+		tbl_row(&t, c->geo_cost ? "geomean (cost)" :
+			"geomean", "", "", "", "", "", d, "", "", "",
+			"", m);
 	}
 	tbl_print(f, &t);
 	tbl_free(&t);
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s ", c->method);
 	notes_tests(c, &sb, true);
-	notes_boots(c, &sb);
+	notes_boots(c, &sb, false);
 	strbuf_addf(&sb, " ±sd: standard deviation of the %s, in percent.",
 		    within_kind(c) == WITHIN_ALL ? "runs" :
 		    within_kind(c) == WITHIN_SOME ? "boot medians, or of the "
@@ -586,14 +737,17 @@ static int print_text_cmp(FILE *f, const struct report_cmp *c)
 /* "lo to hi": the 95% CI of one kernel's value, or "-" */
 static void fmt_ci_mean(const struct report_row *r, char *ci, size_t n)
 {
+	double v[3] = { r->va, r->ci_mean_lo, r->ci_mean_hi };
+	struct report_scale sc;
 	char lo[48], hi[48];
 
 	if (isnan(r->ci_mean_lo)) {
 		snprintf(ci, n, "-");
 		return;
 	}
-	report_value(r->ci_mean_lo, r->va, r->a->unit, false, lo, sizeof(lo));
-	report_value(r->ci_mean_hi, r->va, r->a->unit, false, hi, sizeof(hi));
+	report_scale(v, 3, r->a->unit, false, &sc);
+	report_scaled(r->ci_mean_lo, &sc, lo, sizeof(lo));
+	report_scaled(r->ci_mean_hi, &sc, hi, sizeof(hi));
 	snprintf(ci, n, "%s to %s", lo, hi);
 }
 
@@ -644,9 +798,7 @@ static int print_text_export(FILE *f, const struct report_cmp *c)
 		strbuf_addf(&sb, " Where there is one boot, the value is the "
 			    "mean of its runs, and ±sd and the CI come from "
 			    "them and say nothing of how much boots differ.");
-	if (boots_low(c))
-		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
-			    "variance cannot be judged.", REPORT_BOOTS_OK);
+	note_boots_low(c, &sb, false, "");
 	wrap(f, strbuf_str(&sb), 78, "");
 	strbuf_release(&sb);
 	print_unmeasurable(f, c, 78);
@@ -704,11 +856,40 @@ static void changelog_table(FILE *f, struct tbl *t, size_t cols)
 	}
 }
 
+/*
+ * The p of the rows marked ~, raw and after Holm, under the table: a
+ * Holm-capped 1 beside a raw 0.61 is not "identical", and the table
+ * itself stays narrow enough for the row names.
+ */
+static void changelog_p(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char p[16], h[16];
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (!r->a || !r->b || r->untested || isnan(r->p) || r->sig)
+			continue;
+		fmt_p(r->p, p, sizeof(p));
+		fmt_p(r->p_adj, h, sizeof(h));
+		strbuf_addf(&sb, "%s%s (p=%s, Holm %s)", n++ ? "; " :
+			    "Marked ~: ", r->words, p, h);
+	}
+	if (!n)
+		return;
+	strbuf_addf(&sb, ".");
+	fputc('\n', f);
+	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
+	strbuf_release(&sb);
+}
+
 static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 {
-	struct tbl t = { .ncol = 6, .align = "lrrrrl", .heading = true };
+	struct tbl t = { .ncol = 7, .align = "lrrrrrl", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
-	char a[64], b[64], d[32], m[64], pf[80];
+	char a[64], b[64], d[32], m[64], pf[80], nb[32];
 	size_t i, nonly = 0;
 
 	strbuf_addf(&sb, "%s: %s, %s: %s", c->aa ? "first half" : "before",
@@ -716,8 +897,9 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 	wrap(f, strbuf_str(&sb), CHANGELOG_COLS, "");
 	strbuf_release(&sb);
 	fputc('\n', f);
-	tbl_row(&t, c->workload ? c->workload : "", c->aa ? "half 1" :
-		"before", c->aa ? "half 2" : "after", "", "per folio", "");
+	tbl_row(&t, c->workload ? c->workload : "", "boots", c->aa ?
+		"half 1" : "before", c->aa ? "half 2" : "after", "",
+		"per folio", "");
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
@@ -728,14 +910,18 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 		fmt_val(r, r->a, r->va, true, a, sizeof(a));
 		fmt_val(r, r->b, r->vb, true, b, sizeof(b));
 		fmt_pct(r->delta, d, sizeof(d));
-		fmt_mark(c, r, true, m, sizeof(m));
+		fmt_mark(c, r, m, sizeof(m));
 		fmt_folio(r, true, pf, sizeof(pf));
-		tbl_row(&t, r->name, a, b, d, pf, m);
+		nb[0] = '\0';
+		if (c->boots_vary)
+			fmt_boots(c, r, nb, sizeof(nb));
+		tbl_row(&t, r->words, nb, a, b, d, pf, m);
 	}
 	if (c->geo_n > 1) {
 		fmt_pct(c->geo, d, sizeof(d));
-		tbl_row(&t, c->geo_cost ? "geometric mean (cost)" :
-			"geometric mean", "", "", d, "", report_geo_word(c));
+		fmt_geo_mark(c, m, sizeof(m));
+		tbl_row(&t, c->geo_cost ? "geomean (cost)" :
+			"geomean", "", "", "", d, "", m);
 	}
 	if (t.nrows > 1)
 		changelog_table(f, &t, CHANGELOG_COLS);
@@ -754,7 +940,7 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 			if (!n++)
 				strbuf_addf(&sb, "Only measured on %s:",
 					    s->label);
-			strbuf_addf(&sb, "%s %s", n > 1 ? "," : "", r->name);
+			strbuf_addf(&sb, "%s %s", n > 1 ? "," : "", r->words);
 		}
 		if (n) {
 			strbuf_addf(&sb, ".");
@@ -763,10 +949,11 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 			strbuf_release(&sb);
 		}
 	}
+	changelog_p(f, c);
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s ", c->method);
 	notes_tests(c, &sb, false);
-	notes_boots(c, &sb);
+	notes_boots(c, &sb, true);
 	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
 	strbuf_release(&sb);
 	print_unmeasurable(f, c, WRAP_COLS);
@@ -783,14 +970,15 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 
 static int print_changelog_export(FILE *f, const struct report_cmp *c)
 {
-	struct tbl t = { .ncol = 3, .align = "lrr", .heading = true };
+	struct tbl t = { .ncol = 4, .align = "lrrr", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
-	char v[64], sd[32];
+	char v[64], sd[32], nb[32];
 	size_t i;
 
 	wrap(f, c->a->label, CHANGELOG_COLS, "");
 	fputc('\n', f);
-	tbl_row(&t, c->workload ? c->workload : "", "value", "spread");
+	tbl_row(&t, c->workload ? c->workload : "", "boots", "value",
+		"spread");
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
@@ -800,7 +988,10 @@ static int print_changelog_export(FILE *f, const struct report_cmp *c)
 		else
 			snprintf(sd, sizeof(sd), "+-%.1f%%",
 				 100 * r->spread / fabs(r->va));
-		tbl_row(&t, r->name, v, sd);
+		nb[0] = '\0';
+		if (c->boots_vary)
+			fmt_boots(c, r, nb, sizeof(nb));
+		tbl_row(&t, r->words, nb, v, sd);
 	}
 	if (t.nrows > 1)
 		changelog_table(f, &t, CHANGELOG_COLS);
@@ -812,9 +1003,7 @@ static int print_changelog_export(FILE *f, const struct report_cmp *c)
 		    within_kind(c) == WITHIN_SOME ? "boot medians, or, where "
 		    "there is one boot, of its runs (whose mean is then the "
 		    "value)" : "boot medians");
-	if (boots_low(c))
-		strbuf_addf(&sb, " Fewer than %d boots: the boot-to-boot "
-			    "variance cannot be judged.", REPORT_BOOTS_OK);
+	note_boots_low(c, &sb, true, "");
 	wrap(f, strbuf_str(&sb), WRAP_COLS, "");
 	strbuf_release(&sb);
 	print_unmeasurable(f, c, WRAP_COLS);
@@ -838,21 +1027,24 @@ static void md_cell(FILE *f, const char *s)
 static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[16], pm[16];
-	char m[64], pf[80];
+	char a[64], sa[32], b[64], sbd[32], d[32], ci[48], p[40], pm[40];
+	char m[64], pf[80], nb[32];
 	bool folio = false;
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++)
 		folio |= !isnan(c->rows[i].delta_folio);
 	md_cell(f, c->workload ? c->workload : "case");
+	if (c->boots_vary)
+		fprintf(f, "| boots ");
 	md_cell(f, c->a->label);
 	fprintf(f, "| ±sd ");
 	md_cell(f, c->b->label);
-	fprintf(f, "| ±sd | change %s| 95%% CI | p | p(U) | |\n",
-		folio ? "| per folio " : "");
-	fprintf(f, "| --- | ---: | ---: | ---: | ---: | ---: %s| ---: | ---: "
-		"| ---: | --- |\n", folio ? "| ---: " : "");
+	fprintf(f, "| ±sd | change %s| 95%% CI | p (Holm) | p(U) (Holm) | "
+		"|\n", folio ? "| per folio " : "");
+	fprintf(f, "| --- %s| ---: | ---: | ---: | ---: | ---: %s| ---: | "
+		"---: | ---: | --- |\n", c->boots_vary ? "| ---: " : "",
+		folio ? "| ---: " : "");
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_row *r = &c->rows[i];
 
@@ -862,10 +1054,14 @@ static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 		fmt_sd(r->sdb, r->vb, sbd, sizeof(sbd));
 		fmt_pct(r->delta, d, sizeof(d));
 		fmt_ci(r, ci, sizeof(ci));
-		fmt_p(r->p_adj, p, sizeof(p));
-		fmt_p(r->p_mw_adj, pm, sizeof(pm));
-		fmt_mark(c, r, false, m, sizeof(m));
-		md_cell(f, r->name);
+		fmt_p_holm(r->p, r->p_adj, p, sizeof(p));
+		fmt_p_holm(r->p_mw, r->p_mw_adj, pm, sizeof(pm));
+		fmt_mark(c, r, m, sizeof(m));
+		md_cell(f, r->words);
+		if (c->boots_vary) {
+			fmt_boots(c, r, nb, sizeof(nb));
+			md_cell(f, nb);
+		}
 		md_cell(f, a);
 		md_cell(f, sa);
 		md_cell(f, b);
@@ -883,15 +1079,16 @@ static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 	}
 	if (c->geo_n > 1) {
 		fmt_pct(c->geo, d, sizeof(d));
-		fprintf(f, "| %s | | | | | %s %s| | | | %s |\n",
-			c->geo_cost ? "geometric mean (cost)" :
-			"geometric mean", d, folio ? "| " : "",
-			report_geo_word(c));
+		fmt_geo_mark(c, m, sizeof(m));
+		fprintf(f, "| %s %s| | | | | %s %s| | | | %s |\n",
+			c->geo_cost ? "geomean (cost)" :
+			"geomean", c->boots_vary ? "| " : "", d,
+			folio ? "| " : "", m);
 	}
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s ", c->method);
 	notes_tests(c, &sb, true);
-	notes_boots(c, &sb);
+	notes_boots(c, &sb, true);
 	fprintf(f, "%s\n", strbuf_str(&sb));
 	strbuf_release(&sb);
 	if (c->nunmeasurable) {
@@ -919,7 +1116,7 @@ static int print_markdown_export(FILE *f, const struct report_cmp *c)
 		report_value(r->va, r->va, x->unit, false, v, sizeof(v));
 		fmt_sd(r->spread, r->va, sd, sizeof(sd));
 		fmt_ci_mean(r, ci, sizeof(ci));
-		md_cell(f, r->name);
+		md_cell(f, r->words);
 		md_cell(f, v);
 		md_cell(f, sd);
 		md_cell(f, ci);
@@ -991,16 +1188,17 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 	size_t i;
 
 	if (c->b)
-		fputs("workload,params,metric,unit,better,primary,base,"
+		fputs("workload,params,asked,metric,unit,better,primary,base,"
 		      "base_boots,"
 		      "base_runs_min,base_runs_max,base_mean,base_sd,patch,"
 		      "patch_boots,patch_runs_min,patch_runs_max,patch_mean,"
 		      "patch_sd,change_pct,ci_low_pct,ci_high_pct,units,"
 		      "welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,"
-		      "significant,direction,detectable_pct,boots_needed\n",
-		      f);
+		      "significant,direction,detectable_pct,boots_needed,"
+		      "holm_rows,no_test\n", f);
 	else
-		fputs("workload,params,metric,unit,better,primary,label,boots,"
+		fputs("workload,params,asked,metric,unit,better,primary,label,"
+		      "boots,"
 		      "runs_min,runs_max,mean,sd,spread_units,spread,"
 		      "ci_low,ci_high\n", f);
 	for (i = 0; i < c->nrows; i++) {
@@ -1009,6 +1207,7 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 
 		csv_str(f, x->workload, false);
 		csv_str(f, x->params, false);
+		csv_str(f, x->asked ? x->asked : "", false);
 		csv_str(f, x->metric, false);
 		csv_str(f, x->unit, false);
 		csv_str(f, x->higher ? "higher" : "lower", false);
@@ -1037,11 +1236,16 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 		csv_str(f, report_dir_word(r), false);
 		csv_num(f, r->mde, false);
 		if (r->need > REPORT_NEED_CAP)
-			fprintf(f, ">%d\n", REPORT_NEED_CAP);
+			fprintf(f, ">%d,", REPORT_NEED_CAP);
 		else if (r->need > 0)
-			fprintf(f, "%ld\n", r->need);
+			fprintf(f, "%ld,", r->need);
 		else
-			fputc('\n', f);
+			fputc(',', f);
+		/* the rows its p was corrected over; why it has no test */
+		if (r->family)
+			fprintf(f, "%zu", r->family);
+		fputc(',', f);
+		csv_str(f, r->untested ? r->untested : "", true);
 	}
 	return 0;
 }

@@ -125,7 +125,14 @@ static cJSON *row_json(const struct report_cmp *c, const struct report_row *r)
 		params = cJSON_CreateString(x->params);
 	if (!params || !cJSON_AddItemToObject(o, "params", params))
 		goto fail;
+	/* what the config asked for, where preflight adapted the case */
+	params = x->asked ? cJSON_Parse(x->asked) : cJSON_CreateNull();
+	if (!params && x->asked)
+		params = cJSON_CreateString(x->asked);
+	if (!params || !cJSON_AddItemToObject(o, "asked", params))
+		goto fail;
 	if (!cJSON_AddStringToObject(o, "name", r->name) ||
+	    !cJSON_AddStringToObject(o, "words", r->words) ||
 	    !cJSON_AddStringToObject(o, "workload", x->workload) ||
 	    !cJSON_AddStringToObject(o, "metric", x->metric) ||
 	    !cJSON_AddStringToObject(o, "unit", x->unit) ||
@@ -170,7 +177,13 @@ static cJSON *row_json(const struct report_cmp *c, const struct report_row *r)
 	    !add_num(o, "boots_needed", r->need > 0 &&
 		     r->need <= REPORT_NEED_CAP ? (double)r->need : NAN) ||
 	    !cJSON_AddBoolToObject(o, "boots_needed_over_cap",
-				   r->need > REPORT_NEED_CAP))
+				   r->need > REPORT_NEED_CAP) ||
+	    !cJSON_AddItemToObject(o, "holm_rows", r->family ?
+				   cJSON_CreateNumber((double)r->family) :
+				   cJSON_CreateNull()) ||
+	    !cJSON_AddItemToObject(o, "no_test", r->untested ?
+				   cJSON_CreateString(r->untested) :
+				   cJSON_CreateNull()))
 		goto fail;
 	return o;
 fail:
@@ -233,12 +246,16 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 					     "boot, holm") ||
 		    !cJSON_AddNumberToObject(root, "power", REPORT_POWER) ||
 		    !cJSON_AddStringToObject(root, "plan",
-					     "each row alone at alpha, "
-					     "before holm") ||
+					     "alpha over the rows of the "
+					     "row's holm family") ||
 		    !cJSON_AddNumberToObject(root, "holm_rows_welch",
 					     (double)c->ntested) ||
 		    !cJSON_AddNumberToObject(root, "holm_rows_mwu",
 					     (double)c->nmw) ||
+		    !cJSON_AddNumberToObject(root, "holm_rows_welch_other",
+					     (double)c->ntested_other) ||
+		    !cJSON_AddNumberToObject(root, "holm_rows_mwu_other",
+					     (double)c->nmw_other) ||
 		    !cJSON_AddNumberToObject(root, "significant_rows",
 					     (double)c->nsig) ||
 		    !cJSON_AddNumberToObject(root,
@@ -249,6 +266,7 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 		if (!g || !add_num(g, "change_pct", c->geo) ||
 		    !cJSON_AddNumberToObject(g, "rows", (double)c->geo_n) ||
 		    !cJSON_AddBoolToObject(g, "cost", c->geo_cost) ||
+		    !cJSON_AddBoolToObject(g, "tested", false) ||
 		    !cJSON_AddItemToObject(g, "direction",
 					   report_geo_word(c)[0] ?
 					   cJSON_CreateString(

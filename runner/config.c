@@ -6,6 +6,7 @@
 #include "runner.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -17,7 +18,8 @@
 
 static const char *const top_keys[] = {
 	"database", "label", "runs", "warmup", "cpu", "scratch",
-	"disk_scratch", "suite", "cpus", "placement", "steal_max", NULL,
+	"disk_scratch", "suite", "cpus", "placement", "steal_max",
+	"dashboard", NULL,
 };
 static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 
@@ -481,6 +483,43 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 }
 
 
+void config_value_str(const struct param *p, const struct wl_value *v,
+		      char *buf, size_t n)
+{
+	switch (p->type) {
+	case PT_SIZE:
+		format_size(v->u, buf, n);
+		break;
+	case PT_DURATION:
+		format_duration(v->u, buf, n);
+		break;
+	case PT_UINT:
+	case PT_PERCENT:
+		snprintf(buf, n, "%llu", (unsigned long long)v->u);
+		break;
+	case PT_ENUM:
+	case PT_STRING:
+		snprintf(buf, n, "%s", v->str ? v->str : "");
+		break;
+	}
+}
+
+char *config_params_json(const struct workload *w, const struct wl_value *v)
+{
+	struct strbuf pj = STRBUF_INIT;
+	int i;
+
+	strbuf_addf(&pj, "{");
+	for (i = 0; w->params[i].name; i++) {
+		strbuf_addf(&pj, "%s", i ? "," : "");
+		strbuf_json_str(&pj, w->params[i].name);
+		strbuf_addf(&pj, ":");
+		strbuf_json_str(&pj, v[i].str ? v[i].str : "");
+	}
+	strbuf_addf(&pj, "}");
+	return pj.buf ? pj.buf : strdup("{}");
+}
+
 static int add_cases(struct config *cfg, const struct workload *w,
 		     struct axis *axes, const bool *given, int np,
 		     unsigned runs, unsigned warmup)
@@ -489,7 +528,7 @@ static int add_cases(struct config *cfg, const struct workload *w,
 
 	for (;;) {
 		struct plan_case *c;
-		struct strbuf pj = STRBUF_INIT, title = STRBUF_INIT;
+		struct strbuf title = STRBUF_INIT;
 
 		c = xrealloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
 		cfg->cases = c;
@@ -498,22 +537,16 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		c->wl = w;
 		c->runs = runs;
 		c->warmup = warmup;
-		strbuf_addf(&pj, "{");
 		for (i = 0; i < np; i++) {
 			c->v[i].str = xstrdup(axes[i].vals[idx[i]].str);
 			c->v[i].u = axes[i].vals[idx[i]].u;
-			strbuf_addf(&pj, "%s", i ? "," : "");
-			strbuf_json_str(&pj, w->params[i].name);
-			strbuf_addf(&pj, ":");
-			strbuf_json_str(&pj, c->v[i].str);
 			/* the title names what the config chose */
 			if (given[i])
 				strbuf_addf(&title, "%s%s=%s",
 					    title.len ? " " : "",
 					    w->params[i].name, c->v[i].str);
 		}
-		strbuf_addf(&pj, "}");
-		c->params_json = pj.buf ? pj.buf : xstrdup("{}");
+		c->params_json = config_params_json(w, c->v);
 		c->title = title.buf ? title.buf : xstrdup("(defaults)");
 		/* next point of the cartesian product, last axis fastest */
 		for (i = np - 1; i >= 0; i--) {
@@ -639,6 +672,241 @@ out:
 			free((char *)axes[k].vals[i].str);
 	free(axes);
 	return r;
+}
+
+static const char *const dash_keys[] = {
+	"target", "url", "group", "project", "environment", "token_env",
+	"token_file", "upload", "timeout", "connect_timeout", "max_attempts",
+	"ca_file", "backoff", "retry_after_max", NULL,
+};
+
+static void dashboard_release(struct dashboard_cfg *d)
+{
+	free(d->url);
+	free(d->group);
+	free(d->project);
+	free(d->environment);
+	free(d->token_env);
+	free(d->token_file);
+	free(d->ca_file);
+	memset(d, 0, sizeof(*d));
+}
+
+/* SQUAD's slug rule for group and project: [a-zA-Z0-9][a-zA-Z0-9_.-]* */
+static bool is_slug(const char *s)
+{
+	if (!isalnum((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
+			return false;
+	return true;
+}
+
+static bool is_env_name(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* A string key of the dashboard section; null leaves *out as it is. */
+static int dash_str(struct ctx *x, const cJSON *o, const char *key,
+		    char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char *s;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v) || !*v->valuestring ||
+	    strlen(v->valuestring) > 2048) {
+		s = show(v);
+		errf(x, "dashboard.%s: %s is not a non-empty string (of at most "
+		     "2048 characters)", key, s);
+		free(s);
+		return -1;
+	}
+	for (s = v->valuestring; *s; s++)
+		if (iscntrl((unsigned char)*s))
+			return errf(x, "dashboard.%s: a control character in "
+				    "\"%s\"", key, v->valuestring);
+	free(*out);
+	*out = strdup(v->valuestring);
+	return 0;
+}
+
+static int dash_duration(struct ctx *x, const cJSON *o, const char *key,
+			 uint64_t min, uint64_t max, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char lo[32], hi[32], *s;
+
+	if (!v)
+		return 0;
+	if (cJSON_IsString(v) && !parse_duration(v->valuestring, out) &&
+	    *out >= min && *out <= max)
+		return 0;
+	format_duration(min, lo, sizeof(lo));
+	format_duration(max, hi, sizeof(hi));
+	s = show(v);
+	errf(x, "dashboard.%s: %s is not a duration from %s to %s (\"30s\", "
+	     "\"500ms\")", key, s, lo, hi);
+	free(s);
+	return -1;
+}
+
+/* An http or https URL with a host, and no credentials in it. */
+static int dash_url(struct ctx *x, const char *url)
+{
+	const char *host = NULL, *end;
+
+	if (!strncmp(url, "https://", 8))
+		host = url + 8;
+	else if (!strncmp(url, "http://", 7))
+		host = url + 7;
+	if (!host || !*host || *host == '/')
+		return errf(x, "dashboard.url: \"%s\" is not an http:// or "
+			    "https:// URL with a host", url);
+	end = host + strcspn(host, "/?#");
+	if (memchr(host, '@', (size_t)(end - host)))
+		return errf(x, "dashboard.url: \"%s\" holds credentials; put "
+			    "the token in token_env or token_file", url);
+	if (strpbrk(url, " \t"))
+		return errf(x, "dashboard.url: \"%s\" holds a blank", url);
+	return 0;
+}
+
+/*
+ * The dashboard section: absent or null, nothing is uploaded; otherwise a
+ * url, and for SQUAD its group and project.
+ */
+static int load_dashboard(struct ctx *x, struct dashboard_cfg *d,
+			  const cJSON *o)
+{
+	const cJSON *v;
+	char *target = NULL;
+	unsigned n = 5;
+	int k;
+
+	if (!o || cJSON_IsNull(o))
+		return 0;
+	if (!cJSON_IsObject(o))
+		return errf(x, "dashboard: an object ({ \"url\": ... }) or "
+			    "null");
+	for (v = o->child; v; v = v->next) {
+		bool known = false;
+
+		if (is_comment(v->string))
+			continue;
+		for (k = 0; dash_keys[k]; k++)
+			known |= !strcmp(v->string, dash_keys[k]);
+		if (!known)
+			return unknown_key(x, "dashboard.", v->string,
+					   dash_keys, NULL, "dashboard");
+	}
+	d->timeout_ns = 30000000000ull;
+	d->connect_timeout_ns = 10000000000ull;
+	d->backoff_ns = 1000000000ull;
+	d->retry_after_max_ns = 60000000000ull;
+	d->max_attempts = 5;
+	d->target = DASHBOARD_SQUAD;
+	if (dash_str(x, o, "target", &target))
+		return -1;
+	if (target && !strcmp(target, "json")) {
+		d->target = DASHBOARD_JSON;
+	} else if (target && strcmp(target, "squad")) {
+		errf(x, "dashboard.target: \"%s\" is not one of: squad, json",
+		     target);
+		free(target);
+		return -1;
+	}
+	free(target);
+	if (dash_str(x, o, "url", &d->url) ||
+	    dash_str(x, o, "group", &d->group) ||
+	    dash_str(x, o, "project", &d->project) ||
+	    dash_str(x, o, "environment", &d->environment) ||
+	    dash_str(x, o, "token_env", &d->token_env) ||
+	    dash_str(x, o, "token_file", &d->token_file) ||
+	    dash_str(x, o, "ca_file", &d->ca_file) ||
+	    dash_duration(x, o, "timeout", 1000000ull, 3600000000000ull,
+			  &d->timeout_ns) ||
+	    dash_duration(x, o, "connect_timeout", 1000000ull,
+			  3600000000000ull, &d->connect_timeout_ns) ||
+	    dash_duration(x, o, "backoff", 1000000ull, 600000000000ull,
+			  &d->backoff_ns) ||
+	    dash_duration(x, o, "retry_after_max", 0, 3600000000000ull,
+			  &d->retry_after_max_ns) ||
+	    get_uint(x, o, "max_attempts", "dashboard.", 1, 100, &n))
+		goto fail;
+	d->max_attempts = n;
+	v = cJSON_GetObjectItemCaseSensitive(o, "upload");
+	if (v && !cJSON_IsBool(v)) {
+		char *s = show(v);
+
+		errf(x, "dashboard.upload: %s is not true or false", s);
+		free(s);
+		goto fail;
+	}
+	d->upload = cJSON_IsTrue(v);
+	if (!d->url) {
+		errf(x, "dashboard: missing key \"url\"");
+		goto fail;
+	}
+	if (dash_url(x, d->url))
+		goto fail;
+	if (d->target == DASHBOARD_SQUAD) {
+		const char *key = !d->group ? "group" :
+				  !d->project ? "project" : NULL;
+
+		if (key) {
+			errf(x, "dashboard: missing key \"%s\" (SQUAD's "
+			     "submit URL names the group and project)", key);
+			goto fail;
+		}
+		key = !is_slug(d->group) ? "group" :
+		      !is_slug(d->project) ? "project" : NULL;
+		if (key) {
+			errf(x, "dashboard.%s: \"%s\" is not a SQUAD slug "
+			     "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", key,
+			     !strcmp(key, "group") ? d->group : d->project);
+			goto fail;
+		}
+	} else if (d->group || d->project || d->environment) {
+		errf(x, "dashboard.%s: only the squad target takes it",
+		     d->group ? "group" : d->project ? "project" :
+		     "environment");
+		goto fail;
+	}
+	if (d->token_env && d->token_file) {
+		errf(x, "dashboard: token_env and token_file both given; "
+		     "name one");
+		goto fail;
+	}
+	if (d->token_file && d->token_file[0] != '/') {
+		errf(x, "dashboard.token_file: \"%s\" is not an absolute path",
+		     d->token_file);
+		goto fail;
+	}
+	if (d->ca_file && d->ca_file[0] != '/') {
+		errf(x, "dashboard.ca_file: \"%s\" is not an absolute path",
+		     d->ca_file);
+		goto fail;
+	}
+	if (!d->token_file && !d->token_env)
+		d->token_env = strdup("FOLIOBENCH_TOKEN");
+	if (d->token_env && !is_env_name(d->token_env)) {
+		errf(x, "dashboard.token_env: \"%s\" is not an environment "
+		     "variable name", d->token_env);
+		goto fail;
+	}
+	return 0;
+fail:
+	dashboard_release(d);
+	return -1;
 }
 
 #define CONFIG_MAX	(1 << 20)	/* bytes: a config is a page or two */
@@ -873,6 +1141,11 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	for (i = 0, v = suite->child; v; v = v->next, i++)
 		if (load_entry(&x, cfg, v, i))
 			goto out;
+	if (load_dashboard(&x, &cfg->dash,
+			   cJSON_GetObjectItemCaseSensitive(root, "dashboard")))
+		goto out;
+	cfg->json = cJSON_PrintUnformatted(root);
+
 	cfg->json = show(root);
 	r = 0;
 out:
@@ -900,6 +1173,7 @@ void config_release(struct config *cfg)
 	free(cfg->cpus);
 	free(cfg->cpu_list);
 	free(cfg->json);
+	dashboard_release(&cfg->dash);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

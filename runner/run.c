@@ -300,10 +300,46 @@ struct prepared {
 	int nworkers;
 	bool processes;
 	int *pus;				/* [nworkers] */
+	char str[WL_MAX_PARAMS][128];		/* the .str of adapted values */
+	char *params_json;	/* what will run, where preflight adapted it */
 	enum wl_verdict verdict;
 	char msg[512];
-	char info[256];
+	char info[384];
 };
+
+/*
+ * Keep what preflight left in c as the case that will run: a value it
+ * changed gets its canonical string anew (numbers from .u), and the case
+ * gets the params JSON of what runs, so that it is stored under those and
+ * the config's own params are kept beside them as what was asked.
+ */
+static int adopt_preflight(struct prepared *pr, const struct plan_case *pc,
+			   const struct wl_case *c)
+{
+	const struct workload *w = pc->wl;
+	bool changed = false;
+	int i;
+
+	memcpy(pr->v, c->v, sizeof(pr->v));
+	for (i = 0; w->params[i].name; i++) {
+		const struct param *p = &w->params[i];
+		bool num = p->type != PT_ENUM && p->type != PT_STRING;
+
+		if (num ? c->v[i].u == pc->v[i].u :
+		    c->v[i].str == pc->v[i].str ||
+		    (c->v[i].str && !strcmp(c->v[i].str, pc->v[i].str))) {
+			pr->v[i] = pc->v[i];
+			continue;
+		}
+		config_value_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
+		pr->v[i].str = pr->str[i];
+		changed = true;
+	}
+	if (!changed)
+		return 0;
+	pr->params_json = config_params_json(w, pr->v);
+	return pr->params_json ? 0 : -ENOMEM;
+}
 
 static void case_init(struct wl_case *c, const struct plan_case *pc,
 		      const struct wl_value *v, const struct placement *pl,
@@ -721,11 +757,11 @@ int runner_main(const struct run_opts *o, const char *version)
 	char mended[2048], scratch[4200], disk_scratch[4200];
 	const char *cfg_path = o->config_path ? o->config_path :
 			       config_default_path();
-	const char *db_path, *label;
+	const char *db_path = NULL, *label;
 	int64_t run_id = -1;
 	int ret = RUNNER_EINTERNAL, i, nrefused = 0, nfailed = 0, r;
 	pid_t holder = 0;
-	bool sys_up = false;
+	bool sys_up = false, complete = false;
 
 	P.tty = isatty(STDERR_FILENO);
 	P.quiet = o->quiet;
@@ -797,7 +833,8 @@ int runner_main(const struct run_opts *o, const char *version)
 		if (pr[i].verdict == WL_OK && pc->wl->preflight)
 			pr[i].verdict = pc->wl->preflight(&c, &e);
 		/* a preflight may adapt the case (a smaller size): keep it */
-		memcpy(pr[i].v, c.v, sizeof(pr[i].v));
+		if (adopt_preflight(&pr[i], pc, &c))
+			goto out;
 		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
@@ -907,7 +944,10 @@ int runner_main(const struct run_opts *o, const char *version)
 		const char *fail = NULL;
 		struct wl_err e = { { 0 } };
 
-		r = db_case_add(&db, run_id, i, pc->wl->name, pc->params_json,
+		r = db_case_add(&db, run_id, i, pc->wl->name,
+				pr[i].params_json ? pr[i].params_json :
+				pc->params_json,
+				pr[i].params_json ? pc->params_json : NULL,
 				&case_id);
 		if (r) {
 			ret = db_failed("cannot record a case in", db_path, r,
@@ -1035,9 +1075,13 @@ int runner_main(const struct run_opts *o, const char *version)
 			 nfailed == 1 ? "" : "s");
 		db_run_end(&db, run_id, "failed", why);
 		ret = RUNNER_EFAILED;
+	} else if ((r = db_run_complete(&db, run_id,
+				dashboard_target_name(cfg.dash.target)))) {
+		ret = db_failed("cannot mark the run complete in", db_path, r,
+				db.err);
 	} else {
-		db_run_end(&db, run_id, "complete", NULL);
 		ret = RUNNER_OK;
+		complete = true;
 	}
 	goto out;
 end_run:
@@ -1066,11 +1110,17 @@ out:
 		ret = exit_for_signal();
 	}
 	db_close(&db);
+	/* the lock is released: an upload may take its time */
+	/* bench/'s hook: it returns an exit code, passed on as it is */
+	if (complete && ret == RUNNER_OK && o->after)
+		ret = o->after(&cfg, db_path, meta.uuid, o->after_arg);
 	meta_release(&meta);
 	for (i = 0; tl && i < cfg.ncases; i++)
 		tally_release(&tl[i]);
-	for (i = 0; pr && i < cfg.ncases; i++)
+	for (i = 0; pr && i < cfg.ncases; i++) {
 		free(pr[i].pus);
+		free(pr[i].params_json);
+	}
 	free(tl);
 	free(pr);
 	placement_release(&pl);

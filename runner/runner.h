@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "common/dashboard.h"
 #include "runner/topo.h"
 #include "workloads/workload.h"
 
@@ -32,6 +33,7 @@ struct config {
 	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
 	char *json;			/* the effective config, for the run row */
+	struct dashboard_cfg dash;	/* target DASHBOARD_NONE: no section */
 	struct plan_case *cases;
 	int ncases;
 };
@@ -50,6 +52,15 @@ void config_release(struct config *cfg);
 const char *config_default_path(void);
 /* Keep only the cases of these workloads (comma list); -1 if unknown. */
 int config_only(struct config *cfg, const char *list, struct strbuf *err);
+
+/*
+ * The canonical string of a parameter's value, as the config parser writes
+ * it: numbers from .u ("64G", "10s", "90"), enums and strings from .str.
+ */
+void config_value_str(const struct param *p, const struct wl_value *v,
+		      char *buf, size_t n);
+/* The canonical params JSON of a case: every param, in table order. */
+char *config_params_json(const struct workload *w, const struct wl_value *v);
 
 /* Placement with hwloc. */
 struct placement {
@@ -96,6 +107,13 @@ struct run_opts {
 	int runs;		/* -1: from config */
 	bool quiet;
 	bool check_only;	/* `bench check` */
+	/*
+	 * Called once a run is complete and stored, the runner's lock
+	 * released: the front end uploads there.  Its exit code is the run's.
+	 */
+	int (*after)(const struct config *cfg, const char *db_path,
+		     const char *uuid, void *arg);
+	void *after_arg;
 };
 
 /*

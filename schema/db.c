@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include "db_priv.h"
 #include "schema_sql.h"
 
 /* The kind of a SQLite error, as this layer's code. */
@@ -177,7 +178,7 @@ void db_close(struct db *db)
 	db->h = NULL;
 }
 
-static void iso_now(char *buf, size_t n)
+void db_iso_now(char *buf, size_t n)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -188,15 +189,13 @@ static void iso_now(char *buf, size_t n)
 }
 
 /* Prepare, bind with a format ('t' text, 'i' int64, 'd' double, 'n' null), step. */
-static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+int db_vstmt(struct db *db, const char *sql, const char *fmt, va_list ap)
 {
 	sqlite3_stmt *st;
-	va_list ap;
 	int i, r;
 
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
-	va_start(ap, fmt);
 	for (i = 0; fmt[i]; i++) {
 		const char *t;
 
@@ -219,12 +218,22 @@ static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
 			sqlite3_bind_null(st, i + 1);
 		}
 	}
-	va_end(ap);
 	r = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE && r != SQLITE_ROW)
 		return fail(db, "write");
 	return DB_OK;
+}
+
+static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = db_vstmt(db, sql, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
@@ -233,7 +242,7 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 
 	int rc;
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	if ((rc = run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
 		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
@@ -249,6 +258,22 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 	return DB_OK;
 }
 
+/* Roll back, keeping the error that made us; returns r. */
+static int rollback_r(struct db *db, int r)
+{
+	char keep[512];
+
+	snprintf(keep, sizeof(keep), "%s", db->err);
+	exec(db, "ROLLBACK");
+	snprintf(db->err, sizeof(db->err), "%s", keep);
+	return r;
+}
+
+static int rollback(struct db *db)
+{
+	return rollback_r(db, DB_ERR);
+}
+
 int db_run_end(struct db *db, int64_t run_id, const char *status,
 	       const char *reason)
 {
@@ -256,7 +281,7 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 
 	int r;
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	if ((r = run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
 			  "ended_at = ? WHERE id = ?", "ttti", status, reason,
 			  now, run_id)))
@@ -282,13 +307,31 @@ int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
 			"tti", text, text, run_id);
 }
 
+int db_run_complete(struct db *db, int64_t run_id, const char *target)
+{
+	char now[32];
+
+	db_iso_now(now, sizeof(now));
+	if (exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	if (db_run_end(db, run_id, "complete", NULL))
+		return rollback(db);
+	if (target && run_stmt(db, "INSERT OR IGNORE INTO uploads (run_id, "
+			       "target, created_at) VALUES (?,?,?)", "itt",
+			       run_id, target, now))
+		return rollback(db);
+	if (exec(db, "COMMIT"))
+		return rollback(db);
+	return DB_OK;
+}
+
 int db_mend_running(struct db *db, const char *hostname, int *n)
 {
 	char now[32];
 
 	int r;
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	*n = 0;
 	if ((r = run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 			  "status = 'pending' AND run_id IN (SELECT id FROM "
@@ -305,11 +348,11 @@ int db_mend_running(struct db *db, const char *hostname, int *n)
 }
 
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
-		const char *params, int64_t *case_id)
+		const char *params, const char *asked, int64_t *case_id)
 {
 	int r = run_stmt(db, "INSERT INTO cases (run_id, seq, workload, "
-			 "params) VALUES (?,?,?,?)", "iitt", run_id,
-			 (int64_t)seq, workload, params);
+			 "params, asked) VALUES (?,?,?,?,?)", "iittt", run_id,
+			 (int64_t)seq, workload, params, asked);
 
 	if (r)
 		return r;
@@ -393,7 +436,7 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	int64_t sid;
 	int i, r;
 
-	iso_now(now, sizeof(now));
+	db_iso_now(now, sizeof(now));
 	r = exec(db, "BEGIN IMMEDIATE");
 	if (r)
 		return r;
@@ -430,14 +473,7 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 		goto err;
 	return DB_OK;
 err:
-	{
-		char keep[512];
-
-		snprintf(keep, sizeof(keep), "%s", db->err);
-		exec(db, "ROLLBACK");
-		snprintf(db->err, sizeof(db->err), "%s", keep);
-	}
-	return r;
+	return rollback_r(db, r);
 }
 
 /* Over this, the XML is stored compressed (a 32-vCPU VM's is ~30 KiB). */
@@ -526,7 +562,12 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		"SELECT r.id, r.uuid, r.label, r.kernel_release, r.boot_id, "
 		"r.status, r.started_at, r.ended_at, (SELECT count(*) FROM "
 		"samples s JOIN cases c ON s.case_id = c.id WHERE c.run_id = "
-		"r.id) FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		"r.id), (SELECT group_concat(u.target || ' ' || u.state || "
+		"CASE WHEN u.state <> 'sent' AND u.last_error IS NOT NULL "
+		"THEN ': ' || u.last_error || ' (' || u.attempts || "
+		"CASE u.attempts WHEN 1 THEN ' try)' ELSE ' tries)' END "
+		"ELSE '' END, '; ') FROM uploads u WHERE u.run_id = r.id) "
+		"FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct db_run_row row = {
@@ -539,6 +580,7 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 			.started_at = (const char *)sqlite3_column_text(st, 6),
 			.ended_at = (const char *)sqlite3_column_text(st, 7),
 			.nsamples = sqlite3_column_int64(st, 8),
+			.upload = (const char *)sqlite3_column_text(st, 9),
 		};
 
 		r = fn(&row, arg);

@@ -33,7 +33,7 @@ enum db_code {
 /* How long a write waits for another process's lock before DB_BUSY. */
 #define DB_BUSY_MS 10000
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 6
 
 /* Open (and create/migrate when create) the database; WAL, foreign keys. */
 int db_open(struct db *db, const char *path, bool create);
@@ -58,11 +58,20 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 /* Add a line to the run's status_reason ("could not undo: ..."). */
 int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Mark a run complete and, when target is not NULL, queue its upload there
+ * (the outbox row), in one transaction: a complete run always has its row.
+ */
+int db_run_complete(struct db *db, int64_t run_id, const char *target);
 /* Mark runs left 'running' on this host by a runner that is gone. */
 int db_mend_running(struct db *db, const char *hostname, int *n);
 
+/*
+ * A case, keyed by the params that ran; asked: the params the config asked
+ * for, when preflight adapted them (NULL when the case ran as asked).
+ */
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
-		const char *params, int64_t *case_id);
+		const char *params, const char *asked, int64_t *case_id);
 int db_case_status(struct db *db, int64_t case_id, const char *status,
 		   const char *reason, const char *info);
 
@@ -117,6 +126,8 @@ struct db_run_row {
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
 	int64_t nsamples;
+	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */
+	const char *upload;
 };
 int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		 void *arg);

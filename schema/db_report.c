@@ -170,7 +170,7 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 	/* sample_values.rowid keeps the metric order the workload gave. */
 	r = prepare(db,
 		    "SELECT r.id, r.boot_id, c.workload, c.params, v.metric, "
-		    "v.unit, v.better, v.value, v.supported "
+		    "v.unit, v.better, v.value, v.supported, s.id, c.asked "
 		    "FROM runs r JOIN cases c ON c.run_id = r.id "
 		    "JOIN samples s ON s.case_id = c.id "
 		    "JOIN sample_values v ON v.sample_id = s.id "
@@ -194,6 +194,9 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 			.value = sqlite3_column_double(st, 7),
 			.supported = sqlite3_column_type(st, 7) != SQLITE_NULL
 				     && sqlite3_column_int(st, 8),
+			.sample_id = sqlite3_column_int64(st, 9),
+			.asked = sqlite3_column_type(st, 10) == SQLITE_NULL ?
+				 NULL : col_text(st, 10),
 		};
 		int stop = fn(&v, arg);
 
@@ -236,6 +239,42 @@ int db_report_cases_not_done_each(struct db *db, const char *label,
 		}
 	}
 	return step_end(db, st, r, "cannot read cases");
+}
+
+int db_report_invalid_each(struct db *db, const char *label,
+			   int (*fn)(const struct db_report_invalid *, void *),
+			   void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT r.id, c.workload, c.params, "
+		    "coalesce(s.invalid_reason, ''), count(*) "
+		    "FROM runs r JOIN cases c ON c.run_id = r.id "
+		    "JOIN samples s ON s.case_id = c.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND s.warmup = 0 AND s.valid = 0 "
+		    "GROUP BY r.id, c.id, s.invalid_reason "
+		    "ORDER BY min(s.id)", label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_report_invalid v = {
+			.run_id = sqlite3_column_int64(st, 0),
+			.workload = col_text(st, 1),
+			.params = col_text(st, 2),
+			.reason = col_text(st, 3),
+			.n = sqlite3_column_int64(st, 4),
+		};
+		int stop = fn(&v, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read invalid samples");
 }
 
 int db_report_params_each(struct db *db, const char *params_json,

@@ -35,9 +35,11 @@ int db_report_runs_each(struct db *db, const char *label,
 /* One value of a sample that enters a median. */
 struct db_report_value {
 	int64_t run_id;
+	int64_t sample_id;	/* the values of one sample come together */
 	const char *boot_id, *workload, *params, *metric, *unit, *better;
 	double value;
 	bool supported;		/* false: NULL value, not measurable */
+	const char *asked;	/* the params asked, where the case was adapted */
 };
 /*
  * Values of non-warm-up, valid samples of the complete runs of a label, in
@@ -78,6 +80,19 @@ int db_report_cases_not_done_each(struct db *db, const char *label,
 				  int (*fn)(const struct db_report_case *,
 					    void *),
 				  void *arg);
+
+/*
+ * Invalid samples (not warm-ups) of the complete runs of a label, counted
+ * by run, case and reason, in the order first taken.
+ */
+struct db_report_invalid {
+	int64_t run_id;
+	const char *workload, *params, *reason;
+	int64_t n;
+};
+int db_report_invalid_each(struct db *db, const char *label,
+			   int (*fn)(const struct db_report_invalid *, void *),
+			   void *arg);
 
 /* The keys and values of a canonical params object, in its order. */
 int db_report_params_each(struct db *db, const char *params_json,

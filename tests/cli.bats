@@ -77,7 +77,7 @@ load test_helper
 	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
 	run "$BENCH" runs --db "$DB"
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 4; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 6; use a newer foliobench"
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
@@ -109,9 +109,12 @@ load test_helper
 	assert_success
 	assert_line --regexp '^1 +u1 +old +6.1 +b1 +complete '
 	run q "PRAGMA user_version"
-	assert_output 4
+	assert_output 6
 	run q "select label, virt = '' from runs"
 	assert_output "old|1"
+	# cases gained the params asked beside those that ran (version 6)
+	run q "select count(*) from pragma_table_info('cases') where name = 'asked'"
+	assert_output 1
 }
 
 @test "a run records whether it ran in a VM" {

@@ -33,23 +33,25 @@ narrow_ascii() {
 base   6.18.0-base   4 boots, 4 complete runs, kernel 6.18.0-base
 patch  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
 
-shmem-remove       base   ±sd    patch   ±sd  change       per folio          95% CI       p   p(U)
-op=unlink        100 ms  1.0%  80.2 ms  0.8%  -20.0%  -1.22 µs/folio  [-21.2, -18.6]  <0.001  0.057  faster
-op=ftruncate    50.1 ms  0.6%  50.2 ms  0.4%   +0.1%  +3.05 ns/folio    [-0.8, +1.0]     0.8   0.89  ~
-op=punch-hole   52.1 ms  0.4%        -     -       -                               -       -      -  only base
-geometric mean                                -10.5%                                                 faster
+shmem-remove       base   ±sd     patch   ±sd  change        per folio          95% CI         p (Holm)    p(U) (Holm)
+op=unlink      100.2 ms  1.0%   80.2 ms  0.8%  -20.0%  -1.221 µs/folio  [-21.2, -18.6]  <0.001 (<0.001)  0.029 (0.057)  faster
+op=ftruncate   50.12 ms  0.6%  50.17 ms  0.4%   +0.1%  +3.052 ns/folio    [-0.8, +1.0]        0.8 (0.8)    0.89 (0.89)  ~
+op=punch-hole  52.12 ms  0.4%         -     -       -                                -                -              -  only base
+geomean                                        -10.5%                                                                   (untested)
 
 Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64
 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
 boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact),
 Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 (p after Holm). ±sd: standard deviation of the boot
+not shown at p < 0.05 after Holm. The geomean is the geometric mean of the
+rows' ratios, with no test of its own. ±sd: standard deviation of the boot
 medians, in percent.
 
-What more boots would buy (each row alone at two-sided alpha 0.05, before the
-Holm correction; power 0.8; approximate):
-  op=ftruncate: the boots now detect a change of 1.2%; the +0.1% seen needs
-  436 boots of each kernel
+What more boots would buy (two-sided alpha 0.05, Holm-corrected over 2 rows:
+0.025 a row, the level that passes whatever the other rows show; power 0.8;
+approximate):
+  op=ftruncate: with 4 boots of each kernel, a change of 1.4% can be detected;
+  the +0.1% seen needs 528 boots of each kernel
 EOF
 }
 
@@ -62,18 +64,21 @@ EOF
 	assert_output - <<'EOF'
 before: 6.18.0-base, after: 6.18.0-patch
 
-shmem-remove     before    after               per folio
-op=unlink        100 ms  80.2 ms  -20.0%  -1.22 us/folio  faster
-op=ftruncate    50.1 ms  50.2 ms   +0.1%  +3.05 ns/folio  ~ (p=0.8)
-geometric mean                    -10.5%                  faster
+shmem-remove        before     after                per folio
+unlink()          100.2 ms   80.2 ms  -20.0%  -1.221 us/folio  faster
+ftruncate() to 0  50.12 ms  50.17 ms   +0.1%  +3.052 ns/folio  ~
+geomean                               -10.5%                   (untested)
 
-Only measured on 6.18.0-base: op=punch-hole.
+Only measured on 6.18.0-base: hole punch.
+
+Marked ~: ftruncate() to 0 (p=0.8, Holm 0.8).
 
 Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU
 machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
 Welch's t-test on the boot medians, Holm-corrected over 2 rows;
 Mann-Whitney U (exact), Holm-corrected over 2 rows. ~ marks a change not
-shown at p < 0.05 (p after Holm).
+shown at p < 0.05 after Holm. The geomean is the geometric mean of the
+rows' ratios, with no test of its own.
 EOF
 	narrow_ascii 75
 }
@@ -85,14 +90,14 @@ EOF
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
 	assert_output - <<'EOF'
-| shmem-remove | 6.18.0-base | ±sd | 6.18.0-patch | ±sd | change | per folio | 95% CI | p | p(U) | |
+| shmem-remove | 6.18.0-base | ±sd | 6.18.0-patch | ±sd | change | per folio | 95% CI | p (Holm) | p(U) (Holm) | |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
-| op=unlink | 100 ms | 1.0% | 80.2 ms | 0.8% | -20.0% | -1.22 µs/folio | [-21.2, -18.6] | <0.001 | 0.057 | faster |
-| op=ftruncate | 50.1 ms | 0.6% | 50.2 ms | 0.4% | +0.1% | +3.05 ns/folio | [-0.8, +1.0] | 0.8 | 0.89 | ~ |
-| op=punch-hole | 52.1 ms | 0.4% | - | - | - |  | - | - | - | only base |
-| geometric mean | | | | | -10.5% | | | | | faster |
+| unlink() | 100.2 ms | 1.0% | 80.2 ms | 0.8% | -20.0% | -1.221 µs/folio | [-21.2, -18.6] | <0.001 (<0.001) | 0.029 (0.057) | faster |
+| ftruncate() to 0 | 50.12 ms | 0.6% | 50.17 ms | 0.4% | +0.1% | +3.052 ns/folio | [-0.8, +1.0] | 0.8 (0.8) | 0.89 (0.89) | ~ |
+| hole punch | 52.12 ms | 0.4% | - | - | - |  | - | - | - | only base |
+| geomean | | | | | -10.5% | | | | | (untested) |
 
-Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact), Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change not shown at p < 0.05 (p after Holm).
+Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact), Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change not shown at p < 0.05 after Holm. The geomean is the geometric mean of the rows' ratios, with no test of its own.
 EOF
 }
 
@@ -103,16 +108,16 @@ EOF
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
 	assert_output - <<'EOF'
-workload,params,metric,unit,better,primary,base,base_boots,base_runs_min,base_runs_max,base_mean,base_sd,patch,patch_boots,patch_runs_min,patch_runs_max,patch_mean,patch_sd,change_pct,ci_low_pct,ci_high_pct,units,welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,significant,direction,detectable_pct,boots_needed
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,100250000,994987.4371,6.18.0-patch,4,3,3,80250000,613731.7547,-19.95012469,-21.2268657,-18.64730795,boots,4.994157143,4.065248317e-07,8.130496634e-07,0.02857142857,0.05714285714,yes,faster,,
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,6118.774414,60.7292137,6.18.0-patch,4,3,3,4898.071289,37.4592134,-19.95012469,-21.2268657,-18.64730795,boots,4.994157131,4.065248412e-07,1.626099365e-06,0.02857142857,0.1142857143,yes,faster,,
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,0,0,boots,,1,1,1,1,no,,,
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,50125000,298607.8811,6.18.0-patch,4,3,3,50175000,221735.5783,0.09975062344,-0.8218837735,1.032463675,boots,5.537039518,0.7977669806,0.7977669806,0.8857142857,0.8857142857,no,,1.243834908,436
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3059.387207,18.22557902,6.18.0-patch,4,3,3,3062.438965,13.53366556,0.0997506214,-0.821883787,1.032463685,boots,5.537039446,0.7977669865,1,0.8857142857,1,no,,1.24383492,436
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,0,0,boots,,1,1,1,1,no,,,
-shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-base,4,3,3,52125000,206155.2813,6.18.0-patch,,,,,,,,,,,,,,,,,,
-shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3181.457519,12.58272001,6.18.0-patch,,,,,,,,,,,,,,,,,,
-shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,,,,,,,,,,,,,,,,,,
+workload,params,asked,metric,unit,better,primary,base,base_boots,base_runs_min,base_runs_max,base_mean,base_sd,patch,patch_boots,patch_runs_min,patch_runs_max,patch_mean,patch_sd,change_pct,ci_low_pct,ci_high_pct,units,welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,significant,direction,detectable_pct,boots_needed,holm_rows,no_test
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-base,4,3,3,100250000,994987.4371,6.18.0-patch,4,3,3,80250000,613731.7547,-19.95012469,-21.2268657,-18.64730795,boots,4.994157143,4.065248317e-07,8.130496634e-07,0.02857142857,0.05714285714,yes,faster,,,2,
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,6118.774414,60.7292137,6.18.0-patch,4,3,3,4898.071289,37.4592134,-19.95012469,-21.2268657,-18.64730795,boots,4.994157131,4.065248412e-07,8.130496824e-07,0.02857142857,0.05714285714,yes,faster,,,2,
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,,,boots,,,,,,,,,,,input
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-base,4,3,3,50125000,298607.8811,6.18.0-patch,4,3,3,50175000,221735.5783,0.09975062344,-0.8218837735,1.032463675,boots,5.537039518,0.7977669806,0.7977669806,0.8857142857,0.8857142857,no,,1.437415658,528,2,
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3059.387207,18.22557902,6.18.0-patch,4,3,3,3062.438965,13.53366556,0.0997506214,-0.821883787,1.032463685,boots,5.537039446,0.7977669865,0.7977669865,0.8857142857,0.8857142857,no,,1.437415671,528,2,
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,4,3,3,16384,0,0,,,boots,,,,,,,,,,,input
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-base,4,3,3,52125000,206155.2813,6.18.0-patch,,,,,,,,,,,,,,,,,,,,
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,3181.457519,12.58272001,6.18.0-patch,,,,,,,,,,,,,,,,,,,,
+shmem-remove,"{""op"":""punch-hole"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,folios,count,lower,no,6.18.0-base,4,3,3,16384,0,6.18.0-patch,,,,,,,,,,,,,,,,,,,,
 EOF
 }
 
@@ -144,7 +149,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	4,
+	"schema_version":	6,
 	"format_version":	1,
 	"kind":	"compare",
 	"alpha":	0.05,
@@ -208,15 +213,18 @@ EOF
 	},
 	"test":	"welch t on boot medians, holm",
 	"power":	0.8,
-	"plan":	"each row alone at alpha, before holm",
+	"plan":	"alpha over the rows of the row's holm family",
 	"holm_rows_welch":	1,
 	"holm_rows_mwu":	0,
+	"holm_rows_welch_other":	0,
+	"holm_rows_mwu_other":	0,
 	"significant_rows":	1,
 	"significant_rows_uncorrected":	1,
 	"geometric_mean":	{
 		"change_pct":	-19.8019801980198,
 		"rows":	1,
 		"cost":	false,
+		"tested":	false,
 		"direction":	"faster"
 	},
 	"warnings":	[],
@@ -226,7 +234,9 @@ EOF
 				"op":	"unlink",
 				"size":	"64M"
 			},
+			"asked":	null,
 			"name":	"op=unlink",
+			"words":	"unlink()",
 			"workload":	"shmem-remove",
 			"metric":	"wall",
 			"unit":	"ns",
@@ -266,7 +276,9 @@ EOF
 			"direction":	"faster",
 			"detectable_pct":	null,
 			"boots_needed":	null,
-			"boots_needed_over_cap":	false
+			"boots_needed_over_cap":	false,
+			"holm_rows":	1,
+			"no_test":	null
 		}]
 }
 EOF
@@ -282,7 +294,7 @@ EOF
 		json_extract(readfile('$T/out.json'), '\$.rows[3].boots_needed'),
 		json_array_length(readfile('$T/out.json'), '\$.warnings')"
 	assert_success
-	assert_output "1|9|faster|436|2"
+	assert_output "1|9|faster|528|2"
 }
 
 @test "changelog: long names take a line of their own; costs in the mean" {
@@ -293,20 +305,24 @@ EOF
 	assert_output - <<'EOF'
 before: K1, after: K2
 
-                           before       after
-shmem-remove               100 ms     90.3 ms   -9.8%  faster
-seq-read pattern=sequential-with-readahead
-                       4010 MiB/s  4420 MiB/s  +10.2%  faster
-seq-read pattern=sequential-without-readahead
-                       3007 MiB/s  3008 MiB/s   +0.1%  ~ (p=0.91)
-geometric mean (cost)                           -6.5%  faster
+                    before       after
+shmem-remove      100.2 ms     90.3 ms   -9.8%  faster
+seq-read, pattern=sequential-with-readahead
+                4010 MiB/s  4420 MiB/s  +10.2%  faster
+seq-read, pattern=sequential-without-readahead
+                3007 MiB/s  3008 MiB/s   +0.1%  ~
+geomean (cost)                           -6.5%  (untested)
+
+Marked ~: seq-read, pattern=sequential-without-readahead (p=0.91, Holm
+0.91).
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
 machine; shmem-remove: 64 MiB file of 4K folios, op=unlink,
 dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file. Welch's t-test
 on the boot medians, Holm-corrected over 3 rows. ~ marks a change not
-shown at p < 0.05 (p after Holm). The geometric mean (cost) inverts the
-ratios of higher-is-better metrics: below zero is better.
+shown at p < 0.05 after Holm. The geomean is the geometric mean of the
+rows' ratios, those of higher-is-better metrics inverted (a cost: below
+zero is better), with no test of its own.
 Not measurable on these machines: shmem-remove cycles.
 EOF
 	narrow_ascii 75
@@ -320,25 +336,28 @@ EOF
 base   K1  3 boots, 3 complete runs, kernel K1
 patch  K2  3 boots, 3 complete runs, kernel K2
 
-case                                                 base   ±sd       patch   ±sd  change         95% CI       p  p(U)
-shmem-remove                                       100 ms  0.8%     90.3 ms  0.7%   -9.8%  [-11.3, -8.3]  <0.001     -  faster
-seq-read pattern=sequential-with-readahead     4010 MiB/s  0.9%  4420 MiB/s  0.8%  +10.2%  [+8.1, +12.4]  <0.001     -  faster
-seq-read pattern=sequential-without-readahead  3007 MiB/s  0.7%  3008 MiB/s  0.4%   +0.1%   [-1.3, +1.5]    0.91     -  ~
-geometric mean (cost)                                                               -6.5%                               faster
+case                                                 base   ±sd       patch   ±sd  change         95% CI         p (Holm)  p(U) (Holm)
+shmem-remove                                     100.2 ms  0.8%     90.3 ms  0.7%   -9.8%  [-11.3, -8.3]  <0.001 (<0.001)            -  faster
+seq-read pattern=sequential-with-readahead     4010 MiB/s  0.9%  4420 MiB/s  0.8%  +10.2%  [+8.1, +12.4]  <0.001 (<0.001)            -  faster
+seq-read pattern=sequential-without-readahead  3007 MiB/s  0.7%  3008 MiB/s  0.4%   +0.1%   [-1.3, +1.5]      0.91 (0.91)            -  ~
+geomean (cost)                                                                      -6.5%                                               (untested)
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU machine;
 shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
 populate=fallocate; seq-read: 1 GiB file. Welch's t-test on the boot medians,
 Holm-corrected over 3 rows; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 (p after Holm). The geometric mean (cost) inverts the
-ratios of higher-is-better metrics: below zero is better. ±sd: standard
-deviation of the boot medians, in percent.
+not shown at p < 0.05 after Holm. The geomean is the geometric mean of the
+rows' ratios, those of higher-is-better metrics inverted (a cost: below zero
+is better), with no test of its own. ±sd: standard deviation of the boot
+medians, in percent.
 Not measurable on these machines: shmem-remove cycles.
 
-What more boots would buy (each row alone at two-sided alpha 0.05, before the
-Holm correction; power 0.8; approximate):
-  seq-read pattern=sequential-without-readahead: the boots now detect a change
-  of 1.7%; the +0.1% seen needs 1673 boots of each kernel
+What more boots would buy (two-sided alpha 0.05, Holm-corrected over 3 rows:
+0.017 a row, the level that passes whatever the other rows show; power 0.8;
+approximate):
+  seq-read pattern=sequential-without-readahead: with 3 boots of each kernel,
+  a change of 2.3% can be detected; the +0.1% seen needs 2232 boots of each
+  kernel
 EOF
 }
 
@@ -351,27 +370,29 @@ EOF
 half 1  6.18.0-base (odd boots)   2 boots, 2 complete runs, kernel 6.18.0-base
 half 2  6.18.0-base (even boots)  2 boots, 2 complete runs, kernel 6.18.0-base
 
-shmem-remove     half 1   ±sd   half 2   ±sd  change       per folio        95% CI     p  p(U)
-op=unlink       99.5 ms  0.6%   101 ms  0.8%   +1.4%  +85.4 ns/folio  [-1.8, +4.7]   0.3     -  ~
-op=ftruncate    50.4 ms  0.4%  49.9 ms  0.3%   -0.9%  -27.5 ns/folio  [-2.6, +0.9]   0.3     -  ~
-op=punch-hole   52.0 ms  0.1%  52.3 ms  0.0%   +0.7%  +21.4 ns/folio  [-0.5, +1.9]  0.27     -  ~
-geometric mean                                 +0.4%                                            slower
+shmem-remove     half 1   ±sd    half 2   ±sd  change        per folio        95% CI     p (Holm)  p(U) (Holm)
+op=unlink       99.5 ms  0.6%  101.0 ms  0.8%   +1.4%  +85.45 ns/folio  [-1.8, +4.7]   0.19 (0.3)            -  ~
+op=ftruncate   50.35 ms  0.4%  49.90 ms  0.3%   -0.9%  -27.47 ns/folio  [-2.6, +0.9]   0.15 (0.3)            -  ~
+op=punch-hole  51.95 ms  0.1%  52.30 ms  0.0%   +0.7%  +21.36 ns/folio  [-0.5, +1.9]  0.09 (0.27)            -  ~
+geomean                                         +0.4%                                                           (untested)
 
 Median of 3 runs, averaged over 2 boots in each half of 6.18.0-base, on a
 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
 Welch's t-test on the boot medians, Holm-corrected over 3 rows; the change's
-95% CI by Fieller. ~ marks a change not shown at p < 0.05 (p after Holm).
+95% CI by Fieller. ~ marks a change not shown at p < 0.05 after Holm. The
+geomean is the geometric mean of the rows' ratios, with no test of its own.
 Fewer than 3 boots of a kernel: the boot-to-boot variance cannot be judged.
 ±sd: standard deviation of the boot medians, in percent.
 
 A/A: 0 of 3 rows differ at p < 0.05 after Holm (0%), 0 before correction (0%);
 the two halves are one kernel, so any row that differs is a false positive.
 
-What more boots would buy (each row alone at two-sided alpha 0.05, before the
-Holm correction; power 0.8; approximate):
-  op=unlink: the boots now detect a change of 3.8%
-  op=ftruncate: the boots now detect a change of 1.9%
-  op=punch-hole: the boots now detect a change of 0.5%
+What more boots would buy (two-sided alpha 0.05, Holm-corrected over 3 rows:
+0.017 a row, the level that passes whatever the other rows show; power 0.8;
+approximate):
+  op=unlink: with 2 boots in each half, a change of 6.2% can be detected
+  op=ftruncate: with 2 boots in each half, a change of 3.1% can be detected
+  op=punch-hole: with 2 boots in each half, a change of 0.8% can be detected
 EOF
 }
 
@@ -389,16 +410,16 @@ EOF
 	assert_output - <<'EOF'
 before: A, after: B
 
-shmem-remove  before    after               per folio
-op=unlink     100 ms  80.2 ms  -20.1%  -1.23 us/folio  faster
+shmem-remove    before    after                per folio
+unlink()      100.4 ms  80.2 ms  -20.1%  -1.230 us/folio  faster
 
 Mean of 5 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB
 file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on
 the runs, Holm-corrected over 1 row; Mann-Whitney U (exact),
-Holm-corrected over 1 row. ~ marks a change not shown at p < 0.05 (p
-after Holm). One boot of a kernel: its runs stand in for boots, so
-values, changes and tests are of the mean of the runs and cannot see how
-much boots differ.
+Holm-corrected over 1 row. ~ marks a change not shown at p < 0.05 after
+Holm. One boot of a kernel: its runs stand in for boots, so values,
+changes and tests are of the mean of the runs and cannot see how much
+boots differ.
 EOF
 	narrow_ascii 75
 }
@@ -416,20 +437,21 @@ EOF
 base   A  2 boots, 2 complete runs, kernel A
 patch  B  2 boots, 2 complete runs, kernel B
 
-shmem-remove    base   ±sd   patch   ±sd  change       per folio        95% CI     p  p(U)
-op=unlink     101 ms  1.1%  101 ms  0.6%   -0.1%  -9.16 ns/folio  [-4.9, +5.0]  0.88     -  ~
+shmem-remove      base   ±sd     patch   ±sd  change        per folio        95% CI     p (Holm)  p(U) (Holm)
+op=unlink     100.8 ms  1.1%  100.6 ms  0.6%   -0.1%  -9.155 ns/folio  [-4.9, +5.0]  0.88 (0.88)            -  ~
 
 Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64
 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
 boot medians, Holm-corrected over 1 row; the change's 95% CI by Fieller. ~
-marks a change not shown at p < 0.05 (p after Holm). Fewer than 3 boots of a
+marks a change not shown at p < 0.05 after Holm. Fewer than 3 boots of a
 kernel: the boot-to-boot variance cannot be judged. ±sd: standard deviation of
 the boot medians, in percent.
 
-What more boots would buy (each row alone at two-sided alpha 0.05, before the
-Holm correction; power 0.8; approximate):
-  op=unlink: the boots now detect a change of 4.5%; the -0.1% seen needs 506
-  boots of each kernel
+What more boots would buy (two-sided alpha 0.05, Holm-corrected over 1 row:
+0.05 a row, the level that passes whatever the other rows show; power 0.8;
+approximate):
+  op=unlink: with 2 boots of each kernel, a change of 4.5% can be detected;
+  the -0.1% seen needs 506 boots of each kernel
 EOF
 }
 
@@ -458,20 +480,20 @@ EOF
 base   A  1 boot, 1 complete run, kernel A
 patch  B  1 boot, 1 complete run, kernel B
 
-shmem-remove     base     ±sd    patch   ±sd  change      per folio          95% CI       p  p(U)
-op=unlink     45.5 ms  108.7%  30.0 ms  1.1%  -34.1%  -949 ns/folio  [-45.8, -16.0]  0.0022  0.21  faster
+shmem-remove      base     ±sd     patch   ±sd  change        per folio          95% CI         p (Holm)  p(U) (Holm)
+op=unlink     45.55 ms  108.7%  30.00 ms  1.1%  -34.1%  -949.4 ns/folio  [-45.8, -16.0]  0.0022 (0.0022)  0.21 (0.21)  faster
 
 Mean of 100 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB file
 of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the runs,
 Holm-corrected over 1 row; Mann-Whitney U (normal, tie-corrected),
 Holm-corrected over 1 row; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 (p after Holm). One boot of a kernel: its runs stand in
-for boots, so values, changes and tests are of the mean of the runs and cannot
-see how much boots differ. ±sd: standard deviation of the runs, in percent.
+not shown at p < 0.05 after Holm. One boot of a kernel: its runs stand in for
+boots, so values, changes and tests are of the mean of the runs and cannot see
+how much boots differ. ±sd: standard deviation of the runs, in percent.
 EOF
 	run "$BENCH" compare --db "$DB" --format csv A B
 	assert_success
-	assert_line --index 1 'shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,A,1,100,100,45550000,49500000,B,1,100,100,29995000,320156.2119,-34.1492865,-45.83057398,-16.04587353,runs,99.00828283,0.002211140173,0.002211140173,0.2145129763,0.2145129763,yes,faster,,'
+	assert_line --index 1 'shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,A,1,100,100,45550000,49500000,B,1,100,100,29995000,320156.2119,-34.1492865,-45.83057398,-16.04587353,runs,99.00828283,0.002211140173,0.002211140173,0.2145129763,0.2145129763,yes,faster,,,1,'
 }
 
 @test "mixed: only the rows with a one-boot kernel stand on runs, and say so" {
@@ -499,18 +521,24 @@ EOF
 	assert_output - <<'EOF'
 before: A, after: B
 
-shmem-remove     before    after               per folio
-op=unlink        100 ms  80.1 ms  -20.0%  -1.22 us/folio  faster
-op=ftruncate    50.1 ms  50.0 ms   -0.2%  -6.10 ns/folio  ~ (p=0.89)
-geometric mean                    -10.6%                  faster
+shmem-remove
+          boots    before     after                per folio
+unlink()      3  100.1 ms   80.1 ms  -20.0%  -1.221 us/folio  faster
+ftruncate() to 0
+            3/1  50.10 ms  50.00 ms   -0.2%  -6.104 ns/folio  ~
+geomean                              -10.6%                   (untested)
 
-Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
-machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
-Welch's t-test on the boot medians, or the runs where a kernel has one
-boot, Holm-corrected over 2 rows. ~ marks a change not shown at p < 0.05
-(p after Holm). Where a kernel has one boot, its runs stand in for
-boots: the row's values, change and tests are of the mean of the runs
-and cannot see how much boots differ.
+Marked ~: ftruncate() to 0 (p=0.89, Holm 0.89).
+
+Median of 3 runs, averaged over 1 to 3 boots of each kernel, as the
+boots column gives for each row, on a 2-CPU machine; 64 MiB file of 4K
+folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot
+medians, or the runs where a kernel has one boot, Holm-corrected over 2
+rows. ~ marks a change not shown at p < 0.05 after Holm. The geomean is
+the geometric mean of the rows' ratios, with no test of its own. Where a
+kernel has one boot, its runs stand in for boots: the row's values,
+change and tests are of the mean of the runs and cannot see how much
+boots differ.
 EOF
 	narrow_ascii 75
 	run "$BENCH" compare --db "$DB" --format csv A B
@@ -564,7 +592,7 @@ cpus_utilized|CPUs|+19.8|worse
 EOF
 }
 
-@test "geometric mean: says which way it goes, better or worse for counts" {
+@test "geomean: its change without a verdict; json gives its direction, untested" {
 	# a metric this build does not know is a headline one: both rows
 	# and their geometric mean are shown
 	fx_begin "$DB"
@@ -589,18 +617,22 @@ EOF
 	assert_output - <<'EOF'
 before: A, after: B
 
-seq-read         before    after
-op=read         1001 /s  1201 /s  +20.0%  worse
-op=write        1001 /s  1201 /s  +20.0%  worse
-geometric mean                    +20.0%  worse
+seq-read   before    after
+op=read   1001 /s  1201 /s  +20.0%  worse
+op=write  1001 /s  1201 /s  +20.0%  worse
+geomean                     +20.0%  (untested)
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
 machine; 1 GiB file. Welch's t-test on the boot medians, Holm-corrected
-over 2 rows. ~ marks a change not shown at p < 0.05 (p after Holm).
+over 2 rows. ~ marks a change not shown at p < 0.05 after Holm. The
+geomean is the geometric mean of the rows' ratios, with no test of its
+own.
 EOF
 	run "$BENCH" compare --db "$DB" --format json A B
 	assert_success
-	assert_output --partial '"direction":	"worse"
+	assert_output --partial '"cost":	false,
+		"tested":	false,
+		"direction":	"worse"
 	},'
 }
 
@@ -615,21 +647,22 @@ before:
 6.18.0-rc3-next-20261128-mm-unstable-folio-batch-truncate-v4-kasan-lockdep-
 dbg1+, after: patched
 
-seq-read            before       after
+seq-read      before       after
 dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
   a-mount-point-with-a-rather-long-name/fast
-                4010 MiB/s  4420 MiB/s  +10.2%  faster
+          4010 MiB/s  4420 MiB/s  +10.2%  faster
 dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
   a-mount-point-with-a-rather-long-name/slow
-                1003 MiB/s  1106 MiB/s  +10.2%  faster
-geometric mean                          +10.2%  faster
+          1003 MiB/s  1106 MiB/s  +10.2%  faster
+geomean                           +10.2%  (untested)
 
 Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
 machine; 1 GiB file,
 file=/srv/benchmarks/page-cache/datasets/
 one-gibibyte-of-random-bytes-for-sequential-reads.bin. Welch's t-test on
 the boot medians, Holm-corrected over 2 rows. ~ marks a change not shown
-at p < 0.05 (p after Holm).
+at p < 0.05 after Holm. The geomean is the geometric mean of the rows'
+ratios, with no test of its own.
 EOF
 	narrow_ascii 75
 }
@@ -682,7 +715,7 @@ bench: warning: memory differs by more than 1%: from 23.5 GiB to 25 GiB across t
 		--format changelog A B
 	assert_success
 	assert_equal "$stderr" ""
-	assert_line --index 2 "op=unlink     100 ms  90.0 ms  -10.0%  -610 ns/folio  faster"
+	assert_line --index 2 "unlink()      100.0 ms  90.0 ms  -10.0%  -610.4 ns/folio  faster"
 }
 
 @test "the known warnings reach stderr with --strict, and nothing is printed" {
@@ -742,7 +775,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	sqlite3 "$DB" "PRAGMA user_version = 99"
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 4; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 6; use a newer foliobench"
 }
 
 @test "an unknown label: 67, with the nearest one" {
@@ -791,7 +824,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_line --index 0 "bench: --aa takes one label"
 	run "$BENCH" compare --db "$DB" --format xml A B
 	assert_failure 64
-	assert_output "bench: unknown format 'xml' (text, changelog, markdown, csv, json)"
+	assert_output "bench: unknown format 'xml' (text, changelog, markdown, csv, json, ministat, benchstat)"
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-base
 	assert_failure 64
 	assert_output "bench: BASE and PATCH are both '6.18.0-base'; to compare a label with itself use --aa"
@@ -824,7 +857,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_equal "$stderr" ""
 	assert_line --index 0 --regexp '^base   A  1 boot, 1 complete run, kernel '
 	assert_line --index 1 --regexp '^patch  B  1 boot, 1 complete run, kernel '
-	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +[0-9.]+% +[0-9.]+ ms +[0-9.]+% +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ +- +(faster|slower|~)$'
+	assert_line --index 3 --regexp '^op=unlink +[0-9.]+ ms +[0-9.]+% +[0-9.]+ ms +[0-9.]+% +[-+][0-9.]+% +[-+][0-9.]+ [nµ]s/folio +(\[[-+][0-9.]+, [-+][0-9.]+\]|unbounded) +[<0-9.]+ \([<0-9.]+\) +- +(faster|slower|~)$'
 	# the notes wrap where the CPU count puts them: read them as one line
 	local notes=${output//$'\n'/ }
 	[[ $notes == *"Mean of 2 runs in one boot of each kernel, $(fx_where); 64 MiB file of 4K folios"* ]]

@@ -28,9 +28,9 @@ narrow_ascii() {
 	assert_output - <<'EOF'
 label  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
 
-shmem-remove    value   ±sd  95% CI of the value  boots  runs
-op=unlink     80.2 ms  0.8%   79.3 ms to 81.2 ms      4     3
-op=ftruncate  50.2 ms  0.4%   49.8 ms to 50.5 ms      4     3
+shmem-remove     value   ±sd   95% CI of the value  boots  runs
+op=unlink     80.25 ms  0.8%  79.27 ms to 81.23 ms      4     3
+op=ftruncate  50.17 ms  0.4%  49.82 ms to 50.53 ms      4     3
 
 Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K
 folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians;
@@ -47,9 +47,9 @@ EOF
 	assert_output - <<'EOF'
 6.18.0-patch
 
-shmem-remove    value  spread
-op=unlink     80.2 ms  +-0.8%
-op=ftruncate  50.2 ms  +-0.4%
+shmem-remove         value  spread
+unlink()          80.25 ms  +-0.8%
+ftruncate() to 0  50.17 ms  +-0.4%
 
 Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file
 of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
@@ -66,8 +66,8 @@ EOF
 	assert_output - <<'EOF'
 | shmem-remove | 6.18.0-patch | ±sd | 95% CI | boots | runs |
 | --- | ---: | ---: | ---: | ---: | ---: |
-| op=unlink | 80.2 ms | 0.8% | 79.3 ms to 81.2 ms | 4 | 3 |
-| op=ftruncate | 50.2 ms | 0.4% | 49.8 ms to 50.5 ms | 4 | 3 |
+| unlink() | 80.25 ms | 0.8% | 79.27 ms to 81.23 ms | 4 | 3 |
+| ftruncate() to 0 | 50.17 ms | 0.4% | 49.82 ms to 50.53 ms | 4 | 3 |
 
 Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians; ±sd: their standard deviation in percent.
 EOF
@@ -79,13 +79,13 @@ EOF
 		6.18.0-patch
 	assert_success
 	assert_output - <<'EOF'
-workload,params,metric,unit,better,primary,label,boots,runs_min,runs_max,mean,sd,spread_units,spread,ci_low,ci_high
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-patch,4,3,3,80250000,613731.7547,boots,613731.7547,79273415.82,81226584.18
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,4898.071289,37.4592134,boots,37.4592134,4838.465321,4957.677257
-shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",wall,ns,lower,yes,6.18.0-patch,4,3,3,50175000,221735.5783,boots,221735.5783,49822169.21,50527830.79
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,3062.438965,13.53366556,boots,13.53366556,3040.903883,3083.974047
-shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
+workload,params,asked,metric,unit,better,primary,label,boots,runs_min,runs_max,mean,sd,spread_units,spread,ci_low,ci_high
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-patch,4,3,3,80250000,613731.7547,boots,613731.7547,79273415.82,81226584.18
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,4898.071289,37.4592134,boots,37.4592134,4838.465321,4957.677257
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-patch,4,3,3,50175000,221735.5783,boots,221735.5783,49822169.21,50527830.79
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-patch,4,3,3,3062.438965,13.53366556,boots,13.53366556,3040.903883,3083.974047
+shmem-remove,"{""op"":""ftruncate"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,folios,count,lower,no,6.18.0-patch,4,3,3,16384,0,boots,0,16384,16384
 EOF
 }
 
@@ -109,7 +109,7 @@ EOF
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	4,
+	"schema_version":	6,
 	"format_version":	1,
 	"kind":	"export",
 	"alpha":	0.05,
@@ -149,7 +149,9 @@ EOF
 				"op":	"unlink",
 				"size":	"64M"
 			},
+			"asked":	null,
 			"name":	"op=unlink",
+			"words":	"unlink()",
 			"workload":	"shmem-remove",
 			"metric":	"wall",
 			"unit":	"ns",
@@ -184,8 +186,8 @@ EOF
 	assert_output - <<'EOF'
 A
 
-shmem-remove   value  spread
-op=unlink     100 ms  +-0.6%
+shmem-remove     value  spread
+unlink()      100.4 ms  +-0.6%
 
 Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K
 folios, dir=/dev/shm, populate=fallocate. Spread: standard deviation of
@@ -197,8 +199,8 @@ EOF
 	assert_output - <<'EOF'
 label  A  1 boot, 1 complete run, kernel A
 
-shmem-remove   value   ±sd  95% CI of the value  boots  runs
-op=unlink     100 ms  0.6%    99.6 ms to 101 ms      1     5
+shmem-remove     value   ±sd  95% CI of the value  boots  runs
+op=unlink     100.4 ms  0.6%  99.6 ms to 101.2 ms      1     5
 
 Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K folios,
 dir=/dev/shm, populate=fallocate. Value: the mean of the runs; ±sd: their
@@ -217,8 +219,8 @@ EOF
 	assert_output - <<'EOF'
 A
 
-shmem-remove   value  spread
-op=unlink     101 ms  +-1.1%
+shmem-remove     value  spread
+unlink()      100.8 ms  +-1.1%
 
 Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file
 of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
@@ -234,10 +236,10 @@ EOF
 	assert_output - <<'EOF'
 K2
 
-                                                    value  spread
-shmem-remove                                      90.3 ms  +-0.7%
-seq-read pattern=sequential-with-readahead     4420 MiB/s  +-0.8%
-seq-read pattern=sequential-without-readahead  3008 MiB/s  +-0.4%
+                                                     value  spread
+shmem-remove                                      90.33 ms  +-0.7%
+seq-read, pattern=sequential-with-readahead     4420 MiB/s  +-0.8%
+seq-read, pattern=sequential-without-readahead  3008 MiB/s  +-0.4%
 
 Median of 3 runs, averaged over 3 boots, on a 2-CPU machine;
 shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
@@ -294,15 +296,16 @@ EOF
 	assert_output - <<'EOF'
 label  A  3 boots, 3 complete runs, kernel A
 
-shmem-remove    value    ±sd  95% CI of the value  boots  runs
-op=unlink     80.1 ms   0.1%   79.9 ms to 80.3 ms      3     3
-op=ftruncate  3.00 ms  88.2%  -3.57 ms to 9.57 ms      1     3
+shmem-remove     value    ±sd    95% CI of the value  boots  runs
+op=unlink     80.10 ms   0.1%   79.85 ms to 80.35 ms      3     3
+op=ftruncate  3.000 ms  88.2%  -3.572 ms to 9.572 ms      1     3
 
-Median of 3 runs, averaged over 3 boots, on a 2-CPU machine; 64 MiB file of 4K
-folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians;
-±sd: their standard deviation in percent, and the 95% CI of the mean by
-Student's t. Where there is one boot, the value is the mean of its runs, and
-±sd and the CI come from them and say nothing of how much boots differ.
+Median of 3 runs, averaged over 1 to 3 boots, as the boots column gives for
+each row, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm,
+populate=fallocate. Value: the mean of the boot medians; ±sd: their standard
+deviation in percent, and the 95% CI of the mean by Student's t. Where there
+is one boot, the value is the mean of its runs, and ±sd and the CI come from
+them and say nothing of how much boots differ.
 EOF
 }
 
@@ -328,7 +331,7 @@ EOF
 	sqlite3 "$DB.k" "PRAGMA user_version = 99"
 	run "$BENCH" export --db "$DB.k" 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 4; use a newer foliobench"
+	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 6; use a newer foliobench"
 }
 
 @test "usage errors: 64" {
@@ -339,7 +342,7 @@ EOF
 	assert_failure 64
 	run "$BENCH" export --format yaml A
 	assert_failure 64
-	assert_output "bench: unknown format 'yaml' (text, changelog, markdown, csv, json)"
+	assert_output "bench: unknown format 'yaml' (text, changelog, markdown, csv, json, benchstat)"
 	run "$BENCH" export ''
 	assert_failure 64
 	assert_output "bench: empty label: name one (make export LABEL=...)"
@@ -353,8 +356,8 @@ EOF
 	assert_success
 	assert_line --index 0 "A"
 	assert_line --index 1 --regexp '^shmem-remove +value +spread$'
-	assert_line --index 2 --regexp '^op=unlink +[0-9.]+ ms +\+-[0-9.]+%$'
-	assert_line --index 3 --regexp '^op=ftruncate +[0-9.]+ ms +\+-[0-9.]+%$'
+	assert_line --index 2 --regexp '^unlink\(\) +[0-9.]+ ms +\+-[0-9.]+%$'
+	assert_line --index 3 --regexp '^ftruncate\(\) to 0 +[0-9.]+ ms +\+-[0-9.]+%$'
 	local notes=${output//$'\n'/ }
 	[[ $notes == *"Mean of 2 runs in one boot, $(fx_where); 64 MiB file of 4K folios"* ]]
 	[[ $notes == *"Spread: standard deviation of the runs of a single boot, which does not show how much boots differ."* ]]

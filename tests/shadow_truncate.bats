@@ -50,9 +50,12 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output 2
 	run q "select count(*) from sample_values where metric = 'ns_per_shadow' and value > 0"
 	assert_output 2
-	# asked and used size, the cgroup, the shrinker left them alone
-	run q "select json_extract(verify, '$.size_asked'), json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version'), json_extract(verify, '$.nodereclaim_setup') from samples limit 1"
-	assert_output "536870912|536870912|1|$CGV|0"
+	# the size used, the cgroup, the shrinker left them alone
+	run q "select json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version'), json_extract(verify, '$.nodereclaim_setup') from samples limit 1"
+	assert_output "536870912|1|$CGV|0"
+	# it ran as asked: nothing kept beside the params
+	run q "select json_extract(params, '$.size'), asked is null from cases"
+	assert_output "512M|1"
 	run q "select json_extract(verify, '$.text') from samples limit 1"
 	assert_output "cgroup v$CGV; keep=pin; reclaim=$RECLAIM_AUTO; counted with cachestat(2)"
 	run q "select count(*) from samples where valid = 1"
@@ -135,7 +138,29 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	fb_config '[ { "workload": "shadow-truncate", "size": "1T", "keep": "ballast" } ]'
 	run "$BENCH" check --config "$T/config.json"
 	assert_success
-	assert_line --regexp '^ok +shadow-truncate size=1T keep=ballast; asked 1T, using [0-9]+G: the cgroup would need 13[0-9.]+ GiB \(ballast, shadow nodes, 256 MiB of cache\), more than the [0-9.]+ GiB it may take here$'
+	assert_line --regexp '^ok +shadow-truncate size=1T keep=ballast; asked 1T, using [0-9]+G: the cgroup would need 13[0-9.]+ GiB \(ballast, shadow nodes, 256 MiB of cache\), more than the [0-9.]+ GiB it may take here \(half of MemTotal in whole GiB\)$'
+}
+
+@test "a shrunk case is stored under the size that ran, the asked one beside it" {
+	# a 1 GiB machine as the size rule sees it: 2G with a ballast needs
+	# 520 MiB in the cgroup, more than half of 1 GiB, so 1G runs
+	fb_config '[ { "workload": "shadow-truncate", "size": "2G", "keep": "ballast" } ]'
+	FOLIOBENCH_MEMTOTAL=1G run "$BENCH" run --config "$T/config.json" --runs 1
+	assert_success
+	assert_line "shadow-truncate size=2G keep=ballast: asked 2G, using 1G: the cgroup would need 520 MiB (ballast, shadow nodes, 256 MiB of cache), more than the 512 MiB it may take here (half of MemTotal in whole GiB)"
+	run q "select json_extract(params, '$.size'), json_extract(asked, '$.size'), json_extract(asked, '$.keep'), info from cases"
+	assert_output "1G|2G|ballast|asked 2G, using 1G: the cgroup would need 520 MiB (ballast, shadow nodes, 256 MiB of cache), more than the 512 MiB it may take here (half of MemTotal in whole GiB)"
+	run q "select distinct json_extract(verify, '$.size_used'), json_extract(verify, '$.file_pages') from samples"
+	assert_output "1073741824|262144"
+}
+
+@test "a size that MemTotal allows but free memory does not is refused, not shrunk" {
+	# a 1 TiB machine as the size rule sees it: 200G with a ballast fits
+	# its half, but not 3/4 of what this machine has free
+	fb_config '[ { "workload": "shadow-truncate", "size": "200G", "keep": "ballast" } ]'
+	FOLIOBENCH_MEMTOTAL=1T run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line --regexp '^bench: refused: shadow-truncate size=200G keep=ballast: the cgroup needs 26.0 GiB of memory for 200G \(the size this machine.s MemTotal gives\), but only [0-9.]+ GiB is free now \(3/4 of MemAvailable\): something else holds memory; free it rather than measure another size$'
 }
 
 @test "memory.reclaim on cgroup v1 is skipped with the reason" {

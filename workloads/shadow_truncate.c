@@ -85,6 +85,7 @@ struct fb_cachestat {
 
 static const char *const fss[] = { "fuse", "dir", NULL };
 static const char *const opnames[] = { "truncate", "unlink", NULL };
+static const char *const op_words[] = { "truncate() to 0", "unlink()" };
 static const char *const keeps[] = { "auto", "pin", "ballast", "none", NULL };
 static const char *const reclaims[] = {
 	"auto", "limit", "memory.reclaim", NULL,
@@ -121,7 +122,7 @@ static const struct param params[] = {
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
 	  "disk scratch)" },
 	{ "op", PT_ENUM, "truncate", opnames, 0, 0, NULL,
-	  "the timed call: truncate(2) to 0 or unlink(2)" },
+	  "the timed call: truncate(2) to 0 or unlink(2)", op_words },
 	{ "keep", PT_ENUM, "auto", keeps, 0, 0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
@@ -151,11 +152,11 @@ static const struct metric metrics[] = {
 	  "wall time per shadow entry removed" },
 	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
 	  "pages with a shadow entry before the call (cachestat nr_evicted; "
-	  "one large folio's entry counts all its pages)" },
+	  "one large folio's entry counts all its pages)", true },
 	{ "cached_pages", "count", LOWER_IS_BETTER, false,
-	  "pages still cached before the call (cachestat nr_cache)" },
+	  "pages still cached before the call (cachestat nr_cache)", true },
 	{ "coverage", "%", HIGHER_IS_BETTER, false,
-	  "shadow entries per page of the file" },
+	  "shadow entries per page of the file", true },
 	{ NULL },
 };
 
@@ -170,7 +171,8 @@ struct plan {
 	uint64_t nodes;		/* xarray nodes of the shadow entries */
 	uint64_t limit;		/* the cgroup's limit during the read */
 	uint64_t budget;	/* what the cgroup may take of this machine */
-	char why[160];		/* why size < asked */
+	uint64_t avail;		/* 3/4 of MemAvailable at preflight */
+	char why[224];		/* why size < asked */
 };
 
 /*
@@ -239,22 +241,25 @@ static void plan_fill(struct plan *p, uint64_t size, uint64_t limit_given,
 }
 
 /*
- * The size rule.  The cgroup may take half of MemTotal and three quarters
- * of MemAvailable, whichever is less.  When the asked size needs more (with
- * limit=auto), use the largest power of two of GiB that fits, so that a
- * shrunk case lands on the same size on boots whose free memory differs a
- * little, and results stay comparable.  Returns 0, or -ENOMEM when not even
- * 1 GiB fits (or a given limit does not).
+ * The size rule.  The size follows from MemTotal alone, rounded down to
+ * whole GiB (the kernel image moves it by a few MiB, what runs does not):
+ * the cgroup may take half of that.  When the asked size needs more (with
+ * limit=auto), the largest power of two of GiB that fits is used.  Every
+ * boot of one machine therefore picks the same size, which anyone can
+ * check from the MemTotal the run records, and the rows of two kernels
+ * pair up.  MemAvailable decides nothing about the size: when what the
+ * cgroup needs is more than 3/4 of it, memory is held by something else
+ * now and the case is refused (-EBUSY) rather than run at another size.
+ * Returns 0, -ENOMEM when not even 1 GiB fits (or a given limit does not).
  */
 static int plan_size(struct plan *p, uint64_t mem_total, uint64_t mem_avail,
 		     uint64_t limit_given, uint64_t ballast_given)
 {
-	uint64_t budget = mem_total / 2, size = p->asked;
+	uint64_t budget = mem_total / GiB * GiB / 2, size = p->asked;
 	char a[32], b[32];
 
-	if (mem_avail / 4 * 3 < budget)
-		budget = mem_avail / 4 * 3;
 	p->budget = budget;
+	p->avail = mem_avail / 4 * 3;
 	p->why[0] = '\0';
 	if (!limit_given &&
 	    auto_limit(p->keep, size, ballast_given) > budget) {
@@ -268,12 +273,14 @@ static int plan_size(struct plan *p, uint64_t mem_total, uint64_t mem_avail,
 		human_size(budget, b, sizeof(b));
 		snprintf(p->why, sizeof(p->why), "the cgroup would need %s "
 			 "(%sshadow nodes, 256 MiB of cache), more than the "
-			 "%s it may take here", a,
-			 p->keep == KEEP_PIN ? "pins, " :
+			 "%s it may take here (half of MemTotal in whole GiB)",
+			 a, p->keep == KEEP_PIN ? "pins, " :
 			 p->keep == KEEP_BALLAST ? "ballast, " : "", b);
 	}
 	plan_fill(p, size, limit_given, ballast_given);
-	return p->limit > budget ? -ENOMEM : 0;
+	if (p->limit > budget)
+		return -ENOMEM;
+	return p->limit > p->avail ? -EBUSY : 0;
 }
 
 static enum keep keep_of(const struct wl_case *c)
@@ -310,58 +317,48 @@ static uint64_t auto_or_size(const struct wl_case *c, const char *name)
 }
 
 /*
- * The size decided at preflight, for setup: the runner hands setup a fresh
- * case, and a second reading of MemAvailable could decide another size
- * than the one preflight announced.
+ * MemTotal as the size rule reads it.  FOLIOBENCH_MEMTOTAL (bytes, or with
+ * a suffix) lets the tests play a smaller machine, so that a case is
+ * shrunk at sizes a test can run; the run itself is real.
  */
-static struct {
-	char key[512];
-	uint64_t size;
-} decided[32];
-
-static void case_key(const struct wl_case *c, char *buf, size_t n)
+static int mem_total_bytes(uint64_t *total)
 {
-	size_t used = 0;
-	int i;
+	const char *fake = getenv("FOLIOBENCH_MEMTOTAL");
 
-	buf[0] = '\0';
-	for (i = 0; c->wl->params[i].name && used < n; i++)
-		used += (size_t)snprintf(buf + used, n - used, "%s=%s;",
-					 c->wl->params[i].name,
-					 c->v[i].str ? c->v[i].str : "");
+	if (fake && *fake)
+		return parse_size(fake, total) ? -EINVAL : 0;
+	return meminfo_bytes("MemTotal", total);
 }
 
-static int make_plan(const struct wl_case *c, struct plan *p,
-		     bool from_preflight)
+/*
+ * Preflight's plan: the size from the rule above, written back into the
+ * case (c->v, the runner's path to setup), so that the case is stored
+ * under the size that runs, with the asked one beside it.
+ */
+static int make_plan(struct wl_case *c, struct plan *p)
 {
 	uint64_t total = 0, avail = 0;
-	char key[512];
-	size_t i;
 	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->asked = wl_u(c, "size");
 	p->keep = keep_of(c);
-	if (meminfo_bytes("MemTotal", &total) ||
-	    meminfo_bytes("MemAvailable", &avail))
+	if (mem_total_bytes(&total) || meminfo_bytes("MemAvailable", &avail))
 		return -EIO;
 	r = plan_size(p, total, avail, auto_or_size(c, "limit"),
 		      auto_or_size(c, "ballast"));
-	case_key(c, key, sizeof(key));
-	for (i = 0; i < ARRAY_SIZE(decided); i++) {
-		if (!decided[i].key[0] || !strcmp(decided[i].key, key))
-			break;
-	}
-	if (i == ARRAY_SIZE(decided))
-		return r;
-	if (from_preflight || !decided[i].key[0]) {
-		snprintf(decided[i].key, sizeof(decided[i].key), "%s", key);
-		decided[i].size = p->size;
-	} else if (decided[i].size != p->size) {
-		plan_fill(p, decided[i].size, auto_or_size(c, "limit"),
-			  auto_or_size(c, "ballast"));
-	}
+	c->v[wl_param_index(c->wl, "size")].u = p->size;
 	return r;
+}
+
+/* Setup's plan: the size preflight decided, as the case now says. */
+static void plan_as_given(const struct wl_case *c, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->asked = wl_u(c, "size");
+	p->keep = keep_of(c);
+	plan_fill(p, p->asked, auto_or_size(c, "limit"),
+		  auto_or_size(c, "ballast"));
 }
 
 static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
@@ -440,9 +437,10 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			"(reclaim=limit works on both)");
 		return WL_SKIP;
 	}
-	r = make_plan(c, &p, true);
+	r = make_plan(c, &p);
 	if (r == -EIO) {
-		wl_errf(e, "cannot read /proc/meminfo");
+		wl_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
+			"is not a size)");
 		return WL_REFUSE;
 	}
 	if (given_limit &&
@@ -456,15 +454,26 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			keep_name(p.keep));
 		return WL_REFUSE;
 	}
-	if (r) {
+	if (r == -ENOMEM) {
 		human_size(p.limit, a, sizeof(a));
 		human_size(p.budget, b, sizeof(b));
 		human_size(p.limit - p.budget, d, sizeof(d));
 		wl_errf(e, "the cgroup needs %s of memory for %s; it may "
-			"take %s here (half of MemTotal, 3/4 of "
-			"MemAvailable): short by %s", a,
+			"take %s here (half of MemTotal in whole GiB): short "
+			"by %s", a,
 			p.size == p.asked ? wl_s(c, "size") : "even 1 GiB",
 			b, d);
+		return WL_REFUSE;
+	}
+	if (r == -EBUSY) {
+		format_size(p.size, d, sizeof(d));
+		human_size(p.limit, a, sizeof(a));
+		human_size(p.avail, b, sizeof(b));
+		wl_errf(e, "the cgroup needs %s of memory for %s (the size "
+			"this machine's MemTotal gives), but only %s is free "
+			"now (3/4 of MemAvailable): something else holds "
+			"memory; free it rather than measure another size",
+			a, d, b);
 		return WL_REFUSE;
 	}
 	if (p.size != p.asked) {
@@ -1163,8 +1172,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	c->priv = st;
 	st->ctl = st->msgs = -1;
 	st->fuse = !strcmp(wl_s(c, "fs"), "fuse");
-	if (make_plan(c, &st->plan, false) == -EIO)
-		return wl_errf(e, "cannot read /proc/meminfo");
+	plan_as_given(c, &st->plan);
 	r = memcg_create(&st->m, "shadow", why, sizeof(why));
 	if (r)
 		return wl_errf(e, "%s", why);
@@ -1342,7 +1350,6 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	(void)e;
 	counts(st, &evicted, &cached);
 	cov = 100.0 * (double)evicted / (double)pages;
-	wl_note(s, "size_asked", (double)st->plan.asked);
 	wl_note(s, "size_used", (double)st->plan.size);
 	wl_note(s, "file_pages", (double)pages);
 	wl_note(s, "evicted_pages", (double)evicted);
@@ -1386,16 +1393,14 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		wl_note(s, "read_mib_s", (double)st->plan.size / MiB /
 			((double)st->read_ns / 1e9));
 	snprintf(s->text, sizeof(s->text),
-		 "cgroup %s; keep=%s; reclaim=%s; %s%s",
+		 "cgroup %s; keep=%s; reclaim=%s; %s",
 		 memcg_version_name(st->m.version), keep_name(st->plan.keep),
 		 st->memory_reclaim ? "memory.reclaim" :
 		 st->m.version == MEMCG_V2 ? "memory.max" :
 		 "memory.limit_in_bytes",
 		 st->have_cachestat ? "counted with cachestat(2)" :
 		 "no cachestat(2): shadow entries estimated from "
-		 "/proc/vmstat workingset_nodes",
-		 st->plan.size != st->plan.asked ? "; size shrunk to fit" :
-		 "");
+		 "/proc/vmstat workingset_nodes");
 	if (cov < (double)want)
 		wl_invalid(s, "shadow coverage %.1f%% is below the %llu%% "
 			   "threshold: %llu of %llu pages left a shadow "
@@ -1453,8 +1458,8 @@ static double estimate_s(const struct wl_case *c)
 {
 	struct plan p;
 
-	if (make_plan(c, &p, false) == -EIO)
-		return 0;
+	/* the case as preflight left it: the size that will run */
+	plan_as_given(c, &p);
 	return EST_S_FIXED + EST_S_PER_GIB * (double)p.size / (double)GiB;
 }
 

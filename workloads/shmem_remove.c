@@ -26,6 +26,10 @@
 static const char *const ops[] = {
 	"ftruncate", "punch-hole", "memfd-close", "unlink", NULL,
 };
+/* as changelogs name them */
+static const char *const op_words[] = {
+	"ftruncate() to 0", "hole punch", "close() of a memfd", "unlink()",
+};
 static const char *const populates[] = { "fallocate", "write", NULL };
 static const char *const modes[] = { "threads", "processes", NULL };
 
@@ -55,7 +59,7 @@ static int check_dir(const char *val, char *buf, size_t n)
 
 static const struct param params[] = {
 	{ "op", PT_ENUM, "unlink", ops, 0, 0, NULL,
-	  "the timed removal" },
+	  "the timed removal", op_words },
 	{ "size", PT_SIZE, "8G", NULL, 1 << 20, 1ull << 40, NULL,
 	  "file size" },
 	{ "folio", PT_STRING, "4k", NULL, 0, 0, check_folio,
@@ -80,7 +84,7 @@ static const struct metric metrics[] = {
 	{ "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
 	  "wall time per folio removed (all workers' folios)" },
 	{ "folios", "count", LOWER_IS_BETTER, false,
-	  "folios in the file (all workers' files)" },
+	  "folios in the file (all workers' files)", true },
 	{ NULL },
 };
 

@@ -34,6 +34,7 @@
 
 static const char *const ops[] = { "truncate", NULL };
 static const char *const modes[] = { "threads", "processes", NULL };
+static const char *const op_words[] = { "ftruncate() to 0" };
 
 static int check_dir(const char *val, char *buf, size_t n)
 {
@@ -53,7 +54,7 @@ static const struct param params[] = {
 	  "ext4-loop: an ext4 on a loop device over a file in the runner's "
 	  "scratch on /dev/shm; or any directory" },
 	{ "op", PT_ENUM, "truncate", ops, 0, 0, NULL,
-	  "the timed call: ftruncate to 0" },
+	  "the timed call: ftruncate to 0", op_words },
 	{ "wsize", PT_SIZE, "64k", NULL, 512, 64 << 20, NULL,
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "

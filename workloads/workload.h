@@ -34,6 +34,11 @@ struct param {
 	/* optional extra syntax check; writes why into buf, returns -1 */
 	int (*check)(const char *val, char *buf, size_t n);
 	const char *help;
+	/*
+	 * PT_ENUM: how report tables name each choice for readers, in the
+	 * order of .choices ("ftruncate() to 0"); NULL: "key=value"
+	 */
+	const char *const *words;
 };
 
 enum metric_better { LOWER_IS_BETTER, HIGHER_IS_BETTER };
@@ -44,6 +49,12 @@ struct metric {
 	enum metric_better better;
 	bool primary;		/* shown in the run's per-case line */
 	const char *help;
+	/*
+	 * A count of what the timed call was given (the folios of the
+	 * file), not a result: reports neither test it nor count it in a
+	 * Holm family.
+	 */
+	bool input;
 };
 
 /* A parameter's value in a case: numbers parsed, strings kept. */
@@ -105,7 +116,7 @@ struct wl_case {
 	bool warmup;
 	int rep;
 	void *priv;			/* the workload's own state */
-	char info[256];			/* preflight: what it adapted, said to the user */
+	char info[384];			/* preflight: what it adapted, said to the user */
 };
 
 /* Result of a preflight. */
@@ -124,7 +135,12 @@ struct workload {
 	const char *summary;
 	const struct param *params;	/* terminated by { NULL } */
 	const struct metric *metrics;	/* terminated by { NULL } */
-	/* look at the machine; may adapt the case (record why in c->info) */
+	/*
+	 * Look at the machine; may adapt the case: change a number's .u in
+	 * c->v (a smaller size) and say why in c->info.  The runner stores
+	 * the case under what it adapted, the asked params beside them, and
+	 * hands setup the adapted case.
+	 */
 	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
 	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
 	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */

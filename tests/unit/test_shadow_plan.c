@@ -58,14 +58,32 @@ int main(void)
 	OK(p.ballast == 8 * G && p.limit == 8 * G + 256 * M + 256 * M,
 	   "the ballast and limit follow the used size");
 	STREQ(p.why, "the cgroup would need 26.0 GiB (ballast, shadow nodes, "
-	      "256 MiB of cache), more than the 12 GiB it may take here",
+	      "256 MiB of cache), more than the 12 GiB it may take here (half "
+	      "of MemTotal in whole GiB)",
 	      "the reason names both");
 
-	/* MemAvailable is the tighter bound: 3/4 of 8 GiB */
+	/*
+	 * The size follows from MemTotal alone: boots of one machine whose
+	 * MemTotal moves by a few MiB with the kernel image, and whose
+	 * MemAvailable moves with what else runs, shrink to the same size.
+	 */
+	p = plan_for(KEEP_BALLAST, 200 * G, 24 * G - 3 * M, 22 * G, 0, 0, &r);
+	OK(r == 0 && p.size == 64 * G && p.budget == 23 * G / 2,
+	   "MemTotal 3 MiB short of 24 GiB: whole 23 GiB, budget 11.5, 64G");
+	p = plan_for(KEEP_BALLAST, 200 * G, 24 * G - 100 * M, 12 * G, 0, 0,
+		     &r);
+	OK(r == 0 && p.size == 64 * G,
+	   "another boot, 100 MiB less MemTotal, 12 GiB available: still 64G "
+	   "(got %llu GiB)", (unsigned long long)(p.size / G));
+
+	/* too little available now: refused, not run at another size */
+	p = plan_for(KEEP_BALLAST, 200 * G, 24 * G, 11 * G, 0, 0, &r);
+	OK(r == -EBUSY && p.size == 64 * G && p.avail == 11 * G / 4 * 3,
+	   "11 GiB available (3/4 is 8.25 < 8.5 needed): -EBUSY at 64G");
 	p = plan_for(KEEP_BALLAST, 200 * G, 128 * G, 8 * G, 0, 0, &r);
-	OK(r == 0 && p.budget == 6 * G && p.size == 32 * G,
-	   "128 GiB machine with 8 available: 32G (got %llu)",
-	   (unsigned long long)(p.size / G));
+	OK(r == -EBUSY && p.size == 200 * G,
+	   "128 GiB machine with 8 available: 200G fits MemTotal, refused now "
+	   "(got %llu)", (unsigned long long)(p.size / G));
 
 	/* asked sizes that are not whole GiB shrink to powers of two too */
 	p = plan_for(KEEP_BALLAST, 3 * G / 2, 4 * G, 4 * G, 0, 0, &r);

@@ -1,0 +1,161 @@
+/*
+ * `bench report BASE [PATCH] -o report.html`: one self-contained HTML page
+ * with a plot of every sample, drawn by gnuplot.  Exit codes as for
+ * compare (64 usage, 65 bad data, 66 no database, 67 unknown label, 68 no
+ * complete run, 70 internal error, 72 empty database, 74 I/O error, 76
+ * newer schema), and 69 when gnuplot cannot be run or fails.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/html.h"
+#include "reports/plot.h"
+#include "schema/db.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench report [--db FILE] -o FILE BASE [PATCH]\n\n"
+		"Writes one self-contained HTML page: every valid sample "
+		"by boot, the boot\nmedians, the mean and its 95%% CI, the "
+		"comparison of PATCH against BASE,\nlatency percentiles and "
+		"shadow-entry coverage where a case has them.\nThe plots are "
+		"drawn by gnuplot (Debian's gnuplot-nox).\n\n"
+		"  --db FILE        results database (default results.db)\n"
+		"  -o, --output FILE  the page to write (- for standard "
+		"output)\n\n"
+		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
+		"67 unknown label,\n68 no complete run, 69 gnuplot missing "
+		"or failed, 70 internal error,\n72 empty database, 74 I/O "
+		"error, 76 newer schema\n");
+}
+
+/* Write the page to a temporary file beside out, then rename it. */
+static int write_page(const struct report_page *pg, const char *out)
+{
+	struct strbuf tmp = STRBUF_INIT, err = STRBUF_INIT;
+	FILE *f;
+	int r, ex = EX_OK;
+
+	if (!strcmp(out, "-")) {
+		f = stdout;
+	} else {
+		strbuf_addf(&tmp, "%s.tmp.%d", out, (int)getpid());
+		f = fopen(tmp.buf, "w");
+		if (!f) {
+			fb_err("cannot create %s: %m", tmp.buf);
+			ex = EX_CANTCREAT;
+			goto out;
+		}
+	}
+	r = report_page_print(f, pg, &err);
+	if (f != stdout && fclose(f) && !r)
+		r = -errno;
+	if (r == PLOT_ESTART || r == PLOT_EFAIL || r == PLOT_ETIME ||
+	    r == PLOT_EIO) {
+		fb_err("cannot draw the plots: %s", strbuf_str(&err));
+		ex = EX_UNAVAILABLE;
+	} else if (r) {
+		errno = -r;
+		fb_err("cannot write %s: %m", f == stdout ? "the page" :
+		       tmp.buf);
+		ex = EX_IOERR;
+	} else if (f != stdout && rename(tmp.buf, out)) {
+		fb_err("cannot rename %s to %s: %m", tmp.buf, out);
+		ex = EX_IOERR;
+	}
+	if (ex && f != stdout)
+		unlink(tmp.buf);
+out:
+	strbuf_release(&tmp);
+	strbuf_release(&err);
+	return ex;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "results.db", *out = NULL, *base, *patch = NULL;
+	struct report_side a = { 0 }, b = { 0 };
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .primary_only = true };
+	struct strbuf err = STRBUF_INIT;
+	struct report_page pg = { 0 };
+	struct db db = { 0 };
+	int ch, ex, r;
+	size_t i;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":d:o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd': path = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h':
+			usage(stdout);
+			return EX_OK;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			return EX_USAGE;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		fb_err("report takes one label, or two (BASE and PATCH)");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (!out || !out[0]) {
+		fb_err("name the page to write: -o report.html");
+		return EX_USAGE;
+	}
+	base = argv[optind];
+	if (argc - optind == 2)
+		patch = argv[optind + 1];
+	if (!base[0] || (patch && !patch[0])) {
+		fb_err("empty label: name BASE and PATCH (make report "
+		       "BASE=... PATCH=...)");
+		return EX_USAGE;
+	}
+	if (patch && !strcmp(base, patch)) {
+		fb_err("BASE and PATCH are both '%s'; for one kernel name it "
+		       "once", base);
+		return EX_USAGE;
+	}
+	ex = report_cmd_open(&db, path);
+	if (ex)
+		return ex;
+	r = report_side_load(&db, base, 0, &a, &err);
+	if (!r && patch)
+		r = report_side_load(&db, patch, 0, &b, &err);
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
+	r = report_page_load(&db, &a, patch ? &b : NULL, &opts, &pg, &err);
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
+	pg.tool_version = fb_version;
+	for (i = 0; i < pg.cmp.nwarn; i++)
+		fb_warn("%s", pg.cmp.warn[i]);
+	ex = write_page(&pg, out);
+out:
+	report_page_release(&pg);
+	report_side_release(&a);
+	report_side_release(&b);
+	strbuf_release(&err);
+	db_close(&db);
+	return ex;
+}

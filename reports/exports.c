@@ -1,0 +1,366 @@
+/*
+ * ministat and benchstat exports.  The values are the ones compare uses:
+ * valid samples of complete runs, no warm-ups.
+ */
+#include "reports/exports.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "schema/db_report.h"
+
+#define NAME_MAX_LEN	200
+
+void report_file_name(const char *s, struct strbuf *out)
+{
+	size_t n = 0;
+
+	for (; *s && n < NAME_MAX_LEN; s++, n++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (isalnum(ch) || strchr("._+-=,", ch))
+			strbuf_addf(out, "%c", (!n && ch == '.') ? '_' : ch);
+		else
+			strbuf_addf(out, "%c", ch == ' ' ? ',' : '_');
+	}
+	if (!n)
+		strbuf_addf(out, "_");
+}
+
+static int make_dir(const char *path, struct strbuf *err)
+{
+	if (!mkdir(path, 0777) || errno == EEXIST)
+		return 0;
+	strbuf_addf(err, "cannot create directory %s: %s", path,
+		    strerror(errno));
+	return -errno;
+}
+
+/* The case's name for a directory: the workload, then what tells it. */
+static void case_name(const struct report_row *r, struct strbuf *out)
+{
+	const struct report_series *x = r->a ? r->a : r->b;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(x->workload);
+
+	if (strncmp(r->name, x->workload, n) || (r->name[n] &&
+						 r->name[n] != ' '))
+		strbuf_addf(&sb, "%s ", x->workload);
+	strbuf_addf(&sb, "%s", r->name);
+	report_file_name(sb.buf, out);
+	strbuf_release(&sb);
+}
+
+static int write_values(const char *path, const struct report_series *x,
+			bool samples, struct strbuf *err)
+{
+	const double *v = samples ? x->all : x->med;
+	size_t i, n = samples ? x->nall : x->nboots;
+	FILE *f = fopen(path, "w");
+	int r = 0;
+
+	if (!f) {
+		r = -errno;
+		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
+		return r;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%.10g\n", v[i]);
+	if (ferror(f) | fclose(f)) {
+		r = -(errno ? errno : EIO);
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(-r));
+	}
+	return r;
+}
+
+int report_write_ministat(const char *dir, const struct report_cmp *c,
+			  bool samples, struct strbuf *err)
+{
+	struct strbuf fa = STRBUF_INIT, fb = STRBUF_INIT, cs = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	size_t i;
+	int r;
+
+	report_file_name(c->a->label, &fa);
+	report_file_name(c->b->label, &fb);
+	if (!strcmp(fa.buf, fb.buf)) {
+		strbuf_addf(err, "labels '%s' and '%s' give the same file name "
+			    "%s", c->a->label, c->b->label, fa.buf);
+		r = -EEXIST;
+		goto out;
+	}
+	r = make_dir(dir, err);
+	for (i = 0; !r && i < c->nrows; i++) {
+		const struct report_row *row = &c->rows[i];
+
+		if (!row->a || !row->b)
+			continue;
+		cs.len = 0;
+		case_name(row, &cs);
+		path.len = 0;
+		strbuf_addf(&path, "%s/%s", dir, cs.buf);
+		r = make_dir(path.buf, err);
+		path.len = 0;
+		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fa.buf);
+		if (!r)
+			r = write_values(path.buf, row->a, samples, err);
+		path.len = 0;
+		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fb.buf);
+		if (!r)
+			r = write_values(path.buf, row->b, samples, err);
+	}
+out:
+	strbuf_release(&fa);
+	strbuf_release(&fb);
+	strbuf_release(&cs);
+	strbuf_release(&path);
+	return r;
+}
+
+/* --- benchstat --------------------------------------------------------- */
+
+/* "shmem-remove" -> "ShmemRemove" */
+static void camel(const char *s, struct strbuf *out)
+{
+	bool up = true;
+
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '-' || ch == '_' || ch == ' ') {
+			up = true;
+			continue;
+		}
+		if (!isalnum(ch)) {
+			strbuf_addf(out, "%%%02X", ch);
+			continue;
+		}
+		strbuf_addf(out, "%c", up ? toupper(ch) : ch);
+		up = false;
+	}
+}
+
+/*
+ * A value inside a name part "/key=value": no space (the format splits
+ * fields on spaces), no '/' (it starts the next part), no '=' and '%'
+ * (ambiguous), as %XX like a URL; nor a '-' before digits only, which Go's
+ * tools read as a GOMAXPROCS suffix at the end of a name.
+ */
+static void name_value(const char *s, struct strbuf *out)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		bool procs = ch == '-' && s[1] &&
+			     strspn(s + 1, "0123456789") == strlen(s + 1);
+
+		if (ch <= 0x20 || ch >= 0x7f || strchr("/=%", ch) || procs)
+			strbuf_addf(out, "%%%02X", ch);
+		else
+			strbuf_addf(out, "%c", ch);
+	}
+}
+
+/*
+ * The unit of a metric on a result line.  The headline time is "ns/op", as
+ * Go's own benchmarks say, so benchstat shows it as sec/op; other times are
+ * "<metric>-ns/op" (the format takes the last hyphen-separated word as the
+ * measurement unit), counts "<metric>/op", and any other unit keeps its
+ * name behind the metric's ("ns_per_folio-ns/folio").
+ */
+static void bs_unit(const char *metric, const char *unit, bool primary,
+		    struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	if (!strcmp(unit, "ns"))
+		strbuf_addf(&sb, primary ? "ns/op" : "%s-ns/op", metric);
+	else if (!strcmp(unit, "count"))
+		strbuf_addf(&sb, "%s/op", metric);
+	else if (primary)
+		strbuf_addf(&sb, "%s", unit);
+	else
+		strbuf_addf(&sb, "%s-%s", metric, unit);
+	for (p = strbuf_str(&sb); *p; p++)
+		strbuf_addf(out, "%c", isspace((unsigned char)*p) ? '_' : *p);
+	strbuf_release(&sb);
+}
+
+/* A value of a configuration or comment line: one line, no controls. */
+static void line_value(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+}
+
+struct bs_walk {
+	FILE *f;
+	const struct report_side *s;
+	bool (*primary)(const char *, const char *);
+	int64_t sample, run;
+	struct strbuf line;
+	size_t nvals, nlines;
+};
+
+static const struct report_series *find_ser(const struct report_side *s,
+					    const char *workload,
+					    const char *params)
+{
+	size_t i;
+
+	for (i = 0; i < s->nser; i++)
+		if (!strcmp(s->ser[i].workload, workload) &&
+		    !strcmp(s->ser[i].params, params))
+			return &s->ser[i];
+	return NULL;
+}
+
+static void bs_flush(struct bs_walk *w)
+{
+	if (w->nvals) {
+		fprintf(w->f, "%s\n", w->line.buf);
+		w->nlines++;
+	}
+	w->line.len = 0;
+	w->nvals = 0;
+}
+
+static const struct report_run *run_of(const struct report_side *s,
+				       int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nruns; i++)
+		if (s->runs[i].id == id)
+			return &s->runs[i];
+	return NULL;
+}
+
+static int bs_value(const struct db_report_value *v, void *arg)
+{
+	struct bs_walk *w = arg;
+	const struct report_run *run = run_of(w->s, v->run_id);
+	const struct report_series *x;
+	size_t k;
+
+	if (!run)
+		return 0;
+	if (v->sample_id != w->sample) {
+		bs_flush(w);
+		w->sample = v->sample_id;
+		if (v->run_id != w->run) {
+			w->run = v->run_id;
+			fprintf(w->f, "# boot %d of %zu: ", run->boot + 1,
+				w->s->nboots);
+			line_value(w->f, run->boot_id);
+			fprintf(w->f, ", run ");
+			line_value(w->f, run->uuid);
+			fprintf(w->f, ", started ");
+			line_value(w->f, run->started_at);
+			fputc('\n', w->f);
+		}
+		strbuf_addf(&w->line, "Benchmark");
+		camel(v->workload, &w->line);
+		x = find_ser(w->s, v->workload, v->params);
+		for (k = 0; x && k < x->nkv; k++) {
+			strbuf_addf(&w->line, "/");
+			name_value(x->kv[k].key, &w->line);
+			strbuf_addf(&w->line, "=");
+			name_value(x->kv[k].value, &w->line);
+		}
+		/* one operation a sample: its values are per op already */
+		strbuf_addf(&w->line, " 1");
+	}
+	if (!v->supported)
+		return 0;
+	strbuf_addf(&w->line, " %.15g ", v->value);
+	bs_unit(v->metric, v->unit, !w->primary ||
+		w->primary(v->workload, v->metric), &w->line);
+	w->nvals++;
+	return 0;
+}
+
+/* Distinct values of a run field, "; " between. */
+static void config_line(FILE *f, const char *key, const struct report_side *s,
+			const char *(*field)(const struct report_run *))
+{
+	size_t i, k;
+
+	fprintf(f, "%s:", key);
+	for (i = 0; i < s->nruns; i++) {
+		const char *v = field(&s->runs[i]);
+
+		for (k = 0; k < i; k++)
+			if (!strcmp(field(&s->runs[k]), v))
+				break;
+		if (k < i)
+			continue;
+		fputs(i ? "; " : " ", f);
+		line_value(f, v);
+	}
+	fputc('\n', f);
+}
+
+static const char *f_cpu(const struct report_run *r)
+{
+	return r->cpu_model;
+}
+
+static const char *f_host(const struct report_run *r)
+{
+	return r->hostname;
+}
+
+static const char *f_kernel(const struct report_run *r)
+{
+	return r->kernel_release;
+}
+
+static const char *f_tool(const struct report_run *r)
+{
+	return r->tool_version;
+}
+
+int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
+			   bool (*primary)(const char *workload,
+					   const char *metric),
+			   const char *tool_version, struct strbuf *err)
+{
+	struct bs_walk w = { f, s, primary, -1, -1, STRBUF_INIT, 0, 0 };
+	int r;
+
+	fprintf(f, "# foliobench %s: every valid sample of ", tool_version);
+	line_value(f, s->label);
+	fprintf(f, ", one line a sample, in Go's benchmark format.\n"
+		"# What differs between kernels stays in these comment lines,"
+		" so that\n# `benchstat base.txt patch.txt` compares them in "
+		"one table.\n# label: ");
+	line_value(f, s->label);
+	fputc('\n', f);
+	config_line(f, "# kernel", s, f_kernel);
+	config_line(f, "# foliobench", s, f_tool);
+	fprintf(f, "# boots: %zu\n# runs: %zu\n", s->nboots, s->nruns);
+	fprintf(f, "goos: linux\npkg: foliobench\n");
+	config_line(f, "cpu", s, f_cpu);
+	config_line(f, "host", s, f_host);
+	if (s->nruns)
+		fprintf(f, "cpu-count: %lld\n", (long long)s->runs[0].vcpus);
+	r = db_report_values_each(db, s->db_label, bs_value, &w);
+	if (r == REPORT_ENOMEM) {
+		strbuf_release(&w.line);
+		return r;
+	}
+	if (r) {
+		strbuf_addf(err, "%s", db->err);
+		strbuf_release(&w.line);
+		return REPORT_EDB;
+	}
+	bs_flush(&w);
+	strbuf_release(&w.line);
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}

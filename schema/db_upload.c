@@ -1,0 +1,411 @@
+/*
+ * The outbox and the queries of an upload.  Claims are taken inside BEGIN
+ * IMMEDIATE, so two uploaders serialise on SQLite's write lock and never
+ * pick the same row.
+ */
+#include "db_upload.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_priv.h"
+
+static int fail(struct db *db, const char *what)
+{
+	snprintf(db->err, sizeof(db->err), "%s: %s", what,
+		 sqlite3_errmsg(db->h));
+	return DB_ERR;
+}
+
+static int stmt(struct db *db, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = db_vstmt(db, sql, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+		return fail(db, "cannot prepare an upload query");
+	return DB_OK;
+}
+
+static int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+/* A claim stands while its lease runs and its process (here) lives. */
+static bool claim_stands(sqlite3_stmt *st, const struct db_upload_want *w,
+			 int *dead_pid)
+{
+	int64_t pid, until;
+
+	*dead_pid = 0;
+	if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+		return false;
+	pid = sqlite3_column_int64(st, 6);
+	until = sqlite3_column_int64(st, 7);
+	if (until < now_s()) {
+		*dead_pid = (int)pid;
+		return false;
+	}
+	if (!strcmp(col_text(st, 5), w->host) && pid > 0 &&
+	    kill((pid_t)pid, 0) && errno == ESRCH) {
+		*dead_pid = (int)pid;
+		return false;
+	}
+	return true;
+}
+
+static bool skipped(const struct db_upload_want *w, int64_t id)
+{
+	for (size_t i = 0; i < w->nskip; i++)
+		if (w->skip[i] == id)
+			return true;
+	return false;
+}
+
+int db_upload_claim(struct db *db, const struct db_upload_want *w,
+		    struct db_upload_claim *c, int *busy)
+{
+	sqlite3_stmt *st = NULL;
+	int r, dead;
+
+	memset(c, 0, sizeof(*c));
+	c->run_id = -1;
+	*busy = 0;
+	if (stmt(db, "BEGIN IMMEDIATE", ""))
+		return DB_ERR;
+	if (prepare(db, "SELECT u.run_id, r.uuid, r.label, r.hostname, "
+		    "u.attempts, u.claim_host, u.claim_pid, u.claim_until "
+		    "FROM uploads u JOIN runs r ON r.id = u.run_id "
+		    "WHERE u.target = ?1 AND r.status = 'complete' "
+		    "AND (u.state = 'pending' OR (?2 AND u.state = 'failed')) "
+		    "AND (?3 IS NULL OR r.uuid = ?3) "
+		    "ORDER BY r.started_at, r.id", &st))
+		goto err;
+	sqlite3_bind_text(st, 1, w->target, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, w->failed_too);
+	if (w->uuid)
+		sqlite3_bind_text(st, 3, w->uuid, -1, SQLITE_TRANSIENT);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (skipped(w, id))
+			continue;
+		if (claim_stands(st, w, &dead)) {
+			(*busy)++;
+			continue;
+		}
+		c->run_id = id;
+		snprintf(c->uuid, sizeof(c->uuid), "%s", col_text(st, 1));
+		snprintf(c->label, sizeof(c->label), "%s", col_text(st, 2));
+		snprintf(c->hostname, sizeof(c->hostname), "%s",
+			 col_text(st, 3));
+		c->attempts = sqlite3_column_int64(st, 4);
+		c->took_over = dead;
+		break;
+	}
+	if (r != SQLITE_ROW && r != SQLITE_DONE) {
+		fail(db, "cannot read the outbox");
+		goto err;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (c->run_id >= 0 &&
+	    stmt(db, "UPDATE uploads SET claim_host = ?, claim_pid = ?, "
+		 "claim_until = ? WHERE run_id = ? AND target = ?", "tiiit",
+		 w->host, (int64_t)w->pid, now_s() + w->lease_s, c->run_id,
+		 w->target))
+		goto err;
+	if (stmt(db, "COMMIT", ""))
+		goto err;
+	return DB_OK;
+err:
+	{
+		char keep[512];
+
+		snprintf(keep, sizeof(keep), "%s", db->err);
+		sqlite3_finalize(st);
+		stmt(db, "ROLLBACK", "");
+		snprintf(db->err, sizeof(db->err), "%s", keep);
+	}
+	c->run_id = -1;
+	return DB_ERR;
+}
+
+int db_upload_tried(struct db *db, const struct db_upload_want *w,
+		    int64_t run_id, const char *error, const char *next_try)
+{
+	return stmt(db, "UPDATE uploads SET attempts = attempts + 1, "
+		    "last_error = ?, next_try = ?, claim_until = ? "
+		    "WHERE run_id = ? AND target = ? AND claim_pid = ? "
+		    "AND claim_host = ?", "ttiitit", error, next_try,
+		    now_s() + w->lease_s, run_id, w->target, (int64_t)w->pid,
+		    w->host);
+}
+
+int db_upload_done(struct db *db, const struct db_upload_want *w,
+		   int64_t run_id, const char *state, const char *error,
+		   const char *reply, bool *lost)
+{
+	char now[32];
+
+	db_iso_now(now, sizeof(now));
+	if (stmt(db, "UPDATE uploads SET state = ?1, last_error = ?2, "
+		 "reply = coalesce(?3, reply), sent_at = CASE ?1 WHEN 'sent' "
+		 "THEN ?4 ELSE sent_at END, next_try = CASE ?1 WHEN 'pending' "
+		 "THEN next_try END, claim_host = NULL, claim_pid = NULL, "
+		 "claim_until = NULL WHERE run_id = ?5 AND target = ?6 "
+		 "AND claim_pid = ?7 AND claim_host = ?8", "ttttitit", state,
+		 error, reply, now, run_id, w->target, (int64_t)w->pid,
+		 w->host))
+		return DB_ERR;
+	*lost = sqlite3_changes(db->h) == 0;
+	return DB_OK;
+}
+
+int db_upload_queue(struct db *db, const char *uuid, const char *target,
+		    char *status, size_t n)
+{
+	sqlite3_stmt *st;
+	char now[32];
+	int64_t id;
+	int r;
+
+	if (prepare(db, "SELECT id, status FROM runs WHERE uuid = ?1", &st))
+		return DB_ERR;
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (r == SQLITE_DONE)
+			return DB_MISSING;
+		return fail(db, "cannot read runs");
+	}
+	id = sqlite3_column_int64(st, 0);
+	snprintf(status, n, "%s", col_text(st, 1));
+	sqlite3_finalize(st);
+	if (strcmp(status, "complete"))
+		return DB_OK;
+	db_iso_now(now, sizeof(now));
+	return stmt(db, "INSERT OR IGNORE INTO uploads (run_id, target, "
+		    "created_at) VALUES (?,?,?)", "itt", id, target, now);
+}
+
+int db_upload_count(struct db *db, const char *target, const char *state,
+		    int64_t *n)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (prepare(db, "SELECT count(*) FROM uploads u JOIN runs r ON "
+		    "r.id = u.run_id WHERE u.target = ?1 AND u.state = ?2 "
+		    "AND r.status = 'complete'", &st))
+		return DB_ERR;
+	sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return r == SQLITE_ROW ? DB_OK : fail(db, "cannot count uploads");
+}
+
+/* One text column of one row, malloc'd; DB_MISSING when no row. */
+static int one_text(struct db *db, const char *sql, const char *uuid,
+		    int64_t id, char **out)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (prepare(db, sql, &st))
+		return DB_ERR;
+	if (uuid)
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = strdup(col_text(st, 0));
+		sqlite3_finalize(st);
+		if (!*out) {
+			snprintf(db->err, sizeof(db->err), "out of memory");
+			return DB_ERR;
+		}
+		return DB_OK;
+	}
+	if (r == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return DB_MISSING;
+	}
+	fail(db, "cannot read the run");
+	sqlite3_finalize(st);
+	return DB_ERR;
+}
+
+/*
+ * SQLite's JSON functions write the document: every number as SQLite
+ * stores it, NULL for a value that was not measurable.  json() marks the
+ * text columns that hold JSON, and every nested object, as JSON.
+ */
+#define BOOL(x) "json(CASE " x " WHEN 1 THEN 'true' ELSE 'false' END)"
+
+int db_run_doc(struct db *db, const char *uuid, char **json)
+{
+	return one_text(db,
+		"SELECT json_object("
+		"'format', 'foliobench-run', 'format_version', 1, "
+		"'schema_version', (SELECT user_version FROM "
+		"pragma_user_version), "
+		"'run', json_object('uuid', r.uuid, 'label', r.label, "
+		"'status', r.status, 'status_reason', r.status_reason, "
+		"'started_at', r.started_at, 'ended_at', r.ended_at, "
+		"'kernel', json_object('release', r.kernel_release, "
+		"'version', r.kernel_version, 'cmdline', r.cmdline), "
+		"'boot_id', r.boot_id, "
+		"'machine', json_object('hostname', r.hostname, 'cpu_model', "
+		"r.cpu_model, 'vcpus', r.vcpus, 'mem_bytes', r.mem_bytes, "
+		"'virt', r.virt, 'topology', json(r.topology), "
+		"'topology_shape', r.topology_shape), "
+		"'thp', json(r.thp), 'tmpfs', r.tmpfs, "
+		"'tool_version', r.tool_version, 'pid', r.pid, "
+		"'config', json(r.config)), "
+		"'cases', (SELECT json_group_array(json(cj)) FROM ("
+		" SELECT json_object('seq', c.seq, 'workload', c.workload, "
+		" 'params', json(c.params), 'status', c.status, "
+		" 'reason', c.reason, 'info', c.info, "
+		" 'samples', (SELECT json_group_array(json(sj)) FROM ("
+		"  SELECT json_object('rep', s.rep, 'warmup', " BOOL("s.warmup")
+		"  , 'valid', " BOOL("s.valid") ", 'invalid_reason', "
+		"  s.invalid_reason, 'cpu', s.cpu, 'taken_at', s.taken_at, "
+		"  'verify', json(s.verify), 'workers', s.workers, "
+		"  'noise', json(s.noise), 'noisy', " BOOL("s.noisy") ", "
+		"  'per_worker', (SELECT json_group_array(json(wj)) FROM ("
+		"   SELECT json_object('worker', w.worker, 'pu', w.pu, "
+		"   'pu_checked', w.pu_checked, 'node', w.node, 'start_ns', "
+		"   w.start_ns, 'wall_ns', w.wall_ns, 'nvcsw', w.nvcsw, "
+		"   'nivcsw', w.nivcsw, 'migrations', w.migrations, 'valid', "
+		    BOOL("w.valid") ", 'invalid_reason', w.invalid_reason, "
+		"   'metrics', json(w.metrics)) AS wj FROM sample_workers w "
+		"   WHERE w.sample_id = s.id ORDER BY w.worker)), "
+		"  'metrics', (SELECT json_group_array(json(vj)) FROM ("
+		"   SELECT json_object('name', v.metric, 'value', v.value, "
+		"   'unit', v.unit, 'better', v.better, 'supported', "
+		    BOOL("v.supported") ") AS vj FROM sample_values v "
+		"   WHERE v.sample_id = s.id ORDER BY v.rowid))"
+		"  ) AS sj FROM samples s WHERE s.case_id = c.id "
+		"  ORDER BY s.rep))"
+		" ) AS cj FROM cases c WHERE c.run_id = r.id ORDER BY c.seq))"
+		") FROM runs r WHERE r.uuid = ?1", uuid, 0, json);
+}
+
+int db_upload_metadata(struct db *db, int64_t run_id, char **json)
+{
+	/* SQUAD keeps metadata as strings; job_id makes a retry harmless */
+	return one_text(db,
+		"SELECT json_object('job_id', uuid, 'datetime', started_at, "
+		"'label', label, 'kernel_release', kernel_release, "
+		"'kernel_version', kernel_version, 'boot_id', boot_id, "
+		"'hostname', hostname, 'cpu_model', cpu_model, "
+		"'vcpus', CAST(vcpus AS TEXT), "
+		"'mem_bytes', CAST(mem_bytes AS TEXT), 'virt', virt, "
+		"'cmdline', cmdline, 'tmpfs', tmpfs, 'thp', thp, "
+		"'tool', 'foliobench', 'tool_version', tool_version, "
+		"'started_at', started_at, 'ended_at', coalesce(ended_at, '')) "
+		"FROM runs WHERE id = ?1", NULL, run_id, json);
+}
+
+/* "k=v,k=v" of a case's params; '%' and '/' escaped, as '/' ends a suite */
+#define PARAMS_TEXT \
+	"(SELECT group_concat(key || '=' || replace(replace(value, '%', " \
+	"'%25'), '/', '%2F'), ',') FROM json_each(c.params))"
+
+int db_upload_metrics_each(struct db *db, int64_t run_id,
+			   int (*fn)(const struct db_upload_metric *, void *),
+			   void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (prepare(db,
+		    "SELECT workload, p, metric, json_group_array(value) FROM ("
+		    " SELECT c.id AS cid, c.seq, c.workload, " PARAMS_TEXT
+		    " AS p, v.metric, v.value, v.rowid AS vid "
+		    " FROM cases c JOIN samples s ON s.case_id = c.id "
+		    " JOIN sample_values v ON v.sample_id = s.id "
+		    " WHERE c.run_id = ?1 AND s.warmup = 0 AND s.valid = 1 "
+		    " AND v.supported = 1 AND v.value IS NOT NULL "
+		    " ORDER BY c.seq, s.rep, v.rowid) "
+		    "GROUP BY cid, metric ORDER BY seq, min(vid)", &st))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_upload_metric m = {
+			.workload = col_text(st, 0),
+			.params = col_text(st, 1),
+			.metric = col_text(st, 2),
+			.values = col_text(st, 3),
+		};
+		int stop = fn(&m, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? DB_OK : fail(db, "cannot read values");
+}
+
+int db_upload_checks_each(struct db *db, int64_t run_id,
+			  int (*fn)(const struct db_upload_check *, void *),
+			  void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (prepare(db,
+		    "SELECT c.workload, " PARAMS_TEXT ", s.rep, s.valid, "
+		    "s.invalid_reason, c.seq FROM cases c JOIN samples s ON "
+		    "s.case_id = c.id WHERE c.run_id = ?1 AND s.warmup = 0 "
+		    "UNION ALL SELECT c.workload, " PARAMS_TEXT ", -1, 0, "
+		    "c.reason, c.seq FROM cases c WHERE c.run_id = ?1 AND "
+		    "c.status = 'failed' ORDER BY 6, 3", &st))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_upload_check k = {
+			.workload = col_text(st, 0),
+			.params = col_text(st, 1),
+			.rep = sqlite3_column_int64(st, 2),
+			.pass = sqlite3_column_int(st, 3),
+			.reason = col_text(st, 4),
+		};
+		int stop = fn(&k, arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? DB_OK : fail(db, "cannot read samples");
+}
