@@ -1144,8 +1144,6 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	if (load_dashboard(&x, &cfg->dash,
 			   cJSON_GetObjectItemCaseSensitive(root, "dashboard")))
 		goto out;
-	cfg->json = cJSON_PrintUnformatted(root);
-
 	cfg->json = show(root);
 	r = 0;
 out:
