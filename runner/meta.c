@@ -92,9 +92,7 @@ void meta_collect(struct meta *m)
 	snprintf(m->release, sizeof(m->release), "%s", u.release);
 	snprintf(m->version, sizeof(m->version), "%s", u.version);
 	snprintf(m->hostname, sizeof(m->hostname), "%s", u.nodename);
-	if (read_file_str("/proc/sys/kernel/random/boot_id", m->boot_id,
-			  sizeof(m->boot_id)))
-		snprintf(m->boot_id, sizeof(m->boot_id), "unknown");
+	boot_id_get(m->boot_id, sizeof(m->boot_id));
 	if (read_file_str("/proc/cmdline", m->cmdline, sizeof(m->cmdline)))
 		m->cmdline[0] = '\0';
 	cpu_model(m->cpu_model, sizeof(m->cpu_model));

@@ -74,3 +74,11 @@ JSON
 
 # sqlite3 on the test database
 q() { sqlite3 "$DB" "$@"; }
+
+# The schema version this tool migrates to: its newest migration's number.
+fb_schema_latest() {
+	local f
+	f=$(ls "$BATS_TEST_DIRNAME"/../schema/[0-9]*.sql | sort | tail -n 1)
+	f=$(basename "$f")
+	echo $((10#${f%%_*}))
+}
