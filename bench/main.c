@@ -91,6 +91,10 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* a line at a time, also into a file or the journal's pipe: an
+	 * unattended run's progress is in its log when it happens, and a
+	 * run killed midway has said what it did */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
 		usage(stderr);
 		return EX_USAGE;

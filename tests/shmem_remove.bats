@@ -139,6 +139,7 @@ load test_helper
 
 @test "a dir of the user's gets a directory of ours, removed afterwards" {
 	d=$(mktemp -d /dev/shm/fbtest.XXXXXX)
+	fb_after rm -rf "$d"
 	touch "$d/shmem-remove.0"	# the user's: never touched
 	fb_config "[ { \"workload\": \"shmem-remove\", \"size\": \"64M\", \"op\": \"ftruncate\", \"dir\": \"$d\" } ]"
 	run "$BENCH" run --config "$T/config.json" --quiet
