@@ -43,7 +43,7 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare export report clean \
-	bench-seqread bench-shmem fuzz fuzz-build
+	bench-seqread bench-shmem install uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -152,6 +152,54 @@ bench-seqread: all
 # shmem-remove's unlink against `fallocate && time rm` (SIZE, ROUNDS).
 bench-shmem: all
 	$(Q)sh bench/shmem_vs_rm.sh $(B)/bench
+
+# make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]: the binary,
+# the example config, the man page and the systemd units.  The installed
+# binary is linked apart: it looks for its config in
+# $(SYSCONFDIR)/foliobench/config.json, then the installed example.
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+DATADIR	?= $(PREFIX)/share/foliobench
+MANDIR	?= $(PREFIX)/share/man
+UNITDIR	?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+INSTALL_DIRS := $(BINDIR):$(DATADIR):$(SYSCONFDIR)
+INSTALLED := $(BINDIR)/bench $(DATADIR)/config.example.json \
+	$(MANDIR)/man1/bench.1 $(UNITDIR)/foliobench-nightly.service \
+	$(UNITDIR)/foliobench-nightly.timer
+
+$(B)/install/bench: $(B)/obj/install/main.o $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(echo_ld)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(B)/obj/install/main.o: bench/main.c $(B)/.install-dirs $(B)/.version
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) $(PKG_CFLAGS) -DFB_VERSION='"$(VERSION)"' \
+		-DFB_SYSCONFDIR='"$(SYSCONFDIR)"' -DFB_DATADIR='"$(DATADIR)"' \
+		-c -o $@ $<
+
+$(B)/.install-dirs: FORCE
+	@mkdir -p $(@D); echo '$(INSTALL_DIRS)' | cmp -s - $@ || \
+		echo '$(INSTALL_DIRS)' > $@
+
+install: all $(B)/install/bench
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR)
+	$(Q)install -m 755 $(B)/install/bench $(DESTDIR)$(BINDIR)/bench
+	$(Q)install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
+	$(Q)install -m 644 packaging/bench.1 $(DESTDIR)$(MANDIR)/man1/
+	$(Q)for u in foliobench-nightly.service foliobench-nightly.timer; do \
+		sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+			packaging/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	@echo "installed under $(DESTDIR)$(PREFIX); config: $(SYSCONFDIR)/foliobench/config.json (else the example)"
+
+# Removes what install put there, and the directories it made that are
+# left empty: in a DESTDIR tree all of them, else only foliobench's own.
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)sh mk/rmdirs.sh '$(DESTDIR)' $(if $(DESTDIR),$(BINDIR) \
+		$(DATADIR) $(MANDIR)/man1 $(UNITDIR),$(DATADIR))
 
 clean:
 	rm -rf build

@@ -9,7 +9,8 @@
  *   65 not a foliobench database, or rows it cannot use
  *   66 no database file           67  no run has the label
  *   68 the label has no complete run (--aa: fewer than 2 boots)
- *   69 --strict: the sides differ in more than the kernel
+ *   69 --strict: the sides differ in more than the kernel, or a
+ *      kernel printed warnings (WARNING:, BUG:, ...) during its runs
  *   70 out of memory              72  the database holds no run at all
  *   74 cannot read the database or write the report
  *   76 the database has a newer schema than this tool
@@ -82,6 +83,19 @@ int report_cmd_load_exit(int r, const struct strbuf *err)
 	default:
 		return EX_SOFTWARE;
 	}
+}
+
+int report_cmd_kwarn(const struct report_cmp *c, bool strict)
+{
+	size_t i;
+
+	for (i = 0; i < c->nkwarn; i++)
+		fb_warn("kernel warnings: %s", c->kwarn[i]);
+	if (!strict || !c->nkwarn)
+		return EX_OK;
+	fb_err("refusing to make a table of a kernel that printed warnings "
+	       "during its runs (--strict); see `bench runs`");
+	return EX_UNAVAILABLE;
 }
 
 /* The metric's entry in its workload's table; NULL when this build lacks it. */
@@ -291,7 +305,8 @@ static void usage(FILE *f)
 		"  --samples        ministat: every sample, not the boot "
 		"medians\n"
 		"  --strict         refuse when the runs differ in more than "
-		"the kernel\n"
+		"the kernel, or\n                   when a kernel printed "
+		"warnings during its runs\n"
 		"  --aa             compare the odd and even boots of one "
 		"label (false positives)\n"
 		"  --per-worker     then each worker's own time in parallel "
@@ -445,6 +460,9 @@ int cmd_compare(int argc, char **argv)
 	if (!aa)
 		ntopo = warn_topology(&db, base, patch);
 	warn_noisy(&db, a.db_label, b.db_label, aa, drop);
+	ex = report_cmd_kwarn(&c, strict);
+	if (ex)
+		goto out;
 	if (strict && c.nwarn + ntopo) {
 		fb_err("refusing to compare %s with %s: %zu difference%s "
 		       "besides the kernel (--strict)", a.label, b.label,

@@ -2,10 +2,12 @@
  * `bench export LABEL`: one kernel's results for a changelog, as `bench
  * compare` prints them: the median of each boot, the mean across boots and
  * its spread.  Exit codes as for compare: 64 usage, 65 bad data, 66 no
- * database, 67 unknown label, 68 no complete run, 70 internal error,
+ * database, 67 unknown label, 68 no complete run, 69 refused by --strict
+ * (the kernel printed warnings during its runs), 70 internal error,
  * 72 empty database, 74 I/O error, 76 newer schema.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
@@ -18,7 +20,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] LABEL\n"
+	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] "
+		"[--strict] LABEL\n"
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
 		"One kernel's results: the median of each boot, the mean "
 		"across boots and its\nspread.\n\n"
@@ -28,7 +31,9 @@ static void usage(FILE *f)
 		"                   benchstat (every sample in Go's "
 		"benchmark format)\n"
 		"  --run UUID       one run, whole, as the JSON document of\n"
-		"                   schema/run.schema.json (--format run-json)\n");
+		"                   schema/run.schema.json (--format run-json)\n"
+		"  --strict         refuse a kernel that printed warnings "
+		"during its runs\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -37,9 +42,11 @@ int cmd_export(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool strict = false;
 	const char *path = "results.db", *label, *run = NULL;
 	bool run_json = false;
 	struct strbuf err = STRBUF_INIT;
@@ -71,6 +78,7 @@ int cmd_export(int argc, char **argv)
 				return EX_USAGE;
 			}
 			break;
+		case 's': strict = true; break;
 		case 'h':
 			usage(stdout);
 			return EX_OK;
@@ -127,6 +135,9 @@ int cmd_export(int argc, char **argv)
 	}
 	c.tool_version = fb_version;
 	c.schema_version = db_schema_version(&db);
+	ex = report_cmd_kwarn(&c, strict);
+	if (ex)
+		goto out;
 	if (report_print(stdout, &c, fmt)) {
 		fb_err("cannot write the report: %m");
 		ex = EX_IOERR;

@@ -148,6 +148,8 @@ int cmd_run(int argc, char **argv)
 	if (r)
 		return r < 0 ? EX_OK : r;
 	o.after_arg = &upload;
+	if (!o.config_path)
+		o.config_path = fb_config_default();
 	return run_exit(runner_main(&o, fb_version));
 }
 
@@ -159,5 +161,7 @@ int cmd_check(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? EX_OK : r;
+	if (!o.config_path)
+		o.config_path = fb_config_default();
 	return run_exit(runner_main(&o, fb_version));
 }

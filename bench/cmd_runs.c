@@ -9,11 +9,17 @@
 
 static int row(const struct db_run_row *r, void *arg)
 {
+	char kw[24];
+
 	(void)arg;
-	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %-7lld %s\n",
+	if (r->kernel_warnings < 0)
+		snprintf(kw, sizeof(kw), "-");
+	else
+		snprintf(kw, sizeof(kw), "%lld", (long long)r->kernel_warnings);
+	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %-7lld %-5s %s\n",
 	       (long long)r->id, r->uuid, r->label, r->kernel_release,
 	       r->boot_id, r->status, r->started_at, (long long)r->nsamples,
-	       r->upload ? r->upload : "-");
+	       kw, r->upload ? r->upload : "-");
 	return 0;
 }
 
@@ -36,7 +42,10 @@ int cmd_runs(int argc, char **argv)
 		case 'h':
 			printf("usage: bench runs [--db FILE]\n\nLists recorded "
 			       "runs: id, uuid, label, kernel, boot, status, "
-			       "start, samples, and upload: per target pending,"
+			       "start, samples, the kernel log lines that showed "
+			       "a\nkernel problem during the run (kwarn; - where "
+			       "the log was not read),\nand upload: per target "
+			       "pending,"
 			       "\nsent or failed, with the last error and the "
 			       "tries so far.\n");
 			return EX_OK;
@@ -55,9 +64,9 @@ int cmd_runs(int argc, char **argv)
 	r = report_cmd_open(&db, path);
 	if (r)
 		return r;
-	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %-7s %s\n", "id",
+	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %-7s %-5s %s\n", "id",
 	       "uuid", "label", "kernel", "boot", "status", "started",
-	       "samples", "upload");
+	       "samples", "kwarn", "upload");
 	r = db_runs_each(&db, row, NULL);
 	if (r)
 		fb_err("cannot read runs from %s: %s", path, db.err);

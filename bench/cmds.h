@@ -12,6 +12,17 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/*
+ * The config used when --config is not given.  A development build: the
+ * runner's (./config.json, else the example beside the build).  An
+ * installed one (make install): $(SYSCONFDIR)/foliobench/config.json,
+ * else the example under $(PREFIX)/share/foliobench.
+ */
+const char *fb_config_default(void);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_upload(int argc, char **argv);

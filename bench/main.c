@@ -3,14 +3,27 @@
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "cmds.h"
+#include "runner/runner.h"
 
 #ifndef FB_VERSION
 #define FB_VERSION "unknown"
 #endif
 
 const char *fb_version = FB_VERSION;
+
+const char *fb_config_default(void)
+{
+#if defined(FB_SYSCONFDIR) && defined(FB_DATADIR)
+	if (!access(FB_SYSCONFDIR "/foliobench/config.json", F_OK))
+		return FB_SYSCONFDIR "/foliobench/config.json";
+	return FB_DATADIR "/config.example.json";
+#else
+	return config_default_path();
+#endif
+}
 const char *fb_prog = "bench";
 
 static const struct cmd {
@@ -24,6 +37,10 @@ static const struct cmd {
 	{ "runs", cmd_runs, "recorded runs" },
 	{ "compare", cmd_compare, "compare two kernels (BASE PATCH)" },
 	{ "export", cmd_export, "results of one kernel for a changelog" },
+	{ "plan", cmd_plan, "boots so far and the kernel to boot next" },
+	{ "nightly", cmd_nightly, "once per boot: run, upload, plan the next "
+	  "boot" },
+	{ "merge", cmd_merge, "merge result databases of several machines" },
 	{ "upload", cmd_upload, "send pending runs to the dashboard" },
 	{ "report", cmd_report, "an HTML page with plots of every sample" },
 };
@@ -74,6 +91,10 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* a line at a time, also into a file or the journal's pipe: an
+	 * unattended run's progress is in its log when it happens, and a
+	 * run killed midway has said what it did */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
 		usage(stderr);
 		return EX_USAGE;

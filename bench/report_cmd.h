@@ -15,6 +15,21 @@
 int report_cmd_open(struct db *db, const char *path);
 /* The exit code of a report_side_load() status, its message printed. */
 int report_cmd_load_exit(int status, const struct strbuf *err);
+struct report_cmp;
+/*
+ * Say on stderr which side's kernel warned during its runs; with strict,
+ * refuse (EX_UNAVAILABLE, 69) rather than make a table of such a kernel.
+ */
+int report_cmd_kwarn(const struct report_cmp *c, bool strict);
+/* The smallest change the patch behind a workload published; NAN none. */
+double report_cmd_published(const char *workload);
+/* "5%", "5", "0.5%": a change in percent above 0 and below 1000; -1 not. */
+int report_cmd_effect(const char *s, double *out);
+struct report_bootplan;
+struct config_plan;
+/* What `bench plan` and `bench nightly` print of a plan. */
+void report_cmd_plan_print(const struct report_bootplan *p,
+			   const struct config_plan *cp);
 /* Is metric the headline of workload?  Unknown to this build: yes. */
 bool report_cmd_primary(const char *workload, const char *metric);
 /* Is metric a count of the timed call's input (no test, no Holm)? */

@@ -347,6 +347,18 @@ int read_file_str(const char *path, char *buf, size_t n)
 	return 0;
 }
 
+void boot_id_get(char *buf, size_t n)
+{
+	const char *env = getenv("FOLIOBENCH_BOOT_ID");
+
+	if (env && *env) {
+		snprintf(buf, n, "%s", env);
+		return;
+	}
+	if (read_file_str("/proc/sys/kernel/random/boot_id", buf, n))
+		snprintf(buf, n, "unknown");
+}
+
 int read_file_u64(const char *path, uint64_t *out)
 {
 	char buf[64];

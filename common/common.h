@@ -47,6 +47,13 @@ uint64_t proc_cpu_ns(int pid);
 int write_file_str(const char *path, const char *s);
 /* Value of "Key:" from /proc/meminfo in bytes, or -errno. */
 int meminfo_bytes(const char *key, uint64_t *out);
+/*
+ * This boot's id: /proc/sys/kernel/random/boot_id, or $FOLIOBENCH_BOOT_ID
+ * where set (tests and simulated labs inject boots that way).  The one
+ * source of the boot id that runs are stored under and that `bench
+ * nightly` checks; "unknown" when neither can be read.
+ */
+void boot_id_get(char *buf, size_t n);
 /* Levenshtein distance, for "did you mean" suggestions. */
 unsigned edit_distance(const char *a, const char *b);
 

@@ -106,6 +106,18 @@ static int load_run(const struct db_report_run *r, void *arg)
 	d->id = r->id;
 	d->vcpus = r->vcpus;
 	d->mem_bytes = r->mem_bytes;
+	d->kernel_warnings = r->kernel_warnings;
+	if (r->kernel_warnings > 0) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "[%5lld.%06lld] %s",
+			    (long long)(r->kwarn_at_us / 1000000),
+			    (long long)(r->kwarn_at_us % 1000000),
+			    r->kwarn_first);
+		if (!sb.buf)
+			return REPORT_ENOMEM;
+		d->kwarn_first = sb.buf;
+	}
 	{
 		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
 				 &d->hostname, &d->cpu_model, &d->cmdline,
@@ -144,6 +156,7 @@ static void run_release(struct report_run *r)
 	free(r->tool_version);
 	free(r->started_at);
 	free(r->virt);
+	free(r->kwarn_first);
 }
 
 static void keep_half(struct report_side *s, int half)
@@ -1017,6 +1030,29 @@ static void row_tests(struct report_row *r)
 	}
 }
 
+double report_row_pooled_sd(const struct report_row *r)
+{
+	const struct report_series *a = r->a, *b = r->b;
+	double va, vb;
+
+	if (!a || !b || a->nboots < 2 || b->nboots < 2)
+		return NAN;
+	va = stats_var(a->med, a->nboots);
+	vb = stats_var(b->med, b->nboots);
+	return sqrt(((a->nboots - 1) * va + (b->nboots - 1) * vb) /
+		    (a->nboots + b->nboots - 2));
+}
+
+long report_row_need(const struct report_row *r, double effect_pct)
+{
+	double sp = report_row_pooled_sd(r);
+
+	if (isnan(sp) || r->a->mean == 0 || sp == 0)
+		return -1;
+	return stats_n_needed(sp, effect_pct / 100 * fabs(r->a->mean),
+			      REPORT_ALPHA, REPORT_POWER, REPORT_NEED_CAP);
+}
+
 /*
  * What the current boots can detect, and how many the change seen needs,
  * at the level the verdict needs: alpha over the rows of the row's Holm
@@ -1026,7 +1062,7 @@ static void row_tests(struct report_row *r)
 static void row_plan(struct report_row *r)
 {
 	const struct report_series *a = r->a, *b = r->b;
-	double va, vb, sp;
+	double sp;
 
 	r->need = -1;
 	r->mde = NAN;
@@ -1037,10 +1073,7 @@ static void row_plan(struct report_row *r)
 		r->plan = PLAN_ONE_BOOT;
 		return;
 	}
-	va = stats_var(a->med, a->nboots);
-	vb = stats_var(b->med, b->nboots);
-	sp = sqrt(((a->nboots - 1) * va + (b->nboots - 1) * vb) /
-		  (a->nboots + b->nboots - 2));
+	sp = report_row_pooled_sd(r);
 	if (sp == 0) {
 		r->plan = PLAN_NO_SPREAD;
 		return;
@@ -1478,6 +1511,36 @@ static int diff_cases(struct report_cmp *c, struct cmp_build *cb)
 }
 
 /*
+ * The runs of a side whose kernel printed a problem (WARNING:, BUG:, ...)
+ * while they ran: a table must never be made silently from such a kernel.
+ */
+static int kernel_warnings(struct report_cmp *c, size_t *alloc,
+			   const struct report_side *s)
+{
+	const struct report_run *first = NULL;
+	int64_t lines = 0;
+	size_t i, nruns = 0;
+	char buf[2048];
+
+	for (i = 0; i < s->nruns; i++) {
+		if (s->runs[i].kernel_warnings <= 0)
+			continue;
+		if (!first)
+			first = &s->runs[i];
+		nruns++;
+		lines += s->runs[i].kernel_warnings;
+	}
+	if (!nruns)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s: the kernel printed %lld line%s "
+		 "showing a problem during %zu of %zu runs; the first, in "
+		 "boot %.8s, run %.8s: %s", s->label, (long long)lines,
+		 lines == 1 ? "" : "s", nruns, s->nruns, first->boot_id,
+		 first->uuid, first->kwarn_first);
+	return list_add(&c->kwarn, &c->nkwarn, alloc, buf) ? REPORT_ENOMEM : 0;
+}
+
+/*
  * Over the headline metrics: wall time and time per folio of one case are
  * one result, and counting it twice would weigh it twice.
  */
@@ -1623,6 +1686,13 @@ int report_compare(struct report_side *a, struct report_side *b,
 	if ((r = name_rows(c)) || (r = build_phrase(c)) ||
 	    (r = build_method(c)))
 		return r;
+	{
+		size_t kw_alloc = 0;
+
+		if ((r = kernel_warnings(c, &kw_alloc, a)) ||
+		    (b && (r = kernel_warnings(c, &kw_alloc, b))))
+			return r;
+	}
 	if (!b) {
 		for (i = 0; i < c->nrows; i++)
 			row_export(&c->rows[i]);
@@ -1693,6 +1763,7 @@ void report_cmp_release(struct report_cmp *c)
 	}
 	free(c->rows);
 	list_free(c->warn, c->nwarn);
+	list_free(c->kwarn, c->nkwarn);
 	list_free(c->unmeasurable, c->nunmeasurable);
 	free(c->method);
 	free(c->phrase);

@@ -56,6 +56,8 @@ struct report_run {
 	char *cmdline, *thp, *tmpfs, *tool_version, *started_at, *virt;
 	int64_t vcpus, mem_bytes;
 	int boot;			/* index into report_side.boot_ids */
+	int64_t kernel_warnings;	/* kernel log lines showing a problem */
+	char *kwarn_first;		/* "[  441.867364] WARNING: ..." */
 };
 
 struct report_kv {
@@ -225,6 +227,9 @@ struct report_cmp {
 	size_t nwithin;			/* rows on the runs of one boot */
 	char **warn;			/* differences beyond the kernel */
 	size_t nwarn;
+	/* a side whose kernel printed warnings during its runs, a line each */
+	char **kwarn;
+	size_t nkwarn;
 	char **unmeasurable;		/* "workload metric" never measured */
 	size_t nunmeasurable;
 	char *method;			/* the generated method sentence */
@@ -246,10 +251,27 @@ int report_compare(struct report_side *a, struct report_side *b,
 		   const struct report_opts *o, struct report_cmp *c);
 void report_cmp_release(struct report_cmp *c);
 
+/*
+ * Planning, the arithmetic that compare prints and `bench plan` uses: the
+ * pooled standard deviation of the two sides' boot medians (NAN with fewer
+ * than 2 boots a side), and the boots of each kernel that detect a change
+ * of effect_pct percent of the base at REPORT_ALPHA with REPORT_POWER
+ * (-1: no spread to plan from; REPORT_NEED_CAP + 1: more than the cap).
+ */
+double report_row_pooled_sd(const struct report_row *r);
+long report_row_need(const struct report_row *r, double effect_pct);
+
 /* Write the report; -errno when the stream fails. */
 int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt);
 /* JSON, the one user of cJSON (reports/json.c). */
 int report_print_json(FILE *f, const struct report_cmp *c);
+
+/*
+ * The kernel-warning block that every format carries (JSON as a key):
+ * nothing when no run of either side saw the kernel warn.
+ */
+int report_print_kwarn(FILE *f, const struct report_cmp *c,
+		       enum report_format fmt);
 
 /* Shared by the formats: "faster", "slower", "better", "worse". */
 const char *report_dir_word(const struct report_row *r);

@@ -1024,6 +1024,16 @@ static void md_cell(FILE *f, const char *s)
 	fputc(' ', f);
 }
 
+/* Running text: what markdown would take for markup is escaped. */
+static void md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\`*_[]<>|#", *s))
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
 static int print_markdown_cmp(FILE *f, const struct report_cmp *c)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -1250,6 +1260,45 @@ static int print_csv(FILE *f, const struct report_cmp *c)
 	return 0;
 }
 
+/* --- kernel warnings, in every format ------------------------------------ */
+
+int report_print_kwarn(FILE *f, const struct report_cmp *c,
+		       enum report_format fmt)
+{
+	static const char head[] = "Kernel warnings: these kernels printed "
+				   "problems while the runs ran (the lines "
+				   "are in the database; `bench runs` "
+				   "counts them; --strict refuses them).";
+	size_t i;
+
+	if (!c->nkwarn || fmt == REPORT_JSON)	/* JSON: a key of its own */
+		return 0;
+	switch (fmt) {
+	case REPORT_CSV:
+		/* after the rows, where a reader skipping '#' loses nothing */
+		fprintf(f, "# %s\n", head);
+		for (i = 0; i < c->nkwarn; i++)
+			fprintf(f, "# %s\n", c->kwarn[i]);
+		break;
+	case REPORT_MARKDOWN:
+		fprintf(f, "\n> **%s**\n", head);
+		for (i = 0; i < c->nkwarn; i++) {
+			fprintf(f, ">\n> ");
+			md_text(f, c->kwarn[i]);
+			fputc('\n', f);
+		}
+		break;
+	default:
+		fputc('\n', f);
+		wrap(f, head, fmt == REPORT_CHANGELOG ? WRAP_COLS : 78, "");
+		for (i = 0; i < c->nkwarn; i++)
+			wrap_hang(f, c->kwarn[i], fmt == REPORT_CHANGELOG ?
+				  WRAP_COLS : 78, "  ", "    ");
+		break;
+	}
+	return 0;
+}
+
 int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
 {
 	int r = 0;
@@ -1275,6 +1324,7 @@ int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
 	}
 	if (r)
 		return r;
+	report_print_kwarn(f, c, fmt);
 	if (fflush(f) || ferror(f))
 		return -EIO;
 	return 0;

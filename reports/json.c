@@ -54,7 +54,12 @@ static cJSON *side_json(const struct report_side *s)
 		    !cJSON_AddStringToObject(ro, "cmdline", r->cmdline) ||
 		    !cJSON_AddStringToObject(ro, "tool_version",
 					     r->tool_version) ||
-		    !cJSON_AddStringToObject(ro, "started_at", r->started_at))
+		    !cJSON_AddStringToObject(ro, "started_at", r->started_at) ||
+		    !cJSON_AddItemToObject(ro, "kernel_warnings",
+					   r->kernel_warnings < 0 ?
+					   cJSON_CreateNull() :
+					   cJSON_CreateNumber((double)
+						r->kernel_warnings)))
 			goto fail;
 	}
 	return o;
@@ -277,7 +282,8 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 			goto end;
 	}
 	if (!add_strings(root, "unmeasurable", c->unmeasurable,
-			 c->nunmeasurable))
+			 c->nunmeasurable) ||
+	    !add_strings(root, "kernel_warnings", c->kwarn, c->nkwarn))
 		goto end;
 	rows = cJSON_AddArrayToObject(root, "rows");
 	if (!rows)

@@ -19,8 +19,13 @@
 static const char *const top_keys[] = {
 	"database", "label", "runs", "warmup", "cpu", "scratch",
 	"disk_scratch", "suite", "cpus", "placement", "steal_max",
-	"dashboard", NULL,
+	"dashboard", "plan", NULL,
 };
+static const char *const plan_keys[] = { "base", "patch", "boots", "effect",
+					 NULL };
+static const char *const side_keys[] = { "label", "boot", NULL };
+static const char *const boot_keys[] = { "grub", "kernel", "initrd",
+					 "cmdline", NULL };
 static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 
 struct ctx {
@@ -909,6 +914,144 @@ fail:
 	return -1;
 }
 
+/* Only these keys (and comments) in object o, at path. */
+static int only_keys(struct ctx *x, const cJSON *o, const char *path,
+		     const char *const *keys)
+{
+	const cJSON *v;
+	int k;
+
+	if (!cJSON_IsObject(o))
+		return errf(x, "%s: not an object", path);
+	for (v = o->child; v; v = v->next) {
+		bool known = false;
+
+		if (is_comment(v->string))
+			continue;
+		for (k = 0; keys[k]; k++)
+			known |= !strcmp(v->string, keys[k]);
+		if (!known) {
+			char prefix[128];
+
+			snprintf(prefix, sizeof(prefix), "%s.", path);
+			return unknown_key(x, prefix, v->string, keys, NULL,
+					   path);
+		}
+	}
+	return 0;
+}
+
+/* A non-empty string of at most 4000 bytes without control characters. */
+static int plan_str(struct ctx *x, const cJSON *o, const char *key,
+		    const char *path, bool abs_path, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const char *p;
+	char *s;
+
+	if (!v)
+		return 0;
+	if (cJSON_IsString(v) && *v->valuestring &&
+	    strlen(v->valuestring) <= 4000 &&
+	    (!abs_path || v->valuestring[0] == '/')) {
+		for (p = v->valuestring; *p && (unsigned char)*p >= 0x20 &&
+		     *p != 0x7f; p++)
+			;
+		if (!*p) {
+			*out = xstrdup(v->valuestring);
+			return 0;
+		}
+	}
+	s = show(v);
+	errf(x, "%s.%s: %s is not %s", path, key, s, abs_path ?
+	     "an absolute path" : "a non-empty string of one line");
+	free(s);
+	return -1;
+}
+
+static int load_plan_side(struct ctx *x, const cJSON *plan, const char *key,
+			  struct plan_side *ps)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(plan, key);
+	const cJSON *boot;
+	char path[64], bpath[80], why[128];
+
+	snprintf(path, sizeof(path), "plan.%s", key);
+	if (!o)
+		return errf(x, "plan: missing key \"%s\" (an object with "
+			    "\"label\" and \"boot\")", key);
+	if (only_keys(x, o, path, side_keys) ||
+	    plan_str(x, o, "label", path, false, &ps->label))
+		return -1;
+	if (!ps->label)
+		return errf(x, "%s: missing key \"label\"", path);
+	if (label_check(ps->label, why, sizeof(why)))
+		return errf(x, "%s.label: \"%s\": %s", path, ps->label, why);
+	boot = cJSON_GetObjectItemCaseSensitive(o, "boot");
+	if (!boot)
+		return 0;	/* `bench plan` works without; --reboot not */
+	snprintf(bpath, sizeof(bpath), "%s.boot", path);
+	if (only_keys(x, boot, bpath, boot_keys) ||
+	    plan_str(x, boot, "grub", bpath, false, &ps->grub) ||
+	    plan_str(x, boot, "kernel", bpath, true, &ps->kernel) ||
+	    plan_str(x, boot, "initrd", bpath, true, &ps->initrd) ||
+	    plan_str(x, boot, "cmdline", bpath, false, &ps->cmdline))
+		return -1;
+	if (!ps->grub == !ps->kernel)
+		return errf(x, "%s: give either \"grub\" (a GRUB menu entry) "
+			    "or \"kernel\" (an image for kexec), not %s",
+			    bpath, ps->grub ? "both" : "neither");
+	if (ps->grub && (ps->initrd || ps->cmdline))
+		return errf(x, "%s: \"%s\" goes with \"kernel\" (kexec), "
+			    "not with \"grub\"", bpath,
+			    ps->initrd ? "initrd" : "cmdline");
+	return 0;
+}
+
+/* Parse "5%", "5", 5 or "0.5%" as a percentage above 0 and below 1000. */
+static int load_effect(struct ctx *x, const cJSON *v, double *out)
+{
+	char *end = NULL, *s;
+	double d = NAN;
+
+	if (cJSON_IsNumber(v)) {
+		d = v->valuedouble;
+	} else if (cJSON_IsString(v)) {
+		d = strtod(v->valuestring, &end);
+		if (end == v->valuestring || (*end && strcmp(end, "%")))
+			d = NAN;
+	}
+	if (!(d > 0 && d < 1000)) {
+		s = show(v);
+		errf(x, "plan.effect: %s is not a change in percent above 0 "
+		     "and below 1000, such as \"5%%\"", s);
+		free(s);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int load_plan(struct ctx *x, struct config *cfg, const cJSON *plan)
+{
+	struct config_plan *p = &cfg->plan;
+	const cJSON *v;
+
+	if (only_keys(x, plan, "plan", plan_keys) ||
+	    load_plan_side(x, plan, "base", &p->side[0]) ||
+	    load_plan_side(x, plan, "patch", &p->side[1]) ||
+	    get_uint(x, plan, "boots", "plan.", 1, 10000, &p->boots))
+		return -1;
+	if (!strcmp(p->side[0].label, p->side[1].label))
+		return errf(x, "plan: base and patch both have the label "
+			    "\"%s\"", p->side[0].label);
+	v = cJSON_GetObjectItemCaseSensitive(plan, "effect");
+	if (v && load_effect(x, v, &p->effect))
+		return -1;
+	p->set = true;
+	return 0;
+}
+
 #define CONFIG_MAX	(1 << 20)	/* bytes: a config is a page or two */
 
 static char *slurp(const char *path, int *err)
@@ -1009,6 +1152,8 @@ static void config_defaults(struct config *cfg, const char *path)
 	cfg->cpus_node = -1;
 	cfg->placement = PLACE_SCATTER;
 	cfg->steal_max = 2;
+	cfg->plan.boots = 4;
+	cfg->plan.effect = NAN;
 }
 
 int config_load(struct config *cfg, const char *path, struct strbuf *err)
@@ -1141,6 +1286,9 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	for (i = 0, v = suite->child; v; v = v->next, i++)
 		if (load_entry(&x, cfg, v, i))
 			goto out;
+	v = cJSON_GetObjectItemCaseSensitive(root, "plan");
+	if (v && load_plan(&x, cfg, v))
+		goto out;
 	if (load_dashboard(&x, &cfg->dash,
 			   cJSON_GetObjectItemCaseSensitive(root, "dashboard")))
 		goto out;
@@ -1168,6 +1316,15 @@ void config_release(struct config *cfg)
 	free(cfg->label);
 	free(cfg->scratch);
 	free(cfg->disk_scratch);
+	for (i = 0; i < 2; i++) {
+		struct plan_side *ps = &cfg->plan.side[i];
+
+		free(ps->label);
+		free(ps->grub);
+		free(ps->kernel);
+		free(ps->initrd);
+		free(ps->cmdline);
+	}
 	free(cfg->cpus);
 	free(cfg->cpu_list);
 	free(cfg->json);

@@ -98,9 +98,7 @@ void meta_collect(struct meta *m)
 	label_sanitize(m->label);
 	if (m->label[0] == '.' || m->label[0] == '-')
 		m->label[0] = '_';
-	if (read_file_str("/proc/sys/kernel/random/boot_id", m->boot_id,
-			  sizeof(m->boot_id)))
-		snprintf(m->boot_id, sizeof(m->boot_id), "unknown");
+	boot_id_get(m->boot_id, sizeof(m->boot_id));
 	if (read_file_str("/proc/cmdline", m->cmdline, sizeof(m->cmdline)))
 		m->cmdline[0] = '\0';
 	cpu_model(m->cpu_model, sizeof(m->cpu_model));

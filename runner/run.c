@@ -17,6 +17,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "kmsg.h"
 #include "eta.h"
 #include "meta.h"
 #include "noise.h"
@@ -744,8 +745,58 @@ out:
 	free(buf);
 }
 
+/*
+ * The kernel log lines of the run that show a problem, stored with it and
+ * said on stderr: a kernel that warned must not pass unnoticed.
+ */
+static void store_kmsg(struct db *db, int64_t run_id, struct kmsg_scan *km)
+{
+	struct db_kwarn *w;
+	size_t i;
+	int r;
+
+	r = kmsg_end(km);
+	if (r && !km->said_err)
+		say_err("warning: cannot read the kernel log /dev/kmsg: %s; "
+			"this run's kernel warnings are not known",
+			strerror(-r));
+	km->said_err = r != 0;
+	if (r)
+		return;		/* runs.kernel_warnings stays NULL */
+	if (km->lost)
+		say_err("warning: %llu kernel log record%s of this run were "
+			"overwritten before they were read",
+			(unsigned long long)km->lost, km->lost == 1 ? "" : "s");
+	km->lost = 0;
+	w = xcalloc(km->n + 1, sizeof(*w));
+	for (i = 0; i < km->n; i++) {
+		w[i].seq = km->lines[i].seq;
+		w[i].at_us = km->lines[i].at_us;
+		w[i].prio = km->lines[i].prio;
+		w[i].line = km->lines[i].text;
+	}
+	if (db_kwarn_store(db, run_id, w, km->n))
+		say_err("cannot store the run's kernel warnings: %s", db->err);
+	free(w);
+	for (i = km->said; i < km->n; i++)
+		say_err("warning: kernel: [%5llu.%06llu] %s",
+			(unsigned long long)(km->lines[i].at_us / 1000000),
+			(unsigned long long)(km->lines[i].at_us % 1000000),
+			km->lines[i].text);
+	km->said = km->n;
+}
+
+/* Every end of a run: its kernel log first, then its status. */
+static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
+		       const char *status, const char *reason)
+{
+	store_kmsg(db, run_id, km);
+	db_run_end(db, run_id, status, reason);
+}
+
 int runner_main(const struct run_opts *o, const char *version)
 {
+	struct kmsg_scan km = KMSG_SCAN_INIT;
 	struct config cfg;
 	struct placement pl = { 0 };
 	struct strbuf err = STRBUF_INIT;
@@ -908,6 +959,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	row.vcpus = meta.vcpus;
 	row.mem_bytes = meta.mem_bytes;
 	row.pid = (int)getpid();
+	kmsg_begin(&km);
 	r = db_run_begin(&db, &row, &run_id);
 	if (r) {
 		ret = db_failed("cannot record the run in", db_path, r, db.err);
@@ -1062,12 +1114,13 @@ int runner_main(const struct run_opts *o, const char *version)
 	if (stop_sig) {
 		say_err("interrupted by %s: run %s marked aborted",
 			strsignal(stop_sig), meta.uuid);
-		db_run_end(&db, run_id, "aborted", strsignal(stop_sig));
+		run_finish(&db, run_id, &km, "aborted", strsignal(stop_sig));
 		ret = exit_for_signal();
 		goto out;
 	}
 	final_table(&cfg, tl, pr);
 	eta_log(&cfg);
+	store_kmsg(&db, run_id, &km);
 	if (nfailed) {
 		char why[64];
 
@@ -1085,7 +1138,7 @@ int runner_main(const struct run_opts *o, const char *version)
 	}
 	goto out;
 end_run:
-	db_run_end(&db, run_id, "failed", "the runner could not go on");
+	run_finish(&db, run_id, &km, "failed", "the runner could not go on");
 out:
 	undraw();
 	if (sys_up && sys_undo_all()) {
@@ -1106,9 +1159,11 @@ out:
 		sys_fini();	/* keeps the journal while it holds anything */
 	if (stop_sig && ret != exit_for_signal()) {
 		if (run_id >= 0)
-			db_run_end(&db, run_id, "aborted", strsignal(stop_sig));
+			run_finish(&db, run_id, &km, "aborted",
+				   strsignal(stop_sig));
 		ret = exit_for_signal();
 	}
+	kmsg_release(&km);
 	db_close(&db);
 	/* the lock is released: an upload may take its time */
 	/* bench/'s hook: it returns an exit code, passed on as it is */

@@ -21,6 +21,21 @@ struct plan_case {
 	unsigned runs, warmup;
 };
 
+/* How to boot one kernel of a plan: a GRUB menu entry, or kexec. */
+struct plan_side {
+	char *label;
+	char *grub;			/* grub-reboot ENTRY, or NULL */
+	char *kernel, *initrd, *cmdline; /* kexec -l; initrd, cmdline opt. */
+};
+
+/* The config's "plan": which kernels alternate, and for how long. */
+struct config_plan {
+	bool set;
+	struct plan_side side[2];	/* base, patch */
+	unsigned boots;			/* of each kernel; default 4 */
+	double effect;			/* percent; NAN: the published changes */
+};
+
 struct config {
 	char path[4096];		/* where it was read from */
 	char *database, *label, *scratch, *disk_scratch;
@@ -33,6 +48,7 @@ struct config {
 	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
 	char *json;			/* the effective config, for the run row */
+	struct config_plan plan;
 	struct dashboard_cfg dash;	/* target DASHBOARD_NONE: no section */
 	struct plan_case *cases;
 	int ncases;

@@ -54,6 +54,17 @@ static int exec(struct db *db, const char *sql)
 	return DB_OK;
 }
 
+int db_exec(struct db *db, const char *sql)
+{
+	return exec(db, sql);
+}
+
+int db_fail(struct db *db, const char *what)
+{
+	return fail(db, what);
+}
+
+
 int db_schema_version(struct db *db)
 {
 	sqlite3_stmt *st;
@@ -274,6 +285,11 @@ static int rollback(struct db *db)
 	return rollback_r(db, DB_ERR);
 }
 
+void db_rollback(struct db *db)
+{
+	rollback(db);
+}
+
 int db_run_end(struct db *db, int64_t run_id, const char *status,
 	       const char *reason)
 {
@@ -345,6 +361,32 @@ int db_mend_running(struct db *db, const char *hostname, int *n)
 		return r;
 	*n = sqlite3_changes(db->h);
 	return DB_OK;
+}
+
+int db_kwarn_store(struct db *db, int64_t run_id, const struct db_kwarn *w,
+		   size_t n)
+{
+	size_t i;
+
+	if (exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	for (i = 0; i < n; i++)
+		if (run_stmt(db, "INSERT OR IGNORE INTO kernel_warnings (run_id, "
+			     "seq, at_us, prio, line) VALUES (?,?,?,?,?)",
+			     "iiiit", run_id, (int64_t)w[i].seq,
+			     (int64_t)w[i].at_us, (int64_t)w[i].prio,
+			     w[i].line))
+			goto err;
+	if (run_stmt(db, "UPDATE runs SET kernel_warnings = (SELECT count(*) "
+		     "FROM kernel_warnings WHERE run_id = ?1) WHERE id = ?1",
+		     "i", run_id))
+		goto err;
+	if (exec(db, "COMMIT"))
+		goto err;
+	return DB_OK;
+err:
+	db_rollback(db);
+	return DB_ERR;
 }
 
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
@@ -566,8 +608,9 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		"CASE WHEN u.state <> 'sent' AND u.last_error IS NOT NULL "
 		"THEN ': ' || u.last_error || ' (' || u.attempts || "
 		"CASE u.attempts WHEN 1 THEN ' try)' ELSE ' tries)' END "
-		"ELSE '' END, '; ') FROM uploads u WHERE u.run_id = r.id) "
-		"FROM runs r ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		"ELSE '' END, '; ') FROM uploads u WHERE u.run_id = r.id), "
+		"coalesce(r.kernel_warnings, -1) FROM runs r ORDER BY r.id",
+		-1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct db_run_row row = {
@@ -581,6 +624,7 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 			.ended_at = (const char *)sqlite3_column_text(st, 7),
 			.nsamples = sqlite3_column_int64(st, 8),
 			.upload = (const char *)sqlite3_column_text(st, 9),
+			.kernel_warnings = sqlite3_column_int64(st, 10),
 		};
 
 		r = fn(&row, arg);

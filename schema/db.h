@@ -40,6 +40,13 @@ int db_open(struct db *db, const char *path, bool create);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 
+/* SQL without parameters (BEGIN, COMMIT...); DB_ERR with err set. */
+int db_exec(struct db *db, const char *sql);
+/* err = what + SQLite's message; returns DB_ERR. */
+int db_fail(struct db *db, const char *what);
+/* Roll the transaction back, keeping the error that made it fail. */
+void db_rollback(struct db *db);
+
 /* The run's facts, filled by the runner. */
 struct db_run {
 	char uuid[40];
@@ -65,6 +72,19 @@ int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
 int db_run_complete(struct db *db, int64_t run_id, const char *target);
 /* Mark runs left 'running' on this host by a runner that is gone. */
 int db_mend_running(struct db *db, const char *hostname, int *n);
+
+/* A kernel log line that showed a problem during a run (schema 5). */
+struct db_kwarn {
+	uint64_t seq, at_us;
+	int prio;
+	const char *line;
+};
+/*
+ * Store the run's kernel warnings (again: lines already stored are kept
+ * once) and set runs.kernel_warnings to how many the run has.
+ */
+int db_kwarn_store(struct db *db, int64_t run_id, const struct db_kwarn *w,
+		   size_t n);
 
 /*
  * A case, keyed by the params that ran; asked: the params the config asked
@@ -126,6 +146,7 @@ struct db_run_row {
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
 	int64_t nsamples;
+	int64_t kernel_warnings;	/* -1: the kernel log was not read */
 	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */
 	const char *upload;
 };

@@ -6,6 +6,7 @@
 #include "db_report.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int fail(struct db *db, const char *what)
 {
@@ -118,7 +119,11 @@ int db_report_runs_each(struct db *db, const char *label,
 	r = prepare(db,
 		    "SELECT id, uuid, kernel_release, boot_id, hostname, "
 		    "cpu_model, cmdline, thp, tmpfs, topology, tool_version, "
-		    "started_at, vcpus, mem_bytes, virt FROM runs "
+		    "started_at, vcpus, mem_bytes, virt, "
+		    "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
+		    "kernel_warnings k WHERE k.run_id = runs.id ORDER BY seq "
+		    "LIMIT 1), (SELECT line FROM kernel_warnings k WHERE "
+		    "k.run_id = runs.id ORDER BY seq LIMIT 1) FROM runs "
 		    "WHERE label = ?1 AND status = 'complete' "
 		    "ORDER BY started_at, id", label, &st);
 	if (r)
@@ -140,6 +145,9 @@ int db_report_runs_each(struct db *db, const char *label,
 			.vcpus = sqlite3_column_int64(st, 12),
 			.mem_bytes = sqlite3_column_int64(st, 13),
 			.virt = col_text(st, 14),
+			.kernel_warnings = sqlite3_column_int64(st, 15),
+			.kwarn_at_us = sqlite3_column_int64(st, 16),
+			.kwarn_first = col_text(st, 17),
 		};
 		int stop = fn(&run, arg);
 
@@ -277,6 +285,24 @@ int db_report_invalid_each(struct db *db, const char *label,
 	return step_end(db, st, r, "cannot read invalid samples");
 }
 
+/* Hand fn the first two columns of each row of st, then finalize it. */
+static int pairs_each(struct db *db, sqlite3_stmt *st,
+		      int (*fn)(const char *a, const char *b, void *arg),
+		      void *arg, const char *what)
+{
+	int r;
+
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, what);
+}
+
 int db_report_params_each(struct db *db, const char *params_json,
 			  int (*fn)(const char *key, const char *value,
 				    void *arg),
@@ -291,15 +317,101 @@ int db_report_params_each(struct db *db, const char *params_json,
 		    params_json, &st);
 	if (r)
 		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
+	return pairs_each(db, st, fn, arg, "cannot read case params");
+}
 
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
+int db_report_boots_each(struct db *db, const char *label,
+			 int (*fn)(const char *boot_id, const char *at,
+				   void *arg),
+			 void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db, "SELECT boot_id, min(started_at) AS at FROM runs "
+		    "WHERE label = ?1 AND status = 'complete' GROUP BY boot_id "
+		    "ORDER BY at, min(id)", label, &st);
+	if (r)
+		return r;
+	return pairs_each(db, st, fn, arg, "cannot read the boots of a label");
+}
+
+/* Prepare sql with label as ?1 and boot_id as ?2. */
+static int prepare_boot(struct db *db, const char *sql, const char *label,
+			const char *boot_id, sqlite3_stmt **st)
+{
+	int r = prepare(db, sql, label, st);
+
+	if (r)
+		return r;
+	if (sqlite3_bind_text(*st, 2, boot_id, -1, SQLITE_TRANSIENT)) {
+		sqlite3_finalize(*st);
+		return fail(db, "cannot bind a boot id");
 	}
-	return step_end(db, st, r, "cannot read case params");
+	return DB_OK;
+}
+
+int db_report_boot_runs(struct db *db, const char *label, const char *boot_id,
+			struct db_boot_runs *out)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = prepare_boot(db, "SELECT count(*) FILTER (WHERE status = "
+			 "'complete'), count(*) FILTER (WHERE status <> "
+			 "'complete') FROM runs WHERE label = ?1 AND boot_id "
+			 "= ?2", label, boot_id, &st);
+	if (r)
+		return r;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		out->complete = sqlite3_column_int64(st, 0);
+		out->other = sqlite3_column_int64(st, 1);
+		r = sqlite3_step(st);
+	}
+	return step_end(db, st, r, "cannot count the runs of this boot");
+}
+
+int db_report_run_summary(struct db *db, const char *label,
+			  const char *boot_id, struct db_run_summary *out)
+{
+	sqlite3_stmt *st;
+	int r, found = 0;
+
+	memset(out, 0, sizeof(*out));
+	r = prepare_boot(db, "SELECT r.uuid, r.status, "
+		    "coalesce(r.kernel_warnings, -1), "
+		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
+		    " c.status = 'done' AND NOT EXISTS (SELECT 1 FROM samples s "
+		    " WHERE s.case_id = c.id AND s.valid = 0 AND "
+		    " s.warmup = 0)), "
+		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
+		    " (c.status = 'failed' OR (c.status = 'done' AND EXISTS "
+		    " (SELECT 1 FROM samples s WHERE s.case_id = c.id AND "
+		    " s.valid = 0 AND s.warmup = 0)))), "
+		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
+		    " c.status = 'skipped') "
+		    "FROM runs r WHERE r.label = ?1 AND r.boot_id = ?2 "
+		    "ORDER BY r.id DESC LIMIT 1", label, boot_id, &st);
+	if (r)
+		return r;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		found = 1;
+		snprintf(out->uuid, sizeof(out->uuid), "%s", col_text(st, 0));
+		snprintf(out->status, sizeof(out->status), "%s",
+			 col_text(st, 1));
+		out->kernel_warnings = sqlite3_column_int64(st, 2);
+		out->cases_valid = sqlite3_column_int64(st, 3);
+		out->cases_invalid = sqlite3_column_int64(st, 4);
+		out->cases_skipped = sqlite3_column_int64(st, 5);
+		r = sqlite3_step(st);
+	}
+	r = step_end(db, st, r, "cannot read the run of this boot");
+	if (r)
+		return r;
+	return found ? DB_OK : DB_MISSING;
 }
 
 int db_report_noisy(struct db *db, const char *label, int64_t *noisy,

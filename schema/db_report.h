@@ -26,6 +26,9 @@ struct db_report_run {
 	const char *cmdline, *thp, *tmpfs, *topology, *tool_version;
 	const char *started_at, *virt;
 	int64_t vcpus, mem_bytes;
+	int64_t kernel_warnings;	/* -1: the kernel log was not read */
+	int64_t kwarn_at_us;		/* the first of them: when, and */
+	const char *kwarn_first;	/* its line ("" none) */
 };
 /* Complete runs of a label, oldest first. */
 int db_report_runs_each(struct db *db, const char *label,
@@ -99,5 +102,34 @@ int db_report_params_each(struct db *db, const char *params_json,
 			  int (*fn)(const char *key, const char *value,
 				    void *arg),
 			  void *arg);
+
+/*
+ * The boots of a label that hold a complete run, in the order they first
+ * completed one (bench plan, bench nightly).
+ */
+int db_report_boots_each(struct db *db, const char *label,
+			 int (*fn)(const char *boot_id, const char *at,
+				   void *arg),
+			 void *arg);
+
+/* The runs of a label in one boot, for `bench nightly`. */
+struct db_boot_runs {
+	int64_t complete;	/* complete runs */
+	int64_t other;		/* aborted, failed or left running */
+};
+int db_report_boot_runs(struct db *db, const char *label, const char *boot_id,
+			struct db_boot_runs *out);
+
+/* What nightly's summary line says of a run. */
+struct db_run_summary {
+	char uuid[40], status[16];
+	int64_t cases_valid;	/* done, every measured sample valid */
+	int64_t cases_invalid;	/* failed, or with an invalid sample */
+	int64_t cases_skipped;
+	int64_t kernel_warnings;	/* -1: the log was not read */
+};
+/* The newest run of a label in a boot; DB_MISSING when there is none. */
+int db_report_run_summary(struct db *db, const char *label,
+			  const char *boot_id, struct db_run_summary *out);
 
 #endif

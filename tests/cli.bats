@@ -2,6 +2,7 @@
 # The command line: help, version, usage errors and exit codes.
 
 load test_helper
+load fixtures/fixture
 
 @test "--help lists the commands and exits 0" {
 	run "$BENCH" --help
@@ -77,7 +78,7 @@ load test_helper
 	sqlite3 "$DB" "PRAGMA user_version = 99; CREATE TABLE t(x);"
 	run "$BENCH" runs --db "$DB"
 	assert_failure 76
-	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's 6; use a newer foliobench"
+	assert_output "bench: cannot read $DB: schema version 99 is newer than this tool's $(fb_schema_latest); use a newer foliobench"
 	run sqlite3 "$DB" "PRAGMA user_version"
 	assert_output "99"
 }
@@ -98,18 +99,12 @@ load test_helper
 }
 
 @test "a database of an older schema is migrated in place, its rows kept" {
-	sqlite3 "$DB" < "$BATS_TEST_DIRNAME/../schema/001_init.sql"
-	sqlite3 "$DB" "PRAGMA user_version = 1;
-	INSERT INTO runs (uuid, label, kernel_release, kernel_version, boot_id,
-	  hostname, cpu_model, vcpus, mem_bytes, cmdline, thp, tmpfs, topology,
-	  tool_version, config, pid, started_at, status) VALUES ('u1', 'old',
-	  '6.1', '#1', 'b1', 'h', 'cpu', 2, 1, '', '{}', '', '{}', 'v0', '{}',
-	  1, '2026-11-01T00:00:00Z', 'complete');"
+	fx_schema1 "$DB" u1
 	run "$BENCH" runs --db "$DB"
 	assert_success
 	assert_line --regexp '^1 +u1 +old +6.1 +b1 +complete '
 	run q "PRAGMA user_version"
-	assert_output 6
+	assert_output "$(fb_schema_latest)"
 	run q "select label, virt = '' from runs"
 	assert_output "old|1"
 	# cases gained the params asked beside those that ran (version 6)

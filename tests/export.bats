@@ -104,12 +104,13 @@ EOF
 	local version
 	version=$("$BENCH" --version)
 	assert_line --index 2 "	\"tool_version\":	\"${version#foliobench }\","
-	output=$(sed 's/^\t"tool_version":\t".*",$/\t"tool_version":\tVERSION,/' <<< "$output")
+	assert_line --index 3 "	\"schema_version\":	$(fb_schema_latest),"
+	output=$(sed 's/^\t"tool_version":\t".*",$/\t"tool_version":\tVERSION,/; s/^\t"schema_version":\t[0-9]*,$/\t"schema_version":\tSCHEMA,/' <<< "$output")
 	assert_output - <<'EOF'
 {
 	"tool":	"foliobench",
 	"tool_version":	VERSION,
-	"schema_version":	6,
+	"schema_version":	SCHEMA,
 	"format_version":	1,
 	"kind":	"export",
 	"alpha":	0.05,
@@ -129,7 +130,8 @@ EOF
 				"mem_bytes":	25218084864,
 				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
 				"tool_version":	"v0.1",
-				"started_at":	"2026-11-29T08:01:00Z"
+				"started_at":	"2026-11-29T08:01:00Z",
+				"kernel_warnings":	null
 			}, {
 				"uuid":	"00000000-0000-0000-0000-000000000002",
 				"kernel_release":	"A",
@@ -140,10 +142,12 @@ EOF
 				"mem_bytes":	25218084864,
 				"cmdline":	"BOOT_IMAGE=/vmlinuz-A console=ttyS0 quiet",
 				"tool_version":	"v0.1",
-				"started_at":	"2026-11-29T08:02:00Z"
+				"started_at":	"2026-11-29T08:02:00Z",
+				"kernel_warnings":	null
 			}]
 	},
 	"unmeasurable":	[],
+	"kernel_warnings":	[],
 	"rows":	[{
 			"params":	{
 				"op":	"unlink",
@@ -331,7 +335,7 @@ EOF
 	sqlite3 "$DB.k" "PRAGMA user_version = 99"
 	run "$BENCH" export --db "$DB.k" 6.18.0-patch
 	assert_failure 76
-	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's 6; use a newer foliobench"
+	assert_output "bench: cannot read $DB.k: schema version 99 is newer than this tool's $(fb_schema_latest); use a newer foliobench"
 }
 
 @test "usage errors: 64" {

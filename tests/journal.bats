@@ -63,8 +63,10 @@ journal() {
 
 @test "a loop device that no longer holds our file is left alone" {
 	img=$(mktemp /dev/shm/fbtest.XXXXXX)
+	fb_after rm -f "$img"
 	truncate -s 16M "$img"
 	dev=$(losetup --find --show "$img")
+	fb_after losetup -d "$dev"
 	journal "0|boot|$BOOT" "1|loop|$dev|/dev/shm/foliobench.999999999/small-truncate.img"
 	run "$BENCH" check --config "$T/config.json"
 	assert_success

@@ -344,3 +344,18 @@ $T/bad.txt:8: units differ from an earlier line of BenchmarkX: BenchmarkX 1 2 ms
 $T/bad.txt:9: odd or too few fields: BenchmarkV 1 2
 EOF
 }
+
+@test "report: samples flagged noisy are counted in the header, per side" {
+	fx_known "$DB"
+	# two measured samples of the base's first unlink case
+	q "UPDATE samples SET noisy = 1 WHERE id IN (2, 3)"
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/n.html" 6.18.0-base 6.18.0-patch
+	assert_success
+	run grep -o 'Samples flagged noisy[^<]*<code>[^<]*</code>[^<]*' "$T/n.html"
+	assert_output "Samples flagged noisy (steal over steal_max), plotted and counted like the others (<code>bench compare --drop-noisy</code> leaves them out): 6.18.0-base 2 of $(q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-base' AND r.status = 'complete' AND s.warmup = 0 AND s.valid = 1"); 6.18.0-patch 0 of 24."
+	fx_known "$T/quiet.db"
+	run --separate-stderr "$BENCH" report --db "$T/quiet.db" -o "$T/q.html" 6.18.0-base
+	assert_success
+	run grep -c 'Samples flagged noisy' "$T/q.html"
+	assert_output 0
+}

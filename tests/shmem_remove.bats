@@ -135,8 +135,8 @@ load test_helper
 	"$BENCH" run --config "$T/config.json" --label first --quiet
 	run "$BENCH" runs --db "$DB"
 	assert_success
-	assert_line --index 0 --regexp '^id +uuid +label +kernel +boot +status +started +samples +upload$'
-	assert_line --index 1 --regexp "^1 +[0-9a-f-]{36} +first +$(uname -r) +[0-9a-f]{8} +complete +[0-9T:Z-]+ +2 +-\$"
+	assert_line --index 0 --regexp '^id +uuid +label +kernel +boot +status +started +samples +kwarn +upload$'
+	assert_line --index 1 --regexp "^1 +[0-9a-f-]{36} +first +$(uname -r) +[0-9a-f]{8} +complete +[0-9T:Z-]+ +2 +[0-9]+ +-\$"
 }
 
 @test "--only keeps the named workloads and rejects unknown ones" {
@@ -160,6 +160,7 @@ load test_helper
 
 @test "a dir of the user's gets a directory of ours, removed afterwards" {
 	d=$(mktemp -d /dev/shm/fbtest.XXXXXX)
+	fb_after rm -rf "$d"
 	touch "$d/shmem-remove.0"	# the user's: never touched
 	fb_config "[ { \"workload\": \"shmem-remove\", \"size\": \"64M\", \"op\": \"ftruncate\", \"dir\": \"$d\" } ]"
 	run "$BENCH" run --config "$T/config.json" --quiet

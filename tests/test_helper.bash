@@ -51,9 +51,17 @@ fb_leftovers() {
 	return 0
 }
 
+# Scratch a test makes outside $T (a dir on /dev/shm, a loop device):
+# removed in teardown also when an assertion failed midway.
+FB_AFTER=()
+fb_after() { FB_AFTER+=("$*"); }
+
 fb_teardown() {
-	local left
-	left=$(fb_leftovers)
+	local left cmd
+	for cmd in "${FB_AFTER[@]}"; do
+		eval "$cmd" > /dev/null 2>&1
+	done
+	left=$(fb_leftovers; ls -d /dev/shm/fbtest.* 2>/dev/null)
 	if [ -n "$left" ]; then
 		echo "left behind: $left" >&2
 		return 1
@@ -74,3 +82,11 @@ JSON
 
 # sqlite3 on the test database
 q() { sqlite3 "$DB" "$@"; }
+
+# The schema version this tool migrates to: its newest migration's number.
+fb_schema_latest() {
+	local f
+	f=$(ls "$BATS_TEST_DIRNAME"/../schema/[0-9]*.sql | sort | tail -n 1)
+	f=$(basename "$f")
+	echo $((10#${f%%_*}))
+}

@@ -1,0 +1,104 @@
+/*
+ * `bench merge OUT.db IN.db...`: the runs of several lab machines in one
+ * database.  Idempotent (runs are keyed by uuid), the inputs are never
+ * written (an older one is migrated in a temporary copy), and it says
+ * what each input added.  Exit codes: 0 ok, 64 usage, 65 an input is not
+ * a foliobench database, 66 no such input, 74 I/O error, 76 a newer
+ * schema (the output is left as it was for that input and the rest).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <sysexits.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "schema/db.h"
+#include "schema/merge.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench merge OUT.db IN.db...\n\n"
+		"Adds the runs of each IN.db that OUT.db lacks (by run uuid), "
+		"with their cases,\nsamples, values and kernel warnings.  "
+		"OUT.db is made when missing; the inputs\nare never written "
+		"(an older schema is migrated in a temporary copy).\n");
+}
+
+static void report(const char *in, const struct db_merge_stats *st)
+{
+	int i;
+
+	printf("%s: added %lld run%s", in, (long long)st->table[0].added,
+	       st->table[0].added == 1 ? "" : "s");
+	for (i = 1; i < st->ntables; i++)
+		printf("%s%s %lld", i == 1 ? " (" : ", ", st->table[i].name,
+		       (long long)st->table[i].added);
+	printf("%s; %lld already there", st->ntables > 1 ? ")" : "",
+	       (long long)st->runs_present);
+	if (st->in_version < DB_SCHEMA_VERSION)
+		printf("; read from schema %d, migrated in a copy",
+		       st->in_version);
+	printf("\n");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct db_merge_stats st;
+	struct db out;
+	int ch, i, r, ex = EX_OK;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			usage(stdout);
+			return EX_OK;
+		}
+		fb_err("unknown option '%s'", argv[optind - 1]);
+		return EX_USAGE;
+	}
+	if (argc - optind < 2) {
+		fb_err("merge takes an output database and at least one input");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	r = db_open(&out, argv[optind], true);
+	if (r) {
+		fb_err("cannot open %s: %s", argv[optind], out.err);
+		return r == DB_TOO_NEW ? EX_NEWER_DB : r == DB_NOT_DB ?
+		       EX_DATAERR : EX_IOERR;
+	}
+	for (i = optind + 1; i < argc; i++) {
+		r = db_merge(&out, argv[i], &st);
+		if (!r) {
+			report(argv[i], &st);
+			continue;
+		}
+		switch (r) {
+		case DB_MISSING:
+			fb_err("cannot merge %s: %s", argv[i], out.err);
+			ex = EX_NOINPUT;
+			break;
+		case DB_NOT_DB:
+			fb_err("%s is not a foliobench database: %s", argv[i],
+			       out.err);
+			ex = EX_DATAERR;
+			break;
+		case DB_TOO_NEW:
+			fb_err("cannot merge %s: %s; use a newer foliobench",
+			       argv[i], out.err);
+			ex = EX_NEWER_DB;
+			break;
+		default:
+			fb_err("cannot merge %s into %s: %s", argv[i],
+			       argv[optind], out.err);
+			ex = EX_IOERR;
+		}
+	}
+	db_close(&out);
+	return ex;
+}

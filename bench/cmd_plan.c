@@ -1,0 +1,264 @@
+/*
+ * `bench plan BASE PATCH`: the boots each kernel has had, the order they
+ * ran in, the kernel to boot next, and how many boots each needs to detect
+ * a change.  Exit codes: 0 ok, 64 usage, 65 bad data, 70 internal error,
+ * 74 cannot read the database, 76 newer schema, 78 bad configuration.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/compare.h"
+#include "reports/plan.h"
+#include "runner/boot.h"
+#include "runner/runner.h"
+
+/*
+ * The changes the patches behind each workload published (shared/seeds),
+ * the smallest where a patch published several: what `bench plan` aims to
+ * detect when no --effect is given.
+ */
+static const struct {
+	const char *workload;
+	double pct;
+	const char *from;
+} published[] = {
+	{ "shmem-remove", 20.9, "hole punch 1155 -> 914 ms" },
+	{ "shadow-truncate", 18.5, "5.164 -> 4.21 s" },
+	{ "small-truncate", 15.5, "p1 248 -> 209.6 us, mean of 5 rows" },
+	{ "seq-read", 0.4, "2697 -> 2709 MiB/s" },
+};
+
+double report_cmd_published(const char *workload)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(published) / sizeof(published[0]); i++)
+		if (!strcmp(published[i].workload, workload))
+			return published[i].pct;
+	return NAN;
+}
+
+int report_cmd_effect(const char *s, double *out)
+{
+	char *end;
+	double d = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%")) || !(d > 0 && d < 1000))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench plan [--db FILE] [--config FILE] "
+		"[--effect PCT] [--boots N] [BASE PATCH]\n\n"
+		"Boots so far of two kernels (complete runs in distinct "
+		"boots), the order they\nran in, the kernel to boot next "
+		"(ABAB, then BAAB), and the boots each needs to\ndetect a "
+		"change, from the boot-to-boot spread so far.  BASE and PATCH "
+		"default\nto the config's plan.\n\n"
+		"  --db FILE      results database (default: the config's)\n"
+		"  --config FILE  configuration with a \"plan\" (default "
+		"./config.json, else the example)\n"
+		"  --effect PCT   change to detect, such as 5%% (default: the "
+		"plan's, else each\n                 workload's published "
+		"change)\n"
+		"  --boots N      boots of each kernel wanted (default: the "
+		"plan's, 4)\n");
+}
+
+static void print_rows(const struct report_bootplan *p)
+{
+	size_t i;
+
+	if (p->boots[0] < 2 || p->boots[1] < 2) {
+		printf("boots needed to see a change: the boot-to-boot spread "
+		       "needs 2 boots of each kernel\n");
+		return;
+	}
+	printf("boots needed to see a change (each row alone, two-sided "
+	       "alpha %.2g, power %.1f,\nfrom the spread of the boot "
+	       "medians so far):\n", REPORT_ALPHA, REPORT_POWER);
+	for (i = 0; i < p->nrows; i++) {
+		const struct report_plan_row *r = &p->rows[i];
+
+		printf("  %s: %.1f%%, spread %.2f%%: ", r->name, r->effect,
+		       r->sd_pct);
+		if (isnan(r->effect))
+			printf("no published change; give --effect\n");
+		else if (r->need < 0)
+			printf("no spread yet\n");
+		else if (r->need > REPORT_NEED_CAP)
+			printf("more than %d boots of each kernel\n",
+			       REPORT_NEED_CAP);
+		else
+			printf("%ld boots of each kernel (%ld more of base, "
+			       "%ld more of patch)\n", r->need,
+			       r->need > (long)p->boots[0] ?
+			       r->need - (long)p->boots[0] : 0,
+			       r->need > (long)p->boots[1] ?
+			       r->need - (long)p->boots[1] : 0);
+	}
+}
+
+void report_cmd_plan_print(const struct report_bootplan *p,
+			   const struct config_plan *cp)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	printf("boots: %s %zu, %s %zu (of %u each)\n", p->label[0],
+	       p->boots[0], p->label[1], p->boots[1], p->target);
+	printf("order: ");
+	for (i = 0; p->order[i]; i++)
+		printf("%s%c", i && !(i % 4) ? " " : "", p->order[i]);
+	printf("%s (A %s, B %s; oldest first)\n", p->order[0] ? "" : "none",
+	       p->label[0], p->label[1]);
+	if (p->next < 0) {
+		printf("next: none: both kernels have their %u boots; the "
+		       "comparison is ready: bench compare %s %s\n", p->target,
+		       p->label[0], p->label[1]);
+	} else {
+		printf("next: %s (%s)\n", p->label[p->next],
+		       p->next ? "B, the patch" : "A, the base");
+		if (cp && cp->set &&
+		    !strcmp(cp->side[p->next].label, p->label[p->next])) {
+			struct boot_cmds bc;
+
+			if (!boot_cmds_make(&cp->side[p->next], &bc)) {
+				boot_cmds_line(&bc, &sb);
+				printf("boot it: %s\n", strbuf_str(&sb));
+			} else {
+				printf("boot it: the plan says no way to boot "
+				       "it (plan.%s.boot)\n",
+				       p->next ? "patch" : "base");
+			}
+			boot_cmds_release(&bc);
+		}
+	}
+	print_rows(p);
+	strbuf_release(&sb);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "effect", required_argument, NULL, 'e' },
+		{ "boots", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_path = NULL, *cfg_path = NULL, *base, *patch;
+	struct strbuf err = STRBUF_INIT;
+	struct report_bootplan p = { 0 };
+	struct config cfg;
+	struct db db = { 0 };
+	bool have_cfg = false, have_db = false;
+	double effect = NAN;
+	uint64_t u;
+	long boots = -1;
+	int ch, ex = EX_OK, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":d:c:e:b:h", longopts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'd': db_path = optarg; break;
+		case 'c': cfg_path = optarg; break;
+		case 'e':
+			if (report_cmd_effect(optarg, &effect)) {
+				fb_err("--effect: '%s' is not a change in "
+				       "percent above 0 and below 1000, such "
+				       "as 5%%", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'b':
+			if (parse_u64(optarg, &u) || u < 1 || u > 10000) {
+				fb_err("--boots: '%s' is not a whole number "
+				       "from 1 to 10000", optarg);
+				return EX_USAGE;
+			}
+			boots = (long)u;
+			break;
+		case 'h':
+			usage(stdout);
+			return EX_OK;
+		case ':':
+			fb_err("option '%s' needs a value", argv[optind - 1]);
+			return EX_USAGE;
+		default:
+			fb_err("unknown option '%s'", argv[optind - 1]);
+			return EX_USAGE;
+		}
+	}
+	if (argc - optind != 0 && argc - optind != 2) {
+		fb_err("plan takes two labels, BASE and PATCH, or none (the "
+		       "config's plan)");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (!cfg_path)
+		cfg_path = fb_config_default();
+	if (config_load(&cfg, cfg_path, &err)) {
+		fb_err("%s", strbuf_str(&err));
+		strbuf_release(&err);
+		return EX_CONFIG;
+	}
+	have_cfg = true;
+	if (argc - optind == 2) {
+		base = argv[optind];
+		patch = argv[optind + 1];
+	} else if (have_cfg && cfg.plan.set) {
+		base = cfg.plan.side[0].label;
+		patch = cfg.plan.side[1].label;
+	} else {
+		fb_err("no labels given and %s has no \"plan\"", cfg_path);
+		ex = EX_USAGE;
+		goto out;
+	}
+	if (!base[0] || !patch[0] || !strcmp(base, patch)) {
+		fb_err("BASE and PATCH must be two different labels");
+		ex = EX_USAGE;
+		goto out;
+	}
+	if (isnan(effect) && have_cfg && cfg.plan.set)
+		effect = cfg.plan.effect;
+	if (boots < 0)
+		boots = have_cfg && cfg.plan.set ? (long)cfg.plan.boots : 4;
+	if (!db_path)
+		db_path = have_cfg ? cfg.database : "results.db";
+	if (!access(db_path, F_OK)) {
+		ex = report_cmd_open(&db, db_path);
+		if (ex)
+			goto out;
+		have_db = true;
+	}
+	r = report_plan(have_db ? &db : NULL, base, patch, (unsigned)boots,
+			effect, report_cmd_published, report_cmd_primary, &p,
+			&err);
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
+	if (!have_db)
+		printf("no database at %s yet: nothing recorded\n", db_path);
+	report_cmd_plan_print(&p, have_cfg ? &cfg.plan : NULL);
+out:
+	report_plan_release(&p);
+	if (have_cfg)
+		config_release(&cfg);
+	db_close(&db);
+	strbuf_release(&err);
+	return ex;
+}

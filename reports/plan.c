@@ -1,0 +1,185 @@
+/*
+ * Boot planning: the history of two labels' boots, the next kernel to
+ * boot, and the boots each needs, by the planning arithmetic of compare
+ * (report_row_need) on the boot medians recorded so far.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare.h"
+#include "reports/plan.h"
+#include "schema/db_report.h"
+
+struct boot_at {
+	char *at;
+	int side;
+};
+
+struct history {
+	struct boot_at *b;
+	size_t n, alloc;
+	int side;
+};
+
+static int add_boot(const char *boot_id, const char *at, void *arg)
+{
+	struct history *h = arg;
+
+	(void)boot_id;
+	if (h->n == h->alloc) {
+		size_t na = h->alloc ? 2 * h->alloc : 16;
+		struct boot_at *nb = realloc(h->b, na * sizeof(*nb));
+
+		if (!nb)
+			return REPORT_ENOMEM;
+		h->b = nb;
+		h->alloc = na;
+	}
+	h->b[h->n].at = strdup(at);
+	if (!h->b[h->n].at)
+		return REPORT_ENOMEM;
+	h->b[h->n++].side = h->side;
+	return 0;
+}
+
+static int by_time(const void *x, const void *y)
+{
+	const struct boot_at *a = x, *b = y;
+	int c = strcmp(a->at, b->at);
+
+	return c ? c : a->side - b->side;
+}
+
+int report_plan_next(size_t na, size_t nb, unsigned target)
+{
+	if (na >= target && nb >= target)
+		return -1;
+	if (na != nb)
+		return na < nb ? 0 : 1;
+	return REPORT_PLAN_SEQ[(na + nb) % (sizeof(REPORT_PLAN_SEQ) - 1)] ==
+	       'A' ? 0 : 1;
+}
+
+/* How many boots each row needs, where both kernels have a spread. */
+static int plan_rows(struct db *db, struct report_bootplan *p, double effect,
+		     double (*published)(const char *workload),
+		     bool (*primary)(const char *, const char *),
+		     struct strbuf *err)
+{
+	struct report_side a, b;
+	struct report_opts o = { .primary = primary, .primary_only = true };
+	struct report_cmp c;
+	size_t i;
+	int r;
+
+	r = report_side_load(db, p->label[0], 0, &a, err);
+	if (!r)
+		r = report_side_load(db, p->label[1], 0, &b, err);
+	else
+		memset(&b, 0, sizeof(b));
+	if (!r)
+		r = report_compare(&a, &b, &o, &c);
+	else
+		memset(&c, 0, sizeof(c));
+	if (r)
+		goto out;
+	p->rows = calloc(c.nrows + 1, sizeof(*p->rows));
+	if (!p->rows) {
+		r = REPORT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c.nrows; i++) {
+		const struct report_row *row = &c.rows[i];
+		struct report_plan_row *pr;
+		double sp;
+
+		if (!row->a || !row->b || row->within)
+			continue;
+		pr = &p->rows[p->nrows];
+		pr->effect = isnan(effect) && published ?
+			     published(row->a->workload) : effect;
+		sp = report_row_pooled_sd(row);
+		pr->sd_pct = row->a->mean ? 100 * sp / fabs(row->a->mean) :
+			     NAN;
+		pr->need = isnan(pr->effect) ? -1 :
+			   report_row_need(row, pr->effect);
+		{
+			struct strbuf sb = STRBUF_INIT;
+
+			/* a table of one workload leaves it out of the rows */
+			if (strncmp(row->name, row->a->workload,
+				    strlen(row->a->workload)))
+				strbuf_addf(&sb, "%s ", row->a->workload);
+			strbuf_addf(&sb, "%s", row->name);
+			pr->name = sb.buf;
+		}
+		if (!pr->name) {
+			r = REPORT_ENOMEM;
+			goto out;
+		}
+		p->nrows++;
+		if (pr->need > p->need_max)
+			p->need_max = pr->need;
+	}
+out:
+	report_cmp_release(&c);
+	report_side_release(&a);
+	report_side_release(&b);
+	return r;
+}
+
+int report_plan(struct db *db, const char *base, const char *patch,
+		unsigned target, double effect,
+		double (*published)(const char *workload),
+		bool (*primary)(const char *workload, const char *metric),
+		struct report_bootplan *p, struct strbuf *err)
+{
+	struct history h = { 0 };
+	size_t i;
+	int r = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->label[0] = base;
+	p->label[1] = patch;
+	p->target = target;
+	p->need_max = -1;
+	for (h.side = 0; db && h.side < 2 && !r; h.side++)
+		r = db_report_boots_each(db, p->label[h.side], add_boot, &h);
+	if (r == DB_ERR) {
+		strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
+		r = REPORT_EDB;
+	}
+	if (r)
+		goto out;
+	if (h.n)
+		qsort(h.b, h.n, sizeof(*h.b), by_time);
+	p->order = calloc(h.n + 1, 1);
+	if (!p->order) {
+		r = REPORT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < h.n; i++) {
+		p->order[i] = h.b[i].side ? 'B' : 'A';
+		p->boots[h.b[i].side]++;
+	}
+	p->next = report_plan_next(p->boots[0], p->boots[1], target);
+	if (p->boots[0] >= 2 && p->boots[1] >= 2)
+		r = plan_rows(db, p, effect, published, primary, err);
+out:
+	for (i = 0; i < h.n; i++)
+		free(h.b[i].at);
+	free(h.b);
+	return r;
+}
+
+void report_plan_release(struct report_bootplan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		free(p->rows[i].name);
+	free(p->rows);
+	free(p->order);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,36 @@
+/*
+ * `bench merge`: the runs of other machines' result databases into one.
+ * Runs are keyed by their uuid, and every other row travels under its run
+ * (cases, samples, values, kernel warnings, uploads, and whatever table a
+ * later schema adds with a foreign key to them), so merging twice adds
+ * nothing.
+ */
+#ifndef FB_MERGE_H
+#define FB_MERGE_H
+
+#include <stdint.h>
+
+#include "db.h"
+
+#define DB_MERGE_MAX_TABLES 32
+
+struct db_merge_stats {
+	int64_t runs_present;		/* uuid already in the output */
+	int ntables;
+	struct {
+		char name[64];
+		int64_t added;
+	} table[DB_MERGE_MAX_TABLES];	/* "runs" first, in copy order */
+	int in_version;			/* schema version of the input */
+};
+
+/*
+ * Merge the database at in_path into out (open, current schema).  The
+ * input is never written: it is opened read-only, copied with SQLite's
+ * backup API into a temporary file, the copy migrated and read from.
+ * Returns DB_OK, DB_MISSING, DB_NOT_DB, DB_TOO_NEW (out->err says which
+ * version) or DB_ERR; the output is unchanged unless DB_OK.
+ */
+int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st);
+
+#endif
