@@ -138,7 +138,7 @@ run_cfg() {
 	[ "$status" -eq 0 ] || [ "$status" -eq 69 ]
 	assert_line --regexp '^(ok|refuse) +shmem-remove op=ftruncate size=8G folio=4k'
 	# every line is a case, a refusal, a mend, or the summary
-	run grep -cvE '^(ok|skip|refuse) |^bench: (refused|mended|marked)|^[0-9]+ cases: |^topology: |^[0-9]+ workers?: ' <<< "$output"
+	run grep -cvE '^(ok|skip|refuse) |^bench: (refused|mended|marked)|^[0-9]+ cases: |^topology: |^[0-9]+ workers?: |^noise: ' <<< "$output"
 	assert_output 0
 }
 

@@ -32,7 +32,8 @@ bench_run() {
 	"$BENCH" run --config "$T/config.json" --db "$DB" --quiet >"$T/out" 2>"$T/err" &
 	BG=$!
 	for _ in $(seq 400); do
-		n=$(q "select count(*) from samples" 2>/dev/null)
+		# no table yet, or the runner holds the lock: ask again
+		n=$(q "select count(*) from samples" 2>/dev/null) || n=0
 		[ "${n:-0}" -ge 3 ] && break
 		sleep 0.05
 	done
