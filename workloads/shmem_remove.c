@@ -536,10 +536,11 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	struct state *st = c->priv;
 	const char *op = wl_s(c, "op");
 	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
-	uint64_t other = 0, blocks = 0;
+	uint64_t other = 0, blocks = 0, larger = 0;
 	int64_t huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
 	uint64_t total = st->size * (uint64_t)st->nw;
-	char asked[32];
+	char asked[32], sz[32], knob[64];
+	struct strbuf sizes = STRBUF_INIT;	/* "32 of 2 MiB, ..." */
 	struct stat sb;
 	int i;
 
@@ -548,10 +549,18 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		uint64_t kb = strtoull(st->size_dir[i] + 10, NULL, 10);
 		uint64_t d = st->alloc_after[i] - st->alloc_before[i];
 
-		if (kb * 1024 == st->folio)
+		if (kb * 1024 == st->folio) {
 			given = d;
-		else
-			other += d;
+			continue;
+		}
+		other += d;
+		if (kb * 1024 > st->folio)
+			larger += d;
+		if (d) {
+			human_size(kb * 1024, sz, sizeof(sz));
+			strbuf_addf(&sizes, "%s%llu of %s", sizes.len ? ", " :
+				    "", (unsigned long long)d, sz);
+		}
 	}
 	for (i = 0; i < st->nw; i++)
 		blocks += st->w[i].blocks;
@@ -561,6 +570,8 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	wl_note(s, "large_folios_other_sizes", (double)other);
 	wl_note(s, "shmem_huge_bytes", (double)huge);
 	human_size(st->folio, asked, sizeof(asked));
+	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
+		 (unsigned long long)(st->folio / 1024));
 	for (i = 0; i < st->nw; i++)
 		if (st->w[i].blocks < st->size)
 			wl_invalid(s, "%s was not fully allocated: st_blocks "
@@ -573,10 +584,20 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   (unsigned long long)other, (long long)huge);
 	if (st->folio > 4096 && (given != want || other))
 		wl_invalid(s, "asked for %llu folios of %s, the kernel gave "
-			   "%llu of that size and %llu of other sizes",
+			   "%llu of that size and %llu of other sizes%s%s%s%s%s%s",
 			   (unsigned long long)want, asked,
 			   (unsigned long long)given,
-			   (unsigned long long)other);
+			   (unsigned long long)other, other ? " (" : "",
+			   strbuf_str(&sizes), other ? ")" : "",
+			   /* 6.18 sizes tmpfs folios by each allocation */
+			   larger && strcmp(wl_s(c, "folio"), "pmd") ?
+			   ": the kernel sized them by each fallocate or "
+			   "write, up to what huge= or shmem_enabled allows; "
+			   "the knob " : "", larger &&
+			   strcmp(wl_s(c, "folio"), "pmd") ? knob : "",
+			   larger && strcmp(wl_s(c, "folio"), "pmd") ?
+			   " the run set did not limit it" : "");
+	strbuf_release(&sizes);
 	if (st->folio > 4096 && !strcmp(wl_s(c, "folio"), "pmd") &&
 	    huge < (int64_t)total)
 		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "

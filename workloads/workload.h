@@ -79,7 +79,7 @@ struct wl_note {
 struct wl_sample {
 	struct wl_mval m[WL_MAX_METRICS];	/* indexed like workload.metrics */
 	bool invalid;
-	char reason[256];			/* why invalid */
+	char reason[384];			/* why invalid */
 	struct wl_note notes[WL_MAX_NOTES];	/* what verify found */
 	int nnotes;
 	char text[256];				/* free-form verify facts */
