@@ -322,7 +322,7 @@ int cmd_nightly(int argc, char **argv)
 		o.db_path = n.db_path;
 		o.label = n.label;
 		o.quiet = n.quiet;
-		ex = runner_main(&o, fb_version);
+		ex = run_exit(runner_main(&o, fb_version));
 	}
 	run_words(&n, n.label);
 	if (ex) {

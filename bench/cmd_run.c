@@ -104,7 +104,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 }
 
 /* The runner's codes (and the database's, passed up) as exit codes. */
-static int run_exit(int r)
+int run_exit(int r)
 {
 	if (r > 0)
 		return r;	/* the after-run hook's (bench/'s own) exit code */

@@ -215,6 +215,7 @@ JSON
 { "base": { "label": "a" }, "patch": { "label": "b" }, "boots": 0 }|plan.boots: 0 is not a whole number from 1 to 10000
 { "base": { "label": "a" }, "patch": { "label": "b" }, "bots": 4 }|plan.bots: unknown key in plan; did you mean "boots"?
 { "base": { "lable": "a" }, "patch": { "label": "b" } }|plan.base.lable: unknown key in plan.base; did you mean "label"?
+{ "base": { "label": "a" }, "patch": { "label": "../etc" } }|plan.patch.label: "../etc": a label holds only letters, digits and . _ + ~ : @ - ("/" at offset 2)
 BAD
 }
 

@@ -36,6 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			abort();
 		if (cfg.label && label_check(cfg.label, why, sizeof(why)))
 			abort();
+		/* a plan's kernels are labels too, and two of them */
+		for (i = 0; cfg.plan.set && i < 2; i++)
+			if (!cfg.plan.side[i].label ||
+			    label_check(cfg.plan.side[i].label, why,
+					sizeof(why)))
+				abort();
 		for (i = 0; i < cfg.ncases; i++) {
 			cJSON *p = cJSON_Parse(cfg.cases[i].params_json);
 

@@ -740,7 +740,10 @@ int sys_loop_attach(const char *file, char *dev, size_t n)
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return -errno;
-	for (int tries = 0; tries < 8; tries++) {
+	/* other runners (a shared lab machine) take free devices too */
+	for (int tries = 0; tries < 32; tries++) {
+		if (tries)
+			usleep(2000 * tries);
 		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
 		if (nr < 0) {
 			r = -errno;
