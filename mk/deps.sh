@@ -7,7 +7,7 @@ e2fsprogs util-linux sqlite3 zlib1g-dev fio python3 python3-jsonschema gnuplot-n
 clang libclang-rt-14-dev strace mandoc systemd"
 # What only the tests use: a real browser that opens the HTML report
 # (driven by tests/cdp.py), and the tools the exports are made for.
-TEST_PKGS="chromium file ministat"
+TEST_PKGS="chromium file ministat openssl"
 missing=
 for p in $PKGS $TEST_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

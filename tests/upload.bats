@@ -623,3 +623,30 @@ json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json
 	run "$BENCH" export --db "$DB" --run $U1 --format run-json
 	assert_failure 65
 }
+
+@test "nightly: a dashboard down for the night keeps the run; the next night sends both" {
+	free_port
+	dash_config squad
+	FOLIOBENCH_BOOT_ID=night-1 run --separate-stderr "$BENCH" nightly --config "$T/config.json" --label L1 --quiet
+	assert_success
+	assert_line --regexp "^nightly: label L1, boot night-1, run [0-9a-f]{8} complete, cases 1 valid 0 invalid, kernel warnings [0-9]+, upload pending \(the dashboard is not reachable; the outbox keeps the run\), next boot: no plan\$"
+	run q "SELECT state FROM uploads"
+	assert_output pending
+	dash_start
+	dash_config squad
+	FOLIOBENCH_BOOT_ID=night-2 run --separate-stderr "$BENCH" nightly --config "$T/config.json" --label L1 --quiet
+	assert_success
+	assert_line --regexp "^nightly: label L1, boot night-2, run [0-9a-f]{8} complete, .*, upload sent, next boot: no plan\$"
+	run q "SELECT r.boot_id, u.state, u.attempts > 0 FROM uploads u JOIN runs r ON r.id = u.run_id ORDER BY r.id"
+	assert_output "night-1|sent|1
+night-2|sent|1"
+	# environment: this host's name, made a slug
+	env=$(hostname | sed 's/[^a-zA-Z0-9_.-]/-/g; s/^[^a-zA-Z0-9]*//')
+	run cat "$T/requests.log"
+	assert_output "POST /api/submit/mm/foliobench/L1/$env -> 201
+POST /api/submit/mm/foliobench/L1/$env -> 201"
+	# each run once, under its own job_id
+	run stored 'import json, sys
+print(len({json.loads(l)["job_id"] for l in open(sys.argv[1])}))'
+	assert_output 2
+}
