@@ -794,98 +794,124 @@ static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
 	db_run_end(db, run_id, status, reason);
 }
 
-int runner_main(const struct run_opts *o, const char *version)
-{
-	struct kmsg_scan km = KMSG_SCAN_INIT;
-	struct config cfg;
-	struct placement pl = { 0 };
-	struct strbuf err = STRBUF_INIT;
-	struct prepared *pr = NULL;
-	struct tally *tl = NULL;
-	struct db db = { 0 };
-	struct meta meta = { 0 };
-	struct db_run row = { 0 };
-	char mended[2048], scratch[4200], disk_scratch[4200];
-	const char *cfg_path = o->config_path ? o->config_path :
-			       config_default_path();
-	const char *db_path = NULL, *label;
-	int64_t run_id = -1;
-	int ret = RUNNER_EINTERNAL, i, nrefused = 0, nfailed = 0, r;
-	pid_t holder = 0;
-	bool sys_up = false, complete = false;
+/*
+ * What one `bench run` or `bench check` carries from phase to phase.  Each
+ * phase returns RUNNER_OK to go on, RUNNER_DONE when the command has done
+ * all it was asked (bench check), or the code it ends with; a phase that
+ * fails after the run's row exists ends the run itself (give_up).
+ */
+#define RUNNER_DONE 1
 
-	P.tty = isatty(STDERR_FILENO);
-	P.quiet = o->quiet;
-	if (config_load(&cfg, cfg_path, &err)) {
-		say_err("%s", strbuf_str(&err));
-		strbuf_release(&err);
-		return RUNNER_ECONFIG;
-	}
-	if (o->only && config_only(&cfg, o->only, &err)) {
-		say_err("%s", strbuf_str(&err));
-		ret = RUNNER_EUSAGE;
-		goto out;
+struct runner {
+	const struct run_opts *o;
+	const char *version;
+	const char *cfg_path, *db_path;
+	struct config cfg;
+	struct placement pl;
+	struct strbuf err;
+	struct prepared *pr;	/* [cfg.ncases] */
+	struct tally *tl;	/* [cfg.ncases] */
+	struct db db;
+	struct meta meta;
+	struct kmsg_scan km;
+	char scratch[4200], disk_scratch[4200];
+	int64_t run_id;
+	int nfailed;
+	bool sys_up, complete;
+};
+
+/* A fault after the run's row exists: the run ends failed. */
+static int give_up(struct runner *rn, int ret)
+{
+	run_finish(&rn->db, rn->run_id, &rn->km, "failed",
+		   "the runner could not go on");
+	return ret;
+}
+
+/* Phase 1: the command line over the config, the PUs, root. */
+static int settle(struct runner *rn)
+{
+	const struct run_opts *o = rn->o;
+	int i, r;
+
+	if (o->only && config_only(&rn->cfg, o->only, &rn->err)) {
+		say_err("%s", strbuf_str(&rn->err));
+		return RUNNER_EUSAGE;
 	}
 	if (o->runs > 0)
-		for (i = 0; i < cfg.ncases; i++)
-			cfg.cases[i].runs = (unsigned)o->runs;
-	db_path = o->db_path ? o->db_path : cfg.database;
-	r = placement_init(&pl, &cfg, &err);
+		for (i = 0; i < rn->cfg.ncases; i++)
+			rn->cfg.cases[i].runs = (unsigned)o->runs;
+	rn->db_path = o->db_path ? o->db_path : rn->cfg.database;
+	r = placement_init(&rn->pl, &rn->cfg, &rn->err);
 	if (r == -2) {
-		say_err("refused: %s", strbuf_str(&err));
-		ret = RUNNER_EREFUSED;
-		goto out;
+		say_err("refused: %s", strbuf_str(&rn->err));
+		return RUNNER_EREFUSED;
 	}
 	if (r) {
-		say_err("%s: %s", cfg_path, strbuf_str(&err));
-		ret = RUNNER_ECONFIG;
-		goto out;
+		say_err("%s: %s", rn->cfg_path, strbuf_str(&rn->err));
+		return RUNNER_ECONFIG;
 	}
 	if (geteuid() != 0) {
 		say_err("refused: foliobench needs root (it mounts, makes "
 			"cgroups and sets THP knobs); run it with sudo");
-		ret = RUNNER_EREFUSED;
-		goto out;
+		return RUNNER_EREFUSED;
 	}
+	return RUNNER_OK;
+}
+
+/* Phase 2: the machine's lock and journal; what an earlier run left. */
+static int take_machine(struct runner *rn)
+{
+	char mended[2048];
+	pid_t holder = 0;
+	int r;
+
 	handle_signals();
 	r = sys_init(mended, sizeof(mended), &holder);
 	if (r == -EBUSY) {
 		say_err("another foliobench runner (pid %d) is running on this "
 			"machine; wait for it to finish", (int)holder);
-		ret = RUNNER_ELOCKED;
-		goto out;
+		return RUNNER_ELOCKED;
 	}
 	if (r) {
 		say_err("cannot take the runner lock in %s: %s",
 			sys_state_dir(), strerror(-r));
-		ret = RUNNER_ESTATE;
-		goto out;
+		return RUNNER_ESTATE;
 	}
-	sys_up = true;
+	rn->sys_up = true;
 	if (mended[0])
 		say_err("mended what an earlier run left: %s", mended);
 	say_undo_failures("cannot undo what an earlier run left: ", NULL);
+	return RUNNER_OK;
+}
 
-	/* Preflight everything before anything is made. */
-	snprintf(scratch, sizeof(scratch), "%s/foliobench.%d", cfg.scratch,
-		 (int)getpid());
-	snprintf(disk_scratch, sizeof(disk_scratch), "%s/foliobench.%d",
-		 cfg.disk_scratch, (int)getpid());
-	pr = xcalloc((size_t)cfg.ncases, sizeof(*pr));
-	tl = xcalloc((size_t)cfg.ncases, sizeof(*tl));
-	for (i = 0; i < cfg.ncases; i++) {
+/* Phase 3: preflight every case before anything is made. */
+static int preflight_all(struct runner *rn)
+{
+	const struct run_opts *o = rn->o;
+	struct config *cfg = &rn->cfg;
+	struct prepared *pr;
+	int i, nrefused = 0;
+
+	snprintf(rn->scratch, sizeof(rn->scratch), "%s/foliobench.%d",
+		 cfg->scratch, (int)getpid());
+	snprintf(rn->disk_scratch, sizeof(rn->disk_scratch),
+		 "%s/foliobench.%d", cfg->disk_scratch, (int)getpid());
+	pr = rn->pr = xcalloc((size_t)cfg->ncases, sizeof(*pr));
+	rn->tl = xcalloc((size_t)cfg->ncases, sizeof(*rn->tl));
+	for (i = 0; i < cfg->ncases; i++) {
 		struct wl_case c;
 		struct wl_err e = { { 0 } };
-		const struct plan_case *pc = &cfg.cases[i];
+		const struct plan_case *pc = &cfg->cases[i];
 
-		pr[i].verdict = place_case(pc, &pl, &cfg, &pr[i], &e);
-		case_init(&c, pc, NULL, &pl, &cfg, scratch, disk_scratch,
-			  &pr[i]);
+		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i], &e);
+		case_init(&c, pc, NULL, &rn->pl, cfg, rn->scratch,
+			  rn->disk_scratch, &pr[i]);
 		if (pr[i].verdict == WL_OK && pc->wl->preflight)
 			pr[i].verdict = pc->wl->preflight(&c, &e);
 		/* a preflight may adapt the case (a smaller size): keep it */
 		if (adopt_preflight(&pr[i], pc, &c))
-			goto out;
+			return RUNNER_EINTERNAL;
 		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
@@ -902,285 +928,362 @@ int runner_main(const struct run_opts *o, const char *version)
 			       pr[i].verdict == WL_SKIP ? e.msg : "",
 			       c.info[0] ? "; " : "", c.info);
 	}
-	if (nrefused) {
-		ret = RUNNER_EREFUSED;
-		goto out;
-	}
+	if (nrefused)
+		return RUNNER_EREFUSED;
 	if (o->check_only) {
 		printf("%d cases: runs %u per boot after %u warm-up; database "
-		       "%s; measuring on CPU %d\n", cfg.ncases, cfg.runs,
-		       cfg.warmup, db_path, pl.cpu);
-		check_topology(&cfg, &pl, pr);
-		ret = RUNNER_OK;
-		goto out;
+		       "%s; measuring on CPU %d\n", cfg->ncases, cfg->runs,
+		       cfg->warmup, rn->db_path, rn->pl.cpu);
+		check_topology(cfg, &rn->pl, pr);
+		return RUNNER_DONE;
 	}
+	return RUNNER_OK;
+}
 
-	r = db_open(&db, db_path, true);
-	if (r) {
-		ret = db_failed("cannot open database", db_path, r, db.err);
-		goto out;
-	}
-	{
-		struct statfs sf;
+/* Phase 4: the database, the run's row and facts, the scratch dirs. */
+static int begin_run(struct runner *rn)
+{
+	const struct run_opts *o = rn->o;
+	struct meta *meta = &rn->meta;
+	struct db_run row = { 0 };
+	struct statfs sf;
+	size_t len = 0;
+	char *xml;
+	int r, n = 0;
 
-		if (!o->db_path && !statfs(db_path, &sf) &&
-		    sf.f_type == TMPFS_MAGIC)
-			say_err("warning: database %s is on tmpfs: it is lost "
-				"at reboot", db_path);
-	}
-	meta_collect(&meta);
-	{
-		int n = 0;
-
-		r = db_mend_running(&db, meta.hostname, &n);
-		if (r) {
-			ret = db_failed("cannot write", db_path, r, db.err);
-			goto out;
-		}
-		if (n)
-			say_err("marked %d run%s that died as aborted", n,
-				n == 1 ? "" : "s");
-	}
-	label = o->label ? o->label : cfg.label ? cfg.label : meta.label;
-	snprintf(row.uuid, sizeof(row.uuid), "%s", meta.uuid);
-	row.label = label;
-	row.kernel_release = meta.release;
-	row.kernel_version = meta.version;
-	row.boot_id = meta.boot_id;
-	row.hostname = meta.hostname;
-	row.cpu_model = meta.cpu_model;
-	row.cmdline = meta.cmdline;
-	row.thp = meta.thp;
-	row.tmpfs = meta.tmpfs;
-	row.topology = pl.summary;
-	row.tool_version = version;
-	row.config = cfg.json;
-	row.virt = meta.virt;
-	row.vcpus = meta.vcpus;
-	row.mem_bytes = meta.mem_bytes;
+	r = db_open(&rn->db, rn->db_path, true);
+	if (r)
+		return db_failed("cannot open database", rn->db_path, r,
+				 rn->db.err);
+	if (!o->db_path && !statfs(rn->db_path, &sf) &&
+	    sf.f_type == TMPFS_MAGIC)
+		say_err("warning: database %s is on tmpfs: it is lost at "
+			"reboot", rn->db_path);
+	meta_collect(meta);
+	r = db_mend_running(&rn->db, meta->hostname, &n);
+	if (r)
+		return db_failed("cannot write", rn->db_path, r, rn->db.err);
+	if (n)
+		say_err("marked %d run%s that died as aborted", n,
+			n == 1 ? "" : "s");
+	snprintf(row.uuid, sizeof(row.uuid), "%s", meta->uuid);
+	row.label = o->label ? o->label : rn->cfg.label ? rn->cfg.label :
+		    meta->label;
+	row.kernel_release = meta->release;
+	row.kernel_version = meta->version;
+	row.boot_id = meta->boot_id;
+	row.hostname = meta->hostname;
+	row.cpu_model = meta->cpu_model;
+	row.cmdline = meta->cmdline;
+	row.thp = meta->thp;
+	row.tmpfs = meta->tmpfs;
+	row.topology = rn->pl.summary;
+	row.tool_version = rn->version;
+	row.config = rn->cfg.json;
+	row.virt = meta->virt;
+	row.vcpus = meta->vcpus;
+	row.mem_bytes = meta->mem_bytes;
 	row.pid = (int)getpid();
-	kmsg_begin(&km);
-	r = db_run_begin(&db, &row, &run_id);
-	if (r) {
-		ret = db_failed("cannot record the run in", db_path, r, db.err);
-		goto out;
-	}
-	{
-		size_t len = 0;
-		char *xml = placement_xml(&len);
-
-		if (xml && db_run_topology(&db, run_id, pl.shape, xml, len))
-			say_err("warning: cannot store the topology: %s",
-				db.err);
-		free(xml);
-	}
+	kmsg_begin(&rn->km);
+	r = db_run_begin(&rn->db, &row, &rn->run_id);
+	if (r)
+		return db_failed("cannot record the run in", rn->db_path, r,
+				 rn->db.err);
+	xml = placement_xml(&len);
+	if (xml && db_run_topology(&rn->db, rn->run_id, rn->pl.shape, xml,
+				   len))
+		say_err("warning: cannot store the topology: %s", rn->db.err);
+	free(xml);
 	if (!o->quiet)
 		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
-		       meta.uuid, label, meta.release, meta.boot_id, pl.cpu);
-	if (sys_scratch(cfg.scratch, scratch, sizeof(scratch)) ||
-	    sys_scratch(cfg.disk_scratch, disk_scratch, sizeof(disk_scratch))) {
-		say_err("cannot make scratch directory %s: %s", scratch,
+		       meta->uuid, row.label, meta->release, meta->boot_id,
+		       rn->pl.cpu);
+	if (sys_scratch(rn->cfg.scratch, rn->scratch, sizeof(rn->scratch)) ||
+	    sys_scratch(rn->cfg.disk_scratch, rn->disk_scratch,
+			sizeof(rn->disk_scratch))) {
+		say_err("cannot make scratch directory %s: %s", rn->scratch,
 			strerror(errno));
-		ret = RUNNER_ESCRATCH;
-		goto end_run;
+		return give_up(rn, RUNNER_ESCRATCH);
 	}
+	return RUNNER_OK;
+}
+
+/*
+ * One repetition of case i: setup, the timed call, verify, teardown, the
+ * sample stored.  Returns RUNNER_OK to go on, RUNNER_DONE when the case
+ * stops here (a signal, or a failure: *fail points into e), or the code
+ * of a fault the run cannot go on after.
+ */
+static int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
+		   struct wl_err *e, const char **fail)
+{
+	const struct plan_case *pc = &rn->cfg.cases[i];
+	const struct prepared *pr = &rn->pr[i];
+	struct wl_case c;
+	struct wl_sample s;
+	struct noise z;
+	struct rep_workers rw = { 0 };
+	int cpu = -1, r;
+
+	memset(&s, 0, sizeof(s));
+	memset(&z, 0, sizeof(z));
+	case_init(&c, pc, pr->v, &rn->pl, &rn->cfg, rn->scratch,
+		  rn->disk_scratch, pr);
+	c.rep = (int)rep;
+	c.warmup = rep < pc->warmup;
+	snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u", i + 1,
+		 rn->cfg.ncases, pc->wl->name, pc->title,
+		 c.warmup ? "warm-up" : "rep",
+		 c.warmup ? rep + 1 : rep - pc->warmup + 1,
+		 c.warmup ? pc->warmup : pc->runs);
+	eta_rep_begin(&P.eta, i, now_ns());
+	draw(NULL);
+	r = pc->wl->setup ? pc->wl->setup(&c, e) : 0;
+	if (!r && !stop_sig)
+		r = pc->wl->parallel ?
+		    rep_parallel(&c, pr, &rn->cfg, &s, &z, &rw, &cpu, e) :
+		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, e);
+	if (!r && !stop_sig && pc->wl->verify)
+		r = pc->wl->verify(&c, &s, e);
+	if (pc->wl->teardown)
+		pc->wl->teardown(&c);
+	if (stop_sig || r) {
+		rep_workers_release(&rw);
+		if (r && !stop_sig)
+			*fail = e->msg[0] ? e->msg : "failed";
+		return RUNNER_DONE;
+	}
+	if (!pc->wl->parallel && cpu != c.cpu)
+		wl_invalid(&s, "ran on CPU %d, not on the pinned CPU %d", cpu,
+			   c.cpu);
+	r = store_sample(&rn->db, case_id, &c, &s, cpu, &z, &rw);
+	rep_workers_release(&rw);
+	if (r) {
+		undraw();
+		return give_up(rn, db_failed("cannot store a sample in",
+					     rn->db_path, r, rn->db.err));
+	}
+	if (!c.warmup) {
+		tally_add(&rn->tl[i], pc->wl, &s, (int)pc->runs);
+		rn->tl[i].noisy += z.noisy;
+	}
+	if (s.invalid && !rn->o->quiet) {
+		undraw();
+		printf("%s %s: rep %u invalid: %s\n", pc->wl->name, pc->title,
+		       rep, s.reason);
+	}
+	P.reps_done++;
+	eta_rep_end(&P.eta, i, now_ns());
+	return RUNNER_OK;
+}
+
+/* Phase 5, once a case: its row, its warm-ups and repetitions, its line. */
+static int run_case(struct runner *rn, int i)
+{
+	const struct plan_case *pc = &rn->cfg.cases[i];
+	const struct prepared *pr = &rn->pr[i];
+	unsigned rep, nreps = pc->warmup + pc->runs;
+	const char *fail = NULL;
+	struct wl_err e = { { 0 } };
+	int64_t case_id;
+	int r;
+
+	r = db_case_add(&rn->db, rn->run_id, i, pc->wl->name,
+			pr->params_json ? pr->params_json : pc->params_json,
+			pr->params_json ? pc->params_json : NULL, &case_id);
+	if (r)
+		return give_up(rn, db_failed("cannot record a case in",
+					     rn->db_path, r, rn->db.err));
+	if (pr->verdict == WL_SKIP) {
+		db_case_status(&rn->db, case_id, "skipped", pr->msg,
+			       pr->info[0] ? pr->info : NULL);
+		P.reps_total -= nreps;
+		eta_case_drop(&P.eta, i);
+		if (!rn->o->quiet)
+			printf("%s %s: skipped: %s\n", pc->wl->name, pc->title,
+			       pr->msg);
+		return RUNNER_OK;
+	}
+	/* the runner's own thread: off the workers' PUs if it can */
+	if (pc->wl->parallel ?
+	    placement_bind_spare(&rn->pl, pr->pus, pr->nworkers) :
+	    placement_bind(pr->pus[0]))
+		say_err("warning: cannot bind to CPU %d; samples will say "
+			"where they ran", pr->pus[0]);
+	if (pr->info[0] && !rn->o->quiet) {
+		undraw();
+		printf("%s %s: %s\n", pc->wl->name, pc->title, pr->info);
+	}
+	for (rep = 0; rep < nreps && !stop_sig; rep++) {
+		r = one_rep(rn, i, rep, case_id, &e, &fail);
+		if (r == RUNNER_DONE)
+			break;
+		if (r)
+			return r;
+	}
+	undraw();
+	if (stop_sig)
+		return RUNNER_OK;
+	if (fail) {
+		rn->nfailed++;
+		say_err("%s %s: %s", pc->wl->name, pc->title, fail);
+		db_case_status(&rn->db, case_id, "failed", fail, NULL);
+		P.reps_total -= nreps - rep;
+		eta_case_drop(&P.eta, i);
+		return RUNNER_OK;
+	}
+	db_case_status(&rn->db, case_id, "done", NULL,
+		       pr->info[0] ? pr->info : NULL);
+	if (!rn->o->quiet) {
+		struct strbuf sb = STRBUF_INIT;
+
+		case_summary(pc->wl, &rn->tl[i], &sb);
+		printf("%s %s: %s\n", pc->wl->name, pc->title, strbuf_str(&sb));
+		fflush(stdout);
+		strbuf_release(&sb);
+	}
+	return RUNNER_OK;
+}
+
+/* Phase 5: every case, until the last or a signal. */
+static int run_cases(struct runner *rn)
+{
+	int i, r;
 
 	P.t_start = now_ns();
-	for (i = 0; i < cfg.ncases; i++)
-		P.reps_total += cfg.cases[i].warmup + cfg.cases[i].runs;
-	eta_setup(&cfg, pr, &pl, scratch, disk_scratch);
-	for (i = 0; i < cfg.ncases && !stop_sig; i++) {
-		const struct plan_case *pc = &cfg.cases[i];
-		int64_t case_id;
-		unsigned rep, nreps = pc->warmup + pc->runs;
-		const char *fail = NULL;
-		struct wl_err e = { { 0 } };
-
-		r = db_case_add(&db, run_id, i, pc->wl->name,
-				pr[i].params_json ? pr[i].params_json :
-				pc->params_json,
-				pr[i].params_json ? pc->params_json : NULL,
-				&case_id);
-		if (r) {
-			ret = db_failed("cannot record a case in", db_path, r,
-					db.err);
-			goto end_run;
-		}
-		if (pr[i].verdict == WL_SKIP) {
-			db_case_status(&db, case_id, "skipped", pr[i].msg,
-				       pr[i].info[0] ? pr[i].info : NULL);
-			P.reps_total -= nreps;
-			eta_case_drop(&P.eta, i);
-			if (!o->quiet)
-				printf("%s %s: skipped: %s\n", pc->wl->name,
-				       pc->title, pr[i].msg);
-			continue;
-		}
-		/* the runner's own thread: off the workers' PUs if it can */
-		if (pc->wl->parallel ?
-		    placement_bind_spare(&pl, pr[i].pus, pr[i].nworkers) :
-		    placement_bind(pr[i].pus[0]))
-			say_err("warning: cannot bind to CPU %d; samples will "
-				"say where they ran", pr[i].pus[0]);
-		if (pr[i].info[0] && !o->quiet) {
-			undraw();
-			printf("%s %s: %s\n", pc->wl->name, pc->title,
-			       pr[i].info);
-		}
-		for (rep = 0; rep < nreps && !stop_sig; rep++) {
-			struct wl_case c;
-			struct wl_sample s;
-			struct noise z;
-			struct rep_workers rw = { 0 };
-			int cpu = -1;
-
-			memset(&s, 0, sizeof(s));
-			memset(&z, 0, sizeof(z));
-			case_init(&c, pc, pr[i].v, &pl, &cfg, scratch,
-				  disk_scratch, &pr[i]);
-			c.rep = (int)rep;
-			c.warmup = rep < pc->warmup;
-			snprintf(P.head, sizeof(P.head), "[%d/%d] %s %s  %s %u/%u",
-				 i + 1, cfg.ncases, pc->wl->name, pc->title,
-				 c.warmup ? "warm-up" : "rep",
-				 c.warmup ? rep + 1 : rep - pc->warmup + 1,
-				 c.warmup ? pc->warmup : pc->runs);
-			eta_rep_begin(&P.eta, i, now_ns());
-			draw(NULL);
-			r = pc->wl->setup ? pc->wl->setup(&c, &e) : 0;
-			if (!r && !stop_sig)
-				r = pc->wl->parallel ?
-				    rep_parallel(&c, &pr[i], &cfg, &s, &z, &rw,
-						 &cpu, &e) :
-				    rep_inline(&c, &pr[i], &cfg, &s, &z, &cpu,
-					       &e);
-			if (!r && !stop_sig && pc->wl->verify)
-				r = pc->wl->verify(&c, &s, &e);
-			if (pc->wl->teardown)
-				pc->wl->teardown(&c);
-			if (stop_sig || r) {
-				rep_workers_release(&rw);
-				if (r && !stop_sig)
-					fail = e.msg[0] ? e.msg : "failed";
-				break;
-			}
-			if (!pc->wl->parallel && cpu != c.cpu)
-				wl_invalid(&s, "ran on CPU %d, not on the "
-					   "pinned CPU %d", cpu, c.cpu);
-			r = store_sample(&db, case_id, &c, &s, cpu, &z, &rw);
-			rep_workers_release(&rw);
-			if (r) {
-				undraw();
-				ret = db_failed("cannot store a sample in",
-						db_path, r, db.err);
-				goto end_run;
-			}
-			if (!c.warmup) {
-				tally_add(&tl[i], pc->wl, &s, (int)pc->runs);
-				tl[i].noisy += z.noisy;
-			}
-			if (s.invalid && !o->quiet) {
-				undraw();
-				printf("%s %s: rep %u invalid: %s\n",
-				       pc->wl->name, pc->title, rep, s.reason);
-			}
-			P.reps_done++;
-			eta_rep_end(&P.eta, i, now_ns());
-		}
-		undraw();
-		if (stop_sig)
-			break;
-		if (fail) {
-			nfailed++;
-			say_err("%s %s: %s", pc->wl->name, pc->title, fail);
-			db_case_status(&db, case_id, "failed", fail, NULL);
-			P.reps_total -= nreps - rep;
-			eta_case_drop(&P.eta, i);
-			continue;
-		}
-		db_case_status(&db, case_id, "done", NULL,
-			       pr[i].info[0] ? pr[i].info : NULL);
-		if (!o->quiet) {
-			struct strbuf sb = STRBUF_INIT;
-
-			case_summary(pc->wl, &tl[i], &sb);
-			printf("%s %s: %s\n", pc->wl->name, pc->title,
-			       strbuf_str(&sb));
-			fflush(stdout);
-			strbuf_release(&sb);
-		}
+	for (i = 0; i < rn->cfg.ncases; i++)
+		P.reps_total += rn->cfg.cases[i].warmup +
+				rn->cfg.cases[i].runs;
+	eta_setup(&rn->cfg, rn->pr, &rn->pl, rn->scratch, rn->disk_scratch);
+	for (i = 0; i < rn->cfg.ncases && !stop_sig; i++) {
+		r = run_case(rn, i);
+		if (r)
+			return r;
 	}
 	undraw();
+	return RUNNER_OK;
+}
+
+/* Phase 6: the summary, the kernel's log, the run's status. */
+static int end_run(struct runner *rn)
+{
+	int r;
+
 	if (stop_sig) {
 		say_err("interrupted by %s: run %s marked aborted",
-			strsignal(stop_sig), meta.uuid);
-		run_finish(&db, run_id, &km, "aborted", strsignal(stop_sig));
-		ret = exit_for_signal();
-		goto out;
+			strsignal(stop_sig), rn->meta.uuid);
+		run_finish(&rn->db, rn->run_id, &rn->km, "aborted",
+			   strsignal(stop_sig));
+		return exit_for_signal();
 	}
-	final_table(&cfg, tl, pr);
-	eta_log(&cfg);
-	store_kmsg(&db, run_id, &km);
-	if (nfailed) {
+	final_table(&rn->cfg, rn->tl, rn->pr);
+	eta_log(&rn->cfg);
+	store_kmsg(&rn->db, rn->run_id, &rn->km);
+	if (rn->nfailed) {
 		char why[64];
 
-		snprintf(why, sizeof(why), "%d case%s failed", nfailed,
-			 nfailed == 1 ? "" : "s");
-		db_run_end(&db, run_id, "failed", why);
-		ret = RUNNER_EFAILED;
-	} else if ((r = db_run_complete(&db, run_id,
-				dashboard_target_name(cfg.dash.target)))) {
-		ret = db_failed("cannot mark the run complete in", db_path, r,
-				db.err);
-	} else {
-		ret = RUNNER_OK;
-		complete = true;
+		snprintf(why, sizeof(why), "%d case%s failed", rn->nfailed,
+			 rn->nfailed == 1 ? "" : "s");
+		db_run_end(&rn->db, rn->run_id, "failed", why);
+		return RUNNER_EFAILED;
 	}
-	goto out;
-end_run:
-	run_finish(&db, run_id, &km, "failed", "the runner could not go on");
-out:
+	r = db_run_complete(&rn->db, rn->run_id,
+			    dashboard_target_name(rn->cfg.dash.target));
+	if (r)
+		return db_failed("cannot mark the run complete in",
+				 rn->db_path, r, rn->db.err);
+	rn->complete = true;
+	return RUNNER_OK;
+}
+
+/*
+ * Last, whatever came before: undo what the run changed (what cannot be
+ * undone stays in the journal and fails the run), a late signal, the lock
+ * released, then bench/'s hook.
+ */
+static int finish(struct runner *rn, int ret)
+{
+	const struct run_opts *o = rn->o;
+	int i;
+
 	undraw();
-	if (sys_up && sys_undo_all()) {
+	if (rn->sys_up && sys_undo_all()) {
 		struct strbuf note = STRBUF_INIT;
 
 		/* kept in the journal: the next start tries again */
 		say_undo_failures("cannot undo: ", &note);
 		say_err("the journal in %s keeps what is left; the next `bench "
 			"run` or `bench check` tries again", sys_state_dir());
-		if (run_id >= 0 && note.len)
-			db_run_note(&db, run_id, "could not undo: %s",
+		if (rn->run_id >= 0 && note.len)
+			db_run_note(&rn->db, rn->run_id, "could not undo: %s",
 				    note.buf);
 		strbuf_release(&note);
 		if (ret == RUNNER_OK)
 			ret = RUNNER_EFAILED;
 	}
-	if (sys_up)
+	if (rn->sys_up)
 		sys_fini();	/* keeps the journal while it holds anything */
 	if (stop_sig && ret != exit_for_signal()) {
-		if (run_id >= 0)
-			run_finish(&db, run_id, &km, "aborted",
+		if (rn->run_id >= 0)
+			run_finish(&rn->db, rn->run_id, &rn->km, "aborted",
 				   strsignal(stop_sig));
 		ret = exit_for_signal();
 	}
-	kmsg_release(&km);
-	db_close(&db);
+	kmsg_release(&rn->km);
+	db_close(&rn->db);
 	/* the lock is released: an upload may take its time */
 	/* bench/'s hook: it returns an exit code, passed on as it is */
-	if (complete && ret == RUNNER_OK && o->after)
-		ret = o->after(&cfg, db_path, meta.uuid, o->after_arg);
-	meta_release(&meta);
-	for (i = 0; tl && i < cfg.ncases; i++)
-		tally_release(&tl[i]);
-	for (i = 0; pr && i < cfg.ncases; i++) {
-		free(pr[i].pus);
-		free(pr[i].params_json);
+	if (rn->complete && ret == RUNNER_OK && o->after)
+		ret = o->after(&rn->cfg, rn->db_path, rn->meta.uuid,
+			       o->after_arg);
+	meta_release(&rn->meta);
+	for (i = 0; rn->tl && i < rn->cfg.ncases; i++)
+		tally_release(&rn->tl[i]);
+	for (i = 0; rn->pr && i < rn->cfg.ncases; i++) {
+		free(rn->pr[i].pus);
+		free(rn->pr[i].params_json);
 	}
-	free(tl);
-	free(pr);
-	placement_release(&pl);
+	free(rn->tl);
+	free(rn->pr);
+	placement_release(&rn->pl);
 	eta_release(&P.eta);
-	config_release(&cfg);
-	strbuf_release(&err);
+	config_release(&rn->cfg);
+	strbuf_release(&rn->err);
 	return ret;
+}
+
+int runner_main(const struct run_opts *o, const char *version)
+{
+	struct runner rn = {
+		.o = o,
+		.version = version,
+		.cfg_path = o->config_path ? o->config_path :
+			    config_default_path(),
+		.err = STRBUF_INIT,
+		.km = KMSG_SCAN_INIT,
+		.run_id = -1,
+	};
+	int ret;
+
+	P.tty = isatty(STDERR_FILENO);
+	P.quiet = o->quiet;
+	if (config_load(&rn.cfg, rn.cfg_path, &rn.err)) {
+		say_err("%s", strbuf_str(&rn.err));
+		strbuf_release(&rn.err);
+		return RUNNER_ECONFIG;
+	}
+	ret = settle(&rn);
+	if (!ret)
+		ret = take_machine(&rn);
+	if (!ret)
+		ret = preflight_all(&rn);
+	if (!ret)
+		ret = begin_run(&rn);
+	if (!ret)
+		ret = run_cases(&rn);
+	if (!ret)
+		ret = end_run(&rn);
+	if (ret == RUNNER_DONE)
+		ret = RUNNER_OK;
+	return finish(&rn, ret);
 }
