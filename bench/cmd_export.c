@@ -82,12 +82,8 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EX_OK;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, NULL);
 		}
 	}
 	if (run || run_json) {

@@ -58,8 +58,7 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return EX_OK;
 		}
-		fb_err("unknown option '%s'", argv[optind - 1]);
-		return EX_USAGE;
+		return fb_opt_error(ch, argv, NULL);
 	}
 	if (argc - optind < 2) {
 		fb_err("merge takes an output database and at least one input");

@@ -79,13 +79,8 @@ static int parse(int argc, char **argv, struct nightly *n)
 		case 'h':
 			fputs(nightly_usage, stdout);
 			return -1;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			fputs(nightly_usage, stderr);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, nightly_usage);
 		}
 	}
 	if (optind < argc) {

@@ -104,12 +104,8 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EX_OK;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, NULL);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {

@@ -69,11 +69,8 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 		case 'o': o->only = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'u':
-			if (check) {
-				fb_err("unknown option '%s'", argv[optind - 1]);
-				fputs(check_usage, stderr);
-				return EX_USAGE;
-			}
+			if (check)	/* bench check has no --upload */
+				return fb_opt_error('?', argv, check_usage);
 			*upload = true;
 			break;
 		case 'n':
@@ -87,13 +84,8 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 		case 'h':
 			fputs(check ? check_usage : run_usage, stdout);
 			return -1;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			fputs(check ? check_usage : run_usage, stderr);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, check ? check_usage : run_usage);
 		}
 	}
 	if (optind < argc) {

@@ -49,12 +49,8 @@ int cmd_runs(int argc, char **argv)
 			       "\nsent or failed, with the last error and the "
 			       "tries so far.\n");
 			return EX_OK;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, NULL);
 		}
 	}
 	if (optind < argc) {

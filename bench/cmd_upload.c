@@ -150,13 +150,8 @@ int cmd_upload(int argc, char **argv)
 		case 'h':
 			fputs(upload_usage, stdout);
 			return EX_OK;
-		case ':':
-			fb_err("option '%s' needs a value", argv[optind - 1]);
-			return EX_USAGE;
 		default:
-			fb_err("unknown option '%s'", argv[optind - 1]);
-			fputs(upload_usage, stderr);
-			return EX_USAGE;
+			return fb_opt_error(ch, argv, upload_usage);
 		}
 	}
 	if (optind < argc) {

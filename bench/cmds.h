@@ -53,5 +53,10 @@ int export_run_doc(const char *db_path, const char *uuid);
 /* "bench: " + message + "\n" on stderr */
 void fb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * getopt_long's ':' (a value missing) or anything else it did not know, as
+ * the error every command prints (then usage, when given): EX_USAGE.
+ */
+int fb_opt_error(int ch, char **argv, const char *usage);
 
 #endif

@@ -62,6 +62,18 @@ void fb_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+int fb_opt_error(int ch, char **argv, const char *usage)
+{
+	if (ch == ':') {
+		fb_err("option '%s' needs a value", argv[optind - 1]);
+		return EX_USAGE;
+	}
+	fb_err("unknown option '%s'", argv[optind - 1]);
+	if (usage)
+		fputs(usage, stderr);
+	return EX_USAGE;
+}
+
 void fb_warn(const char *fmt, ...)
 {
 	va_list ap;
