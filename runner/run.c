@@ -360,6 +360,8 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->ncpus = pr->pus ? pr->nworkers : pl->ncpus;
 	c->nworkers = pr->pus ? pr->nworkers : 1;
 	c->worker_cpus = c->cpus;
+	c->setup_cpus = pl->cpus;
+	c->nsetup_cpus = pl->ncpus;
 	c->pin_thread = placement_bind;
 	c->bind_memory = placement_membind;
 	c->stop = &stop_sig;

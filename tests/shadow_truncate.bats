@@ -256,6 +256,24 @@ start_slow() {
 	assert_output aborted
 }
 
+@test "the setup's reader and FUSE server may run on every usable CPU, not only the measuring one" {
+	start_slow
+	fb_after "kill -INT $PID; while kill -0 $PID; do sleep 0.1; done"
+	want=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+	for c in $CHILDREN; do
+		got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$c/status)
+		echo "child $c ($(cat /proc/$c/comm)): $got, usable: $want"
+		[ "$got" = "$want" ]
+	done
+	# the runner itself stays on the measuring CPU
+	got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$PID/status)
+	[ "$(nproc)" -eq 1 ] || [ "$got" != "$want" ]
+	kill -INT $PID
+	rc=0; wait $PID || rc=$?
+	[ "$rc" -eq 130 ]
+	all_gone $CHILDREN
+}
+
 @test "SIGKILL mid-setup: the next run mends the mount and the cgroup" {
 	start_slow
 	kill -KILL $PID

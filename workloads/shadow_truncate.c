@@ -935,8 +935,8 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 		char mnt[4200], why[256];
 
 		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
-		r = fuse_zero_start(&st->fz, mnt, st->plan.size, c->cpus,
-				    c->ncpus, why, sizeof(why));
+		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
+				    c->setup_cpus, c->nsetup_cpus, why, sizeof(why));
 		if (r)
 			return wl_errf(e, "%s", why);
 		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
@@ -1017,14 +1017,14 @@ static int start_reader(struct wl_case *c, struct state *st,
 	a.m = &st->m;
 	a.memory_reclaim = st->memory_reclaim;
 	a.ra = st->ra;
-	a.threads = c->ncpus;
+	a.threads = c->nsetup_cpus;
 	a.pin_vmas = st->pin_vmas;
 	a.step = HEADROOM / 2;
 	a.ctl = ctl[0];
 	a.out = out[1];
 	a.parent = getpid();
-	a.cpus = c->cpus;
-	a.ncpus = c->ncpus;
+	a.cpus = c->setup_cpus;
+	a.ncpus = c->nsetup_cpus;
 	/*
 	 * It keeps nothing of the runner's but the two pipes: an inherited
 	 * descriptor of its lock or database must not outlive it.

@@ -100,6 +100,13 @@ struct wl_case {
 	int cpu;			/* logical PU of the measuring thread (OS index) */
 	const int *cpus;		/* PUs the workload may use for extra threads */
 	int ncpus;
+	/*
+	 * Every PU the runner may use, in placement order: where untimed
+	 * helpers (a setup's reader, a FUSE server) run, so that a setup is
+	 * not confined to the measuring PU while the others idle.
+	 */
+	const int *setup_cpus;
+	int nsetup_cpus;
 	int (*pin_thread)(int os_cpu);	/* bind the calling thread */
 	/*
 	 * Parallel workloads: nworkers workers each call run with worker set,
