@@ -645,6 +645,37 @@ static void *pin_range(void *arg)
 }
 
 /*
+ * Split [0, size) into parts of whole pin strides, one per thread (at
+ * most PIN_THREADS_MAX), fill each with fd, off and len, and run fn on
+ * each: the last part, and any whose thread cannot start, in this thread.
+ * Returns the number of parts.
+ */
+static int run_parts(struct pin_part *parts, int threads, int fd,
+		     uint64_t size, void *(*fn)(void *))
+{
+	uint64_t part;
+	int i, n = threads < 1 ? 1 : threads > PIN_THREADS_MAX ?
+		   PIN_THREADS_MAX : threads;
+
+	part = (size / (uint64_t)n + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
+	for (i = 0; i < n; i++) {
+		struct pin_part *p = &parts[i];
+
+		p->fd = fd;
+		p->off = (uint64_t)i * part < size ? (uint64_t)i * part : size;
+		p->len = size - p->off < part ? size - p->off : part;
+		if (i == n - 1 || pthread_create(&p->th, NULL, fn, p))
+			fn(p);
+		else
+			p->started = true;
+	}
+	for (i = 0; i < n; i++)
+		if (parts[i].started)
+			pthread_join(parts[i].th, NULL);
+	return n;
+}
+
+/*
  * Pin one page per xarray leaf node.  MLOCK_ONFAULT locks only what is
  * faulted in, and MADV_RANDOM keeps the fault from reading ahead; nothing
  * else of the file is cached yet, so fault-around maps no neighbour.
@@ -653,10 +684,8 @@ static char *pin_pages(int fd, const char *path, uint64_t size, int threads,
 		       int out)
 {
 	struct pin_part parts[PIN_THREADS_MAX];
-	uint64_t part;
 	char *map;
-	int i, n = threads < 1 ? 1 : threads > PIN_THREADS_MAX ?
-		   PIN_THREADS_MAX : threads;
+	int i, n;
 
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
@@ -668,29 +697,17 @@ static char *pin_pages(int fd, const char *path, uint64_t size, int threads,
 		fail(out, "cannot mlock %s: %s", path, strerror(errno));
 	pin_done = 0;
 	pin_next = PIN_PROGRESS;
-	part = (size / (uint64_t)n + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
 	memset(parts, 0, sizeof(parts));
-	for (i = 0; i < n; i++) {
-		struct pin_part *p = &parts[i];
-
-		p->fd = fd;
-		p->out = out;
-		p->map = map;
-		p->size = size;
-		p->off = (uint64_t)i * part < size ? (uint64_t)i * part : size;
-		p->len = size - p->off < part ? size - p->off : part;
-		if (i == n - 1)
-			pin_range(p);	/* the last part in this thread */
-		else if (pthread_create(&p->th, NULL, pin_range, p))
-			fail(out, "cannot start a pinning thread");
+	for (i = 0; i < PIN_THREADS_MAX; i++) {
+		parts[i].out = out;
+		parts[i].map = map;
+		parts[i].size = size;
 	}
-	for (i = 0; i < n; i++) {
-		if (i < n - 1)
-			pthread_join(parts[i].th, NULL);
+	n = run_parts(parts, threads, fd, size, pin_range);
+	for (i = 0; i < n; i++)
 		if (parts[i].err)
 			fail(out, "cannot map a page of %s: %s", path,
 			     strerror(parts[i].err));
-	}
 	return map;
 }
 
@@ -714,28 +731,10 @@ static void unpin_pages(int fd, char *map, uint64_t maplen, uint64_t size,
 			int threads)
 {
 	struct pin_part parts[PIN_THREADS_MAX];
-	uint64_t part;
-	int i, n = threads < 1 ? 1 : threads > PIN_THREADS_MAX ?
-		   PIN_THREADS_MAX : threads;
 
 	munmap(map, maplen);
-	part = (size / (uint64_t)n + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
 	memset(parts, 0, sizeof(parts));
-	for (i = 0; i < n; i++) {
-		struct pin_part *p = &parts[i];
-
-		p->fd = fd;
-		p->off = (uint64_t)i * part < size ? (uint64_t)i * part : size;
-		p->len = size - p->off < part ? size - p->off : part;
-		/* a thread that cannot start leaves its part to this one */
-		if (i == n - 1 || pthread_create(&p->th, NULL, drop_range, p))
-			drop_range(p);
-		else
-			p->started = true;
-	}
-	for (i = 0; i < n; i++)
-		if (parts[i].started)
-			pthread_join(parts[i].th, NULL);
+	run_parts(parts, threads, fd, size, drop_range);
 }
 
 struct reader_args {
