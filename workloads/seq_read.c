@@ -566,8 +566,6 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		 * ticks share one page (see read_loop) */
 		if (posix_memalign((void **)&rd->hist, 4096,
 				   sizeof(*rd->hist)))
-			rd->hist = NULL;
-		if (!rd->hist)
 			return wl_errf(e, "out of memory");
 		hist_init(rd->hist);
 		perf_init(&rd->perf);
