@@ -501,6 +501,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 	struct noise_arg na = { z, pr->pus, pr->nworkers };
 	struct wl_sample *ws;
 	uint64_t first = UINT64_MAX, last = 0, latest = 0;
+	int64_t busy = -1;	/* the runner's thread ran during a call */
 	int i, n = pr->nworkers;
 
 	rw->n = n;
@@ -533,6 +534,8 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			latest = r->t_begin;
 		if (r->t_end > last)
 			last = r->t_end;
+		if (r->runner_ns > busy)
+			busy = r->runner_ns;
 	}
 	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
 	c->wl->combine(c, ws, n, last - first, s);
@@ -541,6 +544,8 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 	wl_note(s, "workers", n);
 	wl_note(s, "start_spread_ns", (double)(latest - first));
 	wl_note(s, "release_to_start_ns", (double)(first - rw->w.t_release));
+	if (busy >= 0)
+		wl_note(s, "runner_ran_ns", (double)busy);
 	for (i = 0; i < n; i++) {
 		struct worker_res *r = &rw->w.res[i];
 		struct db_worker *d = &rw->dw[i];

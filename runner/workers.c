@@ -6,6 +6,7 @@
 #include "workers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -25,6 +26,8 @@
 struct shared {
 	int ready;		/* workers waiting for the release */
 	int go;			/* 0 wait, 1 go, -1 give up */
+	int done, n;		/* workers past the timed call, of n */
+	pid_t runner_pid, runner_tid;	/* the thread that released them */
 	struct worker_res res[];
 };
 
@@ -61,6 +64,48 @@ static int64_t migrations(void)
 	return v;
 }
 
+/*
+ * The runner's thread's time on a CPU so far (the first field of its
+ * schedstat), read through an fd opened before the release, so that the
+ * reads around the timed call are one pread each; -1 if unknown.
+ */
+static int64_t runner_ran(int fd)
+{
+	char buf[96];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
+}
+
+/*
+ * Wait (at most 50 ms) until the runner's thread sleeps: after the
+ * release it has a few system calls to make before it waits for the
+ * workers, and they are not to overlap a timed call.
+ */
+static void runner_asleep(int fd)
+{
+	uint64_t until = now_ns() + 50000000;
+	char buf[256], *p;
+	ssize_t n;
+
+	while (fd >= 0 && now_ns() < until) {
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (!p || p[1] != ' ' || p[2] != 'R')
+			return;
+		sched_yield();
+	}
+}
+
 /* Is the calling thread's affinity still exactly {pu}? */
 static bool mask_is(int pu)
 {
@@ -71,12 +116,30 @@ static bool mask_is(int pu)
 	return CPU_COUNT(&set) == 1 && pu < CPU_SETSIZE && CPU_ISSET(pu, &set);
 }
 
+/*
+ * Past the timed call: say so, and wait for every other worker to be past
+ * its own, so that no worker's exit (a process's exit frees its memory),
+ * nor the runner reaping it, runs while another is still timed.
+ */
+static void all_done(struct shared *sh)
+{
+	int seen;
+
+	if (__atomic_add_fetch(&sh->done, 1, __ATOMIC_SEQ_CST) >= sh->n) {
+		futex(&sh->done, FUTEX_WAKE, INT_MAX, NULL);
+		return;
+	}
+	while ((seen = __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE)) < sh->n)
+		futex(&sh->done, FUTEX_WAIT, seen, NULL);
+}
+
 static void worker_body(struct wl_case *c, struct shared *sh)
 {
 	struct worker_res *r = &sh->res[c->worker];
 	struct rusage u0, u1;
-	char name[16];
-	int64_t m0, m1;
+	char name[16], path[64];
+	int64_t m0, m1, b0, b1;
+	int busy_fd, state_fd;
 
 	r->tid = (pid_t)syscall(SYS_gettid);
 	r->pu = c->cpu;
@@ -89,6 +152,12 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (c->bind_memory)
 		c->bind_memory(c->cpu);
 	/* counters read before the wait, so that the release is quick */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
+		 (int)sh->runner_pid, (int)sh->runner_tid);
+	busy_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+		 (int)sh->runner_pid, (int)sh->runner_tid);
+	state_fd = open(path, O_RDONLY | O_CLOEXEC);
 	m0 = migrations();
 	getrusage(RUSAGE_THREAD, &u0);
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
@@ -96,17 +165,20 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
 		futex(&sh->go, FUTEX_WAIT, 0, NULL);
 	if (sh->go < 0)
-		return;
+		goto out;
 	if (r->pin_errno) {
 		snprintf(r->e.msg, sizeof(r->e.msg), "cannot bind worker %d "
 			 "to PU %d: %s", c->worker, c->cpu,
 			 strerror(r->pin_errno));
-		return;
+		goto out;
 	}
+	runner_asleep(state_fd);
 	r->pu_before = sched_getcpu();
+	b0 = runner_ran(busy_fd);
 	r->t_begin = now_ns();
 	r->rc = c->wl->run(c, &r->s, &r->e);
 	r->t_end = now_ns();
+	b1 = runner_ran(busy_fd);
 	r->pu_after = sched_getcpu();
 	getrusage(RUSAGE_THREAD, &u1);
 	m1 = migrations();
@@ -114,11 +186,19 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	r->migrations = m0 >= 0 && m1 >= 0 ? m1 - m0 : -1;
 	r->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
 	r->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
+	r->runner_ns = b0 >= 0 && b1 >= b0 ? b1 - b0 : -1;
 	if (r->s.t_begin && r->s.t_end >= r->s.t_begin) {
 		r->t_begin = r->s.t_begin;
 		r->t_end = r->s.t_end;
 	}
 	r->ran = true;
+out:
+	if (busy_fd >= 0)
+		close(busy_fd);
+	if (state_fd >= 0)
+		close(state_fd);
+	if (sh->go > 0)
+		all_done(sh);
 }
 
 static void *thread_main(void *arg)
@@ -157,21 +237,56 @@ static void release(struct shared *sh, int go)
 	futex(&sh->go, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+/*
+ * Asleep until every worker is past its timed call: one wake-up at the
+ * end, none in between (joining or reaping the first to finish would run
+ * the runner while the others are timed).  Processes may die without
+ * saying so: then a look at them once a second, and *st keeps the status
+ * of one found dead, pids[i] its pid negated.
+ */
+static void wait_done(struct shared *sh, int n, pid_t *pids, int *st)
+{
+	const struct timespec sec = { 1, 0 };
+	int seen, i;
+
+	while ((seen = __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE)) < n) {
+		if (!pids) {
+			futex(&sh->done, FUTEX_WAIT, seen, NULL);
+			continue;
+		}
+		if (!futex(&sh->done, FUTEX_WAIT, seen, &sec) ||
+		    errno != ETIMEDOUT)
+			continue;
+		for (i = 0; i < n; i++)
+			if (pids[i] > 0 &&
+			    waitpid(pids[i], &st[i], WNOHANG) == pids[i]) {
+				pids[i] = -pids[i];	/* reaped */
+				return;
+			}
+	}
+}
+
 static int run_processes(struct workers *w, struct shared *sh,
 			 struct warg *a, void (*before)(void *), void *arg,
 			 struct wl_err *e)
 {
 	pid_t parent = getpid(), *pids = calloc((size_t)w->n, sizeof(pid_t));
+	int *sts = calloc((size_t)w->n, sizeof(int));
 	int i, k, st, r = 0;
+	bool gone = false;
 
-	if (!pids)
+	if (!pids || !sts) {
+		free(pids);
+		free(sts);
 		return wl_errf(e, "out of memory");
+	}
 	fflush(NULL);	/* nothing buffered is written twice */
 	for (i = 0; i < w->n; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
 			r = wl_errf(e, "cannot fork worker %d: %s", i,
 				    strerror(errno));
+			pids[i] = 0;
 			break;
 		}
 		if (!pids[i]) {
@@ -194,13 +309,29 @@ static int run_processes(struct workers *w, struct shared *sh,
 		before(arg);
 	w->t_release = now_ns();
 	release(sh, r ? -1 : 1);
-	for (i = 0; i < w->n; i++) {
-		if (pids[i] <= 0)
-			continue;
-		if (r)
+	if (!r)
+		wait_done(sh, w->n, pids, sts);
+	/* one died before it was done: the others wait for it in vain */
+	for (i = 0; i < w->n; i++)
+		gone |= pids[i] < 0;
+	for (i = 0; gone && i < w->n; i++)
+		if (pids[i] > 0)
 			kill(pids[i], SIGKILL);
-		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
-			;
+	for (i = 0; i < w->n; i++) {
+		if (!pids[i])
+			continue;
+		if (pids[i] < 0) {
+			pids[i] = -pids[i];	/* reaped by wait_done */
+			st = sts[i];
+		} else {
+			if (r)
+				kill(pids[i], SIGKILL);
+			while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+				;
+			/* killed above after its call: not what went wrong */
+			if (gone && sh->res[i].ran)
+				continue;
+		}
 		if (!r && (!WIFEXITED(st) || WEXITSTATUS(st))) {
 			struct worker_res *res = &sh->res[i];
 
@@ -214,6 +345,7 @@ static int run_processes(struct workers *w, struct shared *sh,
 		}
 	}
 	free(pids);
+	free(sts);
 	return r;
 }
 
@@ -238,6 +370,8 @@ static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
 		before(arg);
 	w->t_release = now_ns();
 	release(sh, r ? -1 : 1);
+	if (!r)
+		wait_done(sh, n, NULL, NULL);
 	for (i = 0; i < w->n; i++)
 		if (a[i].started)
 			pthread_join(a[i].th, NULL);
@@ -264,6 +398,9 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 			       strerror(errno));
 	}
 	sh = w->shm;
+	sh->runner_pid = getpid();
+	sh->runner_tid = (pid_t)syscall(SYS_gettid);
+	sh->n = n;
 	w->res = sh->res;
 	a = calloc((size_t)n, sizeof(*a));
 	if (!a)
@@ -276,6 +413,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		sh->res[i].pu = pus[i];
 		sh->res[i].pu_before = sh->res[i].pu_after = -1;
 		sh->res[i].migrations = -1;
+		sh->res[i].runner_ns = -1;
 	}
 	r = processes ? run_processes(w, sh, a, before, arg, e) :
 			run_threads(w, sh, a, before, arg, e);
