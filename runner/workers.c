@@ -11,10 +11,12 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -27,6 +29,7 @@ struct shared {
 	int ready;		/* workers waiting for the release */
 	int go;			/* 0 wait, 1 go, -1 give up */
 	int done, n;		/* workers past the timed call, of n */
+	int efd;		/* processes: an eventfd the last done writes */
 	pid_t runner_pid, runner_tid;	/* the thread that released them */
 	struct worker_res res[];
 };
@@ -126,7 +129,13 @@ static void all_done(struct shared *sh)
 	int seen;
 
 	if (__atomic_add_fetch(&sh->done, 1, __ATOMIC_SEQ_CST) >= sh->n) {
+		uint64_t one = 1;
+		ssize_t w = 0;
+
 		futex(&sh->done, FUTEX_WAKE, INT_MAX, NULL);
+		if (sh->efd >= 0)
+			w = write(sh->efd, &one, sizeof(one));
+		(void)w;	/* an eventfd's counter does not fill up */
 		return;
 	}
 	while ((seen = __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE)) < sh->n)
@@ -241,29 +250,53 @@ static void release(struct shared *sh, int go)
  * Asleep until every worker is past its timed call: one wake-up at the
  * end, none in between (joining or reaping the first to finish would run
  * the runner while the others are timed).  Processes may die without
- * saying so: then a look at them once a second, and *st keeps the status
- * of one found dead, pids[i] its pid negated.
+ * saying so: then poll(2) on the eventfd the last one done writes and a
+ * pidfd of each (a look once a second where pidfds are not to be had),
+ * and *st keeps the status of one found dead, pids[i] its pid negated.
  */
 static void wait_done(struct shared *sh, int n, pid_t *pids, int *st)
 {
 	const struct timespec sec = { 1, 0 };
+	struct pollfd *pf = NULL;
 	int seen, i;
+	bool polled;
 
+	if (pids && sh->efd >= 0)
+		pf = calloc((size_t)n + 1, sizeof(*pf));
+	polled = pf;
+	for (i = 0; pf && i < n; i++) {
+		pf[i].fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
+		pf[i].events = POLLIN;
+		if (pf[i].fd < 0)
+			polled = false;
+	}
+	if (pf) {
+		pf[n].fd = sh->efd;
+		pf[n].events = POLLIN;
+	}
 	while ((seen = __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE)) < n) {
 		if (!pids) {
 			futex(&sh->done, FUTEX_WAIT, seen, NULL);
 			continue;
 		}
-		if (!futex(&sh->done, FUTEX_WAIT, seen, &sec) ||
+		if (polled ? poll(pf, (nfds_t)n + 1, -1) <= 0 :
+		    !futex(&sh->done, FUTEX_WAIT, seen, &sec) ||
 		    errno != ETIMEDOUT)
 			continue;
+		if (__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE) >= n)
+			break;
 		for (i = 0; i < n; i++)
 			if (pids[i] > 0 &&
 			    waitpid(pids[i], &st[i], WNOHANG) == pids[i]) {
 				pids[i] = -pids[i];	/* reaped */
-				return;
+				goto out;
 			}
 	}
+out:
+	for (i = 0; pf && i < n; i++)
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+	free(pf);
 }
 
 static int run_processes(struct workers *w, struct shared *sh,
@@ -328,8 +361,8 @@ static int run_processes(struct workers *w, struct shared *sh,
 				kill(pids[i], SIGKILL);
 			while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
 				;
-			/* killed above after its call: not what went wrong */
-			if (gone && sh->res[i].ran)
+			/* killed above: what went wrong is the dead one's */
+			if (gone)
 				continue;
 		}
 		if (!r && (!WIFEXITED(st) || WEXITSTATUS(st))) {
@@ -344,6 +377,15 @@ static int run_processes(struct workers *w, struct shared *sh,
 				 WTERMSIG(st) : WEXITSTATUS(st));
 		}
 	}
+	/* the dead one's message is every stopped one's */
+	for (i = 0; gone && i < w->n; i++)
+		if (sh->res[i].rc && !sh->res[i].ran && sh->res[i].e.msg[0])
+			break;
+	for (k = 0; gone && i < w->n && k < w->n; k++)
+		if (k != i) {
+			sh->res[k] = sh->res[i];
+			sh->res[k].pu = a[k].c.cpu;
+		}
 	free(pids);
 	free(sts);
 	return r;
@@ -401,6 +443,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 	sh->runner_pid = getpid();
 	sh->runner_tid = (pid_t)syscall(SYS_gettid);
 	sh->n = n;
+	sh->efd = processes ? eventfd(0, EFD_CLOEXEC) : -1;
 	w->res = sh->res;
 	a = calloc((size_t)n, sizeof(*a));
 	if (!a)
@@ -417,6 +460,8 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 	}
 	r = processes ? run_processes(w, sh, a, before, arg, e) :
 			run_threads(w, sh, a, before, arg, e);
+	if (sh->efd >= 0)
+		close(sh->efd);
 	free(a);
 	return r;
 }

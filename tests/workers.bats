@@ -241,3 +241,70 @@ move_worker() {
 	assert_line "bench: warning: CPU topology differs: base has '$shape', patch has '2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT'"
 	assert_line "bench: refusing to compare base with patch: 1 difference besides the kernel (--strict)"
 }
+
+# issue 17: since 05708d7 the runner's thread filled shmem-remove's file on
+# the PU it keeps off the workers', and the worker removed it on a PU idle
+# through the fill; and it woke to join or reap the first worker done
+# while the others were still timed.
+@test "each file is filled on its worker's PU and the runner's thread sleeps through every timed call" {
+	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
+	wcfg '' '[ { "workload": "shmem-remove", "size": "64M", "op": ["unlink", "memfd-close", "ftruncate"], "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "count": 300, "pages": 16, "threads": [1, 2], "mode": ["threads", "processes"] } ]'
+	run "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	run q "select count(*), sum(valid) from samples"
+	assert_output "32|32"
+	run q "select count(*) from samples s join cases c on s.case_id = c.id where c.workload = 'shmem-remove' and json_extract(s.verify, '$.fills_off_pu') = 0"
+	assert_output 24
+	# the runner's thread's CPU time (its schedstat) during every call
+	run q "select count(*) from samples where json_extract(verify, '$.runner_ran_ns') = 0"
+	assert_output 32
+}
+
+@test "a fill moved off its worker's PU makes the sample invalid" {
+	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
+	wcfg '"cpus": "1",' '[ { "workload": "shmem-remove", "size": "2G", "op": "unlink" } ]'
+	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
+	"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
+	pid=$!
+	ok=0
+	for i in $(seq 1 500); do
+		id=$(grep -lx fbf-0 /proc/"$pid"/task/*/comm 2>/dev/null |
+		     sed -n 's|/proc/[0-9]*/task/\([0-9]*\)/comm|\1|p')
+		if [ -n "$id" ] && taskset -pc 0 "$id" >/dev/null; then
+			ok=1
+			break
+		fi
+		sleep 0.01
+	done
+	wait "$pid"
+	cat "$T/out"
+	[ "$ok" = 1 ]
+	run q "select valid, invalid_reason, json_extract(verify, '$.fills_off_pu') from samples"
+	assert_output --regexp "^0\|worker 0's file was filled on PU 0, not on the worker's PU 1.*\|1$"
+}
+
+@test "a worker process killed in its timed call ends the case, the other killed, nothing left waiting" {
+	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
+	wcfg '' '[ { "workload": "small-truncate", "count": 1000000, "pages": 1, "wsize": "4k", "threads": 2, "mode": "processes" } ]'
+	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
+	"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
+	pid=$!
+	ok=0
+	for i in $(seq 1 1000); do
+		w=$(pgrep -P "$pid" -x fbw-1 || true)
+		# once both are in their timed loops
+		if [ -n "$w" ] && [ -n "$(pgrep -P "$pid" -x fbw-0)" ] &&
+		   grep -q '^State:.*R' /proc/"$w"/status; then
+			kill -9 "$w" && ok=1
+			break
+		fi
+		sleep 0.01
+	done
+	timeout 60 tail --pid="$pid" -f /dev/null
+	wait "$pid" || true
+	cat "$T/out"
+	[ "$ok" = 1 ]
+	run q "select status, reason from cases"
+	assert_output --regexp "^failed\|worker 1 \(pid [0-9]+\) was killed by signal 9$"
+	[ -z "$(pgrep -P "$pid")" ]
+}

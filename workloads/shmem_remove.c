@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -416,6 +417,7 @@ static void *fill_main(void *arg)
 {
 	struct filler *f = arg;
 	struct wfile *w = &f->st->w[f->i];
+	char name[16];
 
 	if (w->pu >= 0 && f->c->pin_thread && f->c->pin_thread(w->pu)) {
 		f->r = wl_errf(&f->e, "cannot bind the fill of worker %d's "
@@ -423,6 +425,9 @@ static void *fill_main(void *arg)
 			       strerror(errno));
 		return NULL;
 	}
+	/* named once pinned, as the workers are */
+	snprintf(name, sizeof(name), "fbf-%d", f->i);
+	prctl(PR_SET_NAME, name);
 	f->r = make_file(f->c, f->st, f->dir, f->i, &f->e);
 	w->fill_pu = sched_getcpu();
 	return NULL;
