@@ -43,7 +43,8 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare export report clean \
-	bench-seqread bench-shmem install uninstall fuzz fuzz-build
+	bench-seqread bench-shmem bench-smalltrunc probes install uninstall \
+	fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -154,9 +155,23 @@ report: all
 bench-seqread: all
 	$(Q)sh bench/seqread_vs_fio.sh $(B)/bench
 
-# shmem-remove's unlink against `fallocate && time rm` (SIZE, ROUNDS).
-bench-shmem: all
-	$(Q)sh bench/shmem_vs_rm.sh $(B)/bench
+# The bare probes the fidelity benchmarks hold the workloads against.
+PROBES	:= $(B)/probe/bare_remove $(B)/probe/bare_truncate
+probes: $(PROBES)
+$(B)/probe/%: bench/probe/%.c
+	@mkdir -p $(@D)
+	$(echo_ld)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+-include $(PROBES:=.d)
+
+# shmem-remove, every op x folio at 2G and 8G, against the bare call
+# (SIZES, CASES, ROUNDS, REPS, RT); small-truncate's p50 against a bare
+# truncate loop (COUNT, PAGES, WSIZE, CASES, ROUNDS, REPS, RT).
+# Benchmarks, not tests: neither is part of make test.
+bench-shmem: all $(PROBES)
+	$(Q)sh bench/shmem_vs_bare.sh $(B)/bench $(B)/probe
+
+bench-smalltrunc: all $(PROBES)
+	$(Q)sh bench/smalltrunc_vs_bare.sh $(B)/bench $(B)/probe
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]: the binary,
 # the example config, the man page and the systemd units.  The installed

@@ -160,6 +160,9 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	prctl(PR_SET_NAME, name);
 	if (c->bind_memory)
 		c->bind_memory(c->cpu);
+	/* the untimed work of the call, on its PU, right before the wait */
+	if (!r->pin_errno && c->wl->prepare && c->wl->prepare(c, &r->e))
+		r->prep_failed = true;
 	/* counters read before the wait, so that the release is quick */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
 		 (int)sh->runner_pid, (int)sh->runner_tid);
@@ -181,6 +184,8 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 			 strerror(r->pin_errno));
 		goto out;
 	}
+	if (r->prep_failed)
+		goto out;
 	runner_asleep(state_fd);
 	r->pu_before = sched_getcpu();
 	b0 = runner_ran(busy_fd);

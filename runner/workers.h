@@ -27,6 +27,7 @@ struct worker_res {
 	uint64_t t_begin, t_end;	/* the timed region, CLOCK_MONOTONIC */
 	pid_t tid;
 	int pin_errno;		/* binding to pu failed */
+	bool prep_failed;	/* the workload's prepare failed: e says why */
 	bool ran;
 };
 

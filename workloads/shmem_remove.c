@@ -9,13 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -96,9 +94,16 @@ enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
 /* One worker's file. */
 struct wfile {
 	char path[4300];
-	int fd;
+	int fd;			/* this process's; -1 once closed */
+	int pu;			/* the worker's */
+};
+
+/* What worker i's prepare found, shared with the runner's process. */
+struct wres {
 	uint64_t blocks;	/* st_blocks * 512 after fill */
-	int pu, fill_pu;	/* the worker's PU; where the fill ended */
+	int fill_pu;		/* where the fill ended */
+	uint64_t alloc_after[16];	/* shmem_alloc counters after it */
+	uint64_t huge_after;	/* ShmemHugePages after it */
 };
 
 struct state {
@@ -106,11 +111,12 @@ struct state {
 	char udir[4200];	/* our directory in a user-given dir */
 	char mnt[4200];		/* private tmpfs mount, when used */
 	struct wfile *w;	/* [nw] */
+	struct wres *res;	/* [nw], a shared mapping */
 	int nw;
 	uint64_t size, folio;	/* bytes */
 	int nr_sizes;
 	char size_dir[16][64];	/* hugepages-*kB names */
-	uint64_t alloc_before[16], alloc_after[16];
+	uint64_t alloc_before[16], alloc_after[16];	/* after: the most */
 	uint64_t huge_before, huge_after;	/* ShmemHugePages */
 	char knob[256];
 };
@@ -356,111 +362,61 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 	return 0;
 }
 
-/* Worker i's file, made and filled on its NUMA node. */
+/* Worker i's file, made empty: its worker fills it (prepare). */
 static int make_file(struct wl_case *c, struct state *st, const char *dir,
 		     int i, struct wl_err *e)
 {
 	struct wfile *f = &st->w[i];
 	char path[4300];
-	struct stat sb;
-	int r;
 
-	if (c->bind_memory && c->worker_cpus)
-		c->bind_memory(c->worker_cpus[i]);
 	if (is_memfd(c)) {
 		snprintf(f->path, sizeof(f->path), "memfd:foliobench.%d", i);
 		f->fd = memfd_create("foliobench", MFD_CLOEXEC);
 		if (f->fd < 0)
 			return wl_errf(e, "cannot memfd_create: %s",
 				       strerror(errno));
-	} else {
-		snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir,
-			 c->rep, i);
-		f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-			     0600);
-		if (f->fd < 0)
-			return wl_errf(e, "cannot create %s: %s", path,
-				       strerror(errno));
-		/* only now ours to remove */
-		snprintf(f->path, sizeof(f->path), "%s", path);
+		return 0;
 	}
+	snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir, c->rep, i);
+	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (f->fd < 0)
+		return wl_errf(e, "cannot create %s: %s", path,
+			       strerror(errno));
+	/* only now ours to remove */
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	return 0;
+}
+
+/*
+ * The worker fills its own file on its PU and its NUMA node, right
+ * before the barrier and its timed call, as `fallocate && rm` fills and
+ * removes on one CPU: removed on a PU that sat idle through a fill made
+ * elsewhere, the call measured 10-36% slower than the bare one (issue 17).
+ */
+static int prepare(struct wl_case *c, struct wl_err *e)
+{
+	struct state *st = c->priv;
+	struct wfile *f = &st->w[c->worker];
+	struct wres *w = &st->res[c->worker];
+	struct stat sb;
+	int r;
+
 	r = fill(c, st, f, e);
+	w->fill_pu = sched_getcpu();
 	if (r)
 		return r;
 	if (fstat(f->fd, &sb))
 		return wl_errf(e, "cannot stat %s: %s", f->path,
 			       strerror(errno));
-	f->blocks = (uint64_t)sb.st_blocks * 512;
+	w->blocks = (uint64_t)sb.st_blocks * 512;
+	/* what the kernel gave, read before the timed call */
+	counters(st, w->alloc_after);
+	meminfo_bytes("ShmemHugePages", &w->huge_after);
 	if (st->op == OP_UNLINK) {
 		close(f->fd);
 		f->fd = -1;
 	}
 	return 0;
-}
-
-/* One worker's file made and filled by a thread of its own. */
-struct filler {
-	struct wl_case *c;
-	struct state *st;
-	const char *dir;
-	int i, r;
-	struct wl_err e;
-	pthread_t th;
-};
-
-/*
- * The fill runs on the PU of the worker that removes the file, as
- * `fallocate && rm` runs both on one CPU: a call on a PU that sat idle
- * through the fill measured 10-36% slower than the bare call (issue 17).
- */
-static void *fill_main(void *arg)
-{
-	struct filler *f = arg;
-	struct wfile *w = &f->st->w[f->i];
-	char name[16];
-
-	if (w->pu >= 0 && f->c->pin_thread && f->c->pin_thread(w->pu)) {
-		f->r = wl_errf(&f->e, "cannot bind the fill of worker %d's "
-			       "file to its PU %d: %s", f->i, w->pu,
-			       strerror(errno));
-		return NULL;
-	}
-	/* named once pinned, as the workers are */
-	snprintf(name, sizeof(name), "fbf-%d", f->i);
-	prctl(PR_SET_NAME, name);
-	f->r = make_file(f->c, f->st, f->dir, f->i, &f->e);
-	w->fill_pu = sched_getcpu();
-	return NULL;
-}
-
-/* Every worker's file at once, each on its worker's PU. */
-static int make_files(struct wl_case *c, struct state *st, const char *dir,
-		      struct wl_err *e)
-{
-	struct filler *f = calloc((size_t)st->nw, sizeof(*f));
-	int i, err, started = 0, r = 0;
-
-	if (!f)
-		return wl_errf(e, "out of memory");
-	for (i = 0; i < st->nw; i++) {
-		f[i] = (struct filler){ .c = c, .st = st, .dir = dir, .i = i };
-		err = pthread_create(&f[i].th, NULL, fill_main, &f[i]);
-		if (err) {
-			r = wl_errf(e, "cannot start the fill of worker %d's "
-				    "file: %s", i, strerror(err));
-			break;
-		}
-		started++;
-	}
-	for (i = 0; i < started; i++) {
-		pthread_join(f[i].th, NULL);
-		if (f[i].r && !r) {
-			*e = f[i].e;
-			r = -1;
-		}
-	}
-	free(f);
-	return r;
 }
 
 static int setup(struct wl_case *c, struct wl_err *e)
@@ -481,8 +437,16 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	for (i = 0; i < st->nw; i++) {
 		st->w[i].fd = -1;
 		st->w[i].pu = c->worker_cpus ? c->worker_cpus[i] : -1;
-		st->w[i].fill_pu = -1;
 	}
+	st->res = mmap(NULL, (size_t)st->nw * sizeof(*st->res),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		       0);
+	if (st->res == MAP_FAILED) {
+		st->res = NULL;
+		return wl_errf(e, "out of memory");
+	}
+	for (i = 0; i < st->nw; i++)
+		st->res[i].fill_pu = -1;
 	st->op = !strcmp(wl_s(c, "op"), "ftruncate") ? OP_FTRUNCATE :
 		 !strcmp(wl_s(c, "op"), "punch-hole") ? OP_PUNCH :
 		 is_memfd(c) ? OP_CLOSE : OP_UNLINK;
@@ -507,12 +471,11 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	}
 	counters(st, st->alloc_before);
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
-	r = make_files(c, st, dir, e);
-	if (r)
-		return r;
-	/* what the kernel gave, read before the timed call */
-	counters(st, st->alloc_after);
-	meminfo_bytes("ShmemHugePages", &st->huge_after);
+	for (i = 0; i < st->nw; i++) {
+		r = make_file(c, st, dir, i, e);
+		if (r)
+			return r;
+	}
 	return 0;
 }
 
@@ -586,12 +549,15 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 	wl_set(s, c->wl, "ns_per_folio", folios ? (double)span / folios : 0);
 }
 
-/* Processes mode: the memfd's last fd is the worker's, not ours. */
+/*
+ * Processes mode: the memfd's last fd is the worker's, not ours; and an
+ * unlinked file's, which is to go with the unlink.
+ */
 static void forked(struct wl_case *c, int w)
 {
 	struct state *st = c->priv;
 
-	if (st->op == OP_CLOSE && st->w[w].fd >= 0) {
+	if ((st->op == OP_CLOSE || st->op == OP_UNLINK) && st->w[w].fd >= 0) {
 		close(st->w[w].fd);
 		st->w[w].fd = -1;
 	}
@@ -603,7 +569,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	const char *op = wl_s(c, "op");
 	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
 	uint64_t other = 0, blocks = 0, larger = 0;
-	int64_t huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+	int64_t huge;
 	uint64_t total = st->size * (uint64_t)st->nw;
 	char asked[32], sz[32], knob[64];
 	struct strbuf sizes = STRBUF_INIT;	/* "32 of 2 MiB, ..." */
@@ -611,6 +577,17 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	int i, off_pu = 0;
 
 	(void)e;
+	/* the last worker to fill saw every fill: the most of each */
+	for (i = 0; i < st->nw; i++) {
+		int k;
+
+		for (k = 0; k < st->nr_sizes; k++)
+			if (st->res[i].alloc_after[k] > st->alloc_after[k])
+				st->alloc_after[k] = st->res[i].alloc_after[k];
+		if (st->res[i].huge_after > st->huge_after)
+			st->huge_after = st->res[i].huge_after;
+	}
+	huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
 	for (i = 0; i < st->nr_sizes; i++) {
 		uint64_t kb = strtoull(st->size_dir[i] + 10, NULL, 10);
 		uint64_t d = st->alloc_after[i] - st->alloc_before[i];
@@ -629,7 +606,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		}
 	}
 	for (i = 0; i < st->nw; i++)
-		blocks += st->w[i].blocks;
+		blocks += st->res[i].blocks;
 	wl_note(s, "allocated_bytes", (double)blocks);
 	wl_note(s, "folios_expected", (double)want);
 	wl_note(s, "large_folios_of_size", (double)given);
@@ -639,18 +616,18 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
 		 (unsigned long long)(st->folio / 1024));
 	for (i = 0; i < st->nw; i++)
-		off_pu += st->w[i].pu >= 0 && st->w[i].fill_pu != st->w[i].pu;
+		off_pu += st->w[i].pu >= 0 && st->res[i].fill_pu != st->w[i].pu;
 	wl_note(s, "fills_off_pu", off_pu);
 	for (i = 0; i < st->nw; i++)
-		if (st->w[i].pu >= 0 && st->w[i].fill_pu != st->w[i].pu)
+		if (st->w[i].pu >= 0 && st->res[i].fill_pu != st->w[i].pu)
 			wl_invalid(s, "worker %d's file was filled on PU %d, "
 				   "not on the worker's PU %d", i,
-				   st->w[i].fill_pu, st->w[i].pu);
+				   st->res[i].fill_pu, st->w[i].pu);
 	for (i = 0; i < st->nw; i++)
-		if (st->w[i].blocks < st->size)
+		if (st->res[i].blocks < st->size)
 			wl_invalid(s, "%s was not fully allocated: st_blocks "
 				   "says %llu of %llu bytes", st->w[i].path,
-				   (unsigned long long)st->w[i].blocks,
+				   (unsigned long long)st->res[i].blocks,
 				   (unsigned long long)st->size);
 	if (st->folio == 4096 && (other || huge > 0))
 		wl_invalid(s, "asked for 4K folios, the kernel gave %llu large "
@@ -713,6 +690,8 @@ static void teardown(struct wl_case *c)
 	if (st->knob[0])
 		sys_knob_restore(st->knob);
 	free(st->w);
+	if (st->res)
+		munmap(st->res, (size_t)st->nw * sizeof(*st->res));
 	free(st);
 	c->priv = NULL;
 }
@@ -732,4 +711,5 @@ const struct workload wl_shmem_remove = {
 	.parallel = true,
 	.combine = combine,
 	.forked = forked,
+	.prepare = prepare,
 };

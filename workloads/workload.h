@@ -160,12 +160,17 @@ struct workload {
 	 * (span: from the first worker's start to the last one's end);
 	 * forked, in processes mode, drops what worker w's process owns (the
 	 * fd whose close it times): the parent calls it once w is forked,
-	 * and each worker's process for the workers forked after it.
+	 * and each worker's process for the workers forked after it;
+	 * prepare, optional, is worker c->worker's untimed work right before
+	 * its timed call (shmem-remove's fill), in the worker's thread or
+	 * process on its PU, before the barrier, as a bare program fills and
+	 * removes on one CPU back to back (issue 17).
 	 */
 	bool parallel;
 	void (*combine)(struct wl_case *c, const struct wl_sample *w, int n,
 			uint64_t span_ns, struct wl_sample *s);
 	void (*forked)(struct wl_case *c, int w);
+	int (*prepare)(struct wl_case *c, struct wl_err *e);
 	/* seconds one repetition takes, setup to teardown, on the 2-vCPU
 	 * reference VM (the progress line scales it); NULL: no estimate */
 	double (*estimate_s)(const struct wl_case *c);

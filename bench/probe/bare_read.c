@@ -7,6 +7,8 @@
  * show what a vDSO clock reading per read costs.  Prints MiB/s.  Not part
  * of the tool: built by the script.
  */
+#include "probe.h"	/* first: it asks for _GNU_SOURCE */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,29 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t number(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || !v) {
-		fprintf(stderr, "bare_read: %s: '%s' is not a positive "
-			"number\n", what, s);
-		exit(64);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {

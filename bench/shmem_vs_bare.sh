@@ -1,0 +1,114 @@
+#!/bin/sh
+# shmem-remove against the bare call it stands for: for each op x folio x
+# size, a bare probe (bench/probe/bare_remove.c: fallocate the file, time
+# the one call with CLOCK_MONOTONIC, nothing else) and foliobench's
+# shmem-remove, in blocks bare X X bare; a turn is REPS timed calls after
+# one untimed warm-up, its median.  Blocks go round the cases ROUNDS
+# times, so that a drift of the machine falls on every case alike.  With
+# threads N, the probe runs N threads on the PUs the runner gives its
+# workers, each filling and removing its own file, released together.
+# Prints each block's ratio, then one line a case: the geometric means of
+# the turns and of the blocks' ratios with a 95% interval.  Within
+# [0.98, 1.02] the harness cannot be told from the bare call.  A
+# benchmark, not a test: it needs root (a huge=always tmpfs, the
+# shmem_enabled knob for memfds) and SIZE x threads free in /dev/shm.
+#
+#   sh bench/shmem_vs_bare.sh [BENCH [PROBE_DIR]]      (make bench-shmem)
+#   environment: SIZES ("2G 8G"), ROUNDS (5), REPS (3),
+#     CASES (op:folio[:threads[:mode]] ..., default every op x 4k, pmd),
+#     RT (set: probe and runner both under chrt -f 10, for a loaded host)
+set -eu
+
+BENCH=${1:-build/bench}
+PROBES=${2:-$(dirname "$BENCH")/probe}
+SIZES=${SIZES:-2G 8G}
+ROUNDS=${ROUNDS:-5}
+REPS=${REPS:-3}
+CASES=${CASES:-ftruncate:4k punch-hole:4k memfd-close:4k unlink:4k \
+ftruncate:pmd punch-hole:pmd memfd-close:pmd unlink:pmd}
+HERE=$(cd "$(dirname "$0")" && pwd)
+THP=/sys/kernel/mm/transparent_hugepage
+. "$HERE/fidelity.sh"
+
+die() { echo "shmem_vs_bare: $*" >&2; exit 1; }
+
+[ -x "$BENCH" ] || die "no $BENCH: run make first"
+[ -x "$PROBES/bare_remove" ] || die "no $PROBES/bare_remove: run make $PROBES/bare_remove"
+command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
+[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
+[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
+CH=""
+[ -z "${RT:-}" ] || CH="chrt -f 10"
+
+TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
+DBDIR=$(mktemp -d)	# not on tmpfs, or the runner warns
+KNOB=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP/shmem_enabled")
+cleanup() {
+	mountpoint -q "$TMP/huge" && umount "$TMP/huge"
+	echo "$KNOB" > "$THP/shmem_enabled"
+	rm -rf "$TMP" "$DBDIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+maxb=0 maxt=1
+for s in $SIZES; do
+	b=$(numfmt --from=iec "$(echo "$s" | tr a-z A-Z)") ||
+		die "SIZES: $s is not a size"
+	[ "$b" -le "$maxb" ] || maxb=$b
+done
+for c in $CASES; do
+	t=$(echo "$c" | cut -d: -f3)
+	[ -z "$t" ] || [ "$t" -le "$maxt" ] || maxt=$t
+done
+mkdir "$TMP/huge" "$TMP/4k"
+mount -t tmpfs -o "huge=always,size=$((maxb * maxt + (64 << 20)))" \
+	fb-fidelity "$TMP/huge" || die "cannot mount a huge=always tmpfs"
+
+# set by each case
+op= folio= threads= mode= size= sizeb= pus= cfg=
+
+bare_turn() {
+	d=$TMP/4k
+	[ "$folio" = 4k ] || d=$TMP/huge
+	if [ "$op" = memfd-close ]; then	# memfds follow the knob
+		if [ "$folio" = 4k ]; then echo never; else echo always; fi \
+			> "$THP/shmem_enabled"
+	fi
+	$CH "$PROBES/bare_remove" "$op" "$sizeb" "$d" $((REPS + 1)) "$pus" |
+		tail -n +2 | awk '{ print $1 / 1e6 }' | fid_median
+	echo "$KNOB" > "$THP/shmem_enabled"
+}
+
+fb_turn() { fid_fb_turn "$BENCH" "$cfg" "$DBDIR/fb.db" wall; }
+
+echo "shmem-remove against the bare call: sizes $SIZES, $ROUNDS rounds of" \
+     "blocks bare X X bare, $REPS calls a turn${CH:+, under $CH}"
+: > "$TMP/rows"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for size in $SIZES; do
+		sizeb=$(numfmt --from=iec "$(echo "$size" | tr a-z A-Z)")
+		for c in $CASES; do
+			op=$(echo "$c" | cut -d: -f1)
+			folio=$(echo "$c" | cut -d: -f2)
+			threads=$(echo "$c" | cut -d: -f3)
+			mode=$(echo "$c" | cut -d: -f4)
+			cfg=$TMP/config.json
+			cat > "$cfg" <<JSON
+{ "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 1,
+  "suite": [ { "workload": "shmem-remove", "op": "$op", "size": "$size",
+	       "folio": "$folio", "threads": ${threads:-1},
+	       "mode": "${mode:-threads}" } ] }
+JSON
+			pus=$(fid_pus "$BENCH" "$cfg" "${threads:-1}")
+			[ -n "$pus" ] || die "$c: the runner gives no PUs to ${threads:-1} workers"
+			printf 'round %d  ' "$r"
+			fid_block "$TMP/rows" "$op:$folio:$size${threads:+:t$threads}${mode:+:$mode}" \
+				bare_turn fb_turn
+		done
+	done
+	r=$((r + 1))
+done
+echo
+fid_summary "$TMP/rows"

@@ -1,0 +1,95 @@
+#!/bin/sh
+# small-truncate's p50 against a bare truncate loop (bench/probe/
+# bare_truncate.c: write PAGES pages, time ftruncate to 0, COUNT times,
+# nothing else), both on one ext4 on a loop device over a file in
+# /dev/shm, in blocks bare X X bare; a turn is REPS runs, the median of
+# their p50s.  With threads N, the loop runs N threads on the PUs the
+# runner gives its workers, released together, and its p50 is over every
+# thread's truncates, as small-truncate's.  Prints each block's ratio,
+# then one line a case with a 95% interval, as bench/shmem_vs_bare.sh.
+# A benchmark, not a test: it needs root (the loop device and mount).
+#
+#   sh bench/smalltrunc_vs_bare.sh [BENCH [PROBE_DIR]]  (make bench-smalltrunc)
+#   environment: COUNT (10000), PAGES (1024), WSIZE (64k), ROUNDS (5),
+#     REPS (3), CASES (threads[:mode] ..., "1 2"), RT (as shmem_vs_bare.sh)
+set -eu
+
+BENCH=${1:-build/bench}
+PROBES=${2:-$(dirname "$BENCH")/probe}
+COUNT=${COUNT:-10000}
+PAGES=${PAGES:-1024}
+WSIZE=${WSIZE:-64k}
+ROUNDS=${ROUNDS:-5}
+REPS=${REPS:-3}
+CASES=${CASES:-1 2}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/fidelity.sh"
+
+die() { echo "smalltrunc_vs_bare: $*" >&2; exit 1; }
+
+[ -x "$BENCH" ] || die "no $BENCH: run make first"
+[ -x "$PROBES/bare_truncate" ] || die "no $PROBES/bare_truncate: run make $PROBES/bare_truncate"
+command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
+command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is not installed"
+[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
+[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
+wsb=$(numfmt --from=iec "$(echo "$WSIZE" | tr a-z A-Z)") ||
+	die "WSIZE $WSIZE is not a size"
+CH=""
+[ -z "${RT:-}" ] || CH="chrt -f 10"
+
+TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
+DBDIR=$(mktemp -d)
+MNT=$DBDIR/ext4
+cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	rm -rf "$TMP" "$DBDIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+truncate -s 1G "$TMP/ext4.img"
+mkfs.ext4 -q -F "$TMP/ext4.img" || die "mkfs.ext4 failed"
+mkdir "$MNT"
+mount -o loop "$TMP/ext4.img" "$MNT" || die "cannot mount ext4 on a loop device"
+mkdir "$MNT/bare" "$MNT/fb"
+
+threads= mode= pus= cfg=
+
+bare_turn() {
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		$CH "$PROBES/bare_truncate" "$MNT/bare" "$COUNT" "$PAGES" \
+			"$wsb" "$pus" | awk '{ print $1 / 1e6 }'
+		i=$((i + 1))
+	done | fid_median
+}
+
+fb_turn() { fid_fb_turn "$BENCH" "$cfg" "$DBDIR/fb.db" p50; }
+
+echo "small-truncate p50 against a bare truncate loop: $COUNT truncates of" \
+     "$PAGES pages in $WSIZE writes, $ROUNDS rounds of blocks bare X X bare," \
+     "$REPS runs a turn${CH:+, under $CH}"
+: > "$TMP/rows"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for c in $CASES; do
+		threads=$(echo "$c" | cut -d: -f1)
+		mode=$(echo "$c" | cut -d: -f2 -s)
+		cfg=$TMP/config.json
+		cat > "$cfg" <<JSON
+{ "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 0,
+  "suite": [ { "workload": "small-truncate", "dir": "$MNT/fb",
+	       "count": $COUNT, "pages": $PAGES, "wsize": "$WSIZE",
+	       "threads": $threads, "mode": "${mode:-threads}" } ] }
+JSON
+		pus=$(fid_pus "$BENCH" "$cfg" "$threads")
+		[ -n "$pus" ] || die "threads $threads: the runner gives no PUs"
+		printf 'round %d  ' "$r"
+		fid_block "$TMP/rows" "small-truncate:t$threads${mode:+:$mode}" \
+			bare_turn fb_turn
+	done
+	r=$((r + 1))
+done
+echo
+fid_summary "$TMP/rows"
