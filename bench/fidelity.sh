@@ -65,10 +65,18 @@ fid_summary() {
 }
 
 # fid_pus BENCH CONFIG N: the PUs the runner gives N workers, "1" or "1,0"
+# (asked again for a minute while another runner holds the machine)
 fid_pus() {
-	"$1" check --config "$2" 2>/dev/null |
-		sed -n "s/^$3 workers\{0,1\}: PUs\{0,1\} \([0-9,]*\)$/\1/p" |
-		head -n 1
+	_i=0
+	while [ $_i -lt 30 ]; do
+		_p=$("$1" check --config "$2" 2>/dev/null |
+		     sed -n "s/^$3 workers\{0,1\}: PUs\{0,1\} \([0-9,]*\)$/\1/p" |
+		     head -n 1)
+		[ -z "$_p" ] || { echo "$_p"; return 0; }
+		sleep 2
+		_i=$((_i + 1))
+	done
+	return 1
 }
 
 # fid_fb_turn BENCH CONFIG DB METRIC: one `bench run` (under $CH), the
