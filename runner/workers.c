@@ -230,8 +230,9 @@ static int wait_ready(struct shared *sh, int n, pid_t *pids,
 	const struct timespec tick = { 0, 10000000 };	/* 10 ms */
 	int seen, i, st;
 
+	/* threads cannot end apart: no look at them, no tick */
 	while ((seen = __atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE)) < n) {
-		futex(&sh->ready, FUTEX_WAIT, seen, &tick);
+		futex(&sh->ready, FUTEX_WAIT, seen, pids ? &tick : NULL);
 		for (i = 0; pids && i < n; i++)
 			if (pids[i] > 0 &&
 			    waitpid(pids[i], &st, WNOHANG) == pids[i]) {
