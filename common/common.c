@@ -572,7 +572,7 @@ const char *secret_env(const char *name)
 		kept[nkept].value = v ? xstrdup(v) : NULL;
 		v = kept[nkept++].value;
 	} else {
-		v = v ? xstrdup(v) : NULL;	/* kept to the end, as above */
+		v = v ? xstrdup(v) : NULL;	/* kept to the end too */
 	}
 	if (v) {
 		size_t n = strlen(getenv(name));

@@ -38,7 +38,7 @@ enum report_status {
 	REPORT_ENOCOMPLETE = -2005,	/* runs, but none complete */
 	REPORT_EFEW = -2006,	/* too few boots for what was asked (--aa) */
 	REPORT_EDATA = -2007,	/* rows that make no sense: err says which */
-	REPORT_EBUSY = -2008,	/* locked by another process past the timeout */
+	REPORT_EBUSY = -2008,	/* locked by another process past 10 s */
 };
 
 /*

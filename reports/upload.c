@@ -29,10 +29,10 @@
 #define TOKEN_MAX	4096
 #define REPLY_KEEP	2048	/* bytes of a reply body kept for messages */
 #define SHOW_MAX	200	/* characters of it shown */
-#define REST_MAX	(64 << 20)	/* bytes of a REST answer read at most */
+#define REST_MAX	(64 << 20)	/* bytes of a REST answer, at most */
 #define SLUG_MAX	100	/* SQUAD's slug and version fields */
-#define SLUG_BUF	(SLUG_MAX * 4 + 8)	/* room for one escaped too long */
-#define SQUAD_NAME_MAX	256	/* SQUAD drops a metric or test name longer */
+#define SLUG_BUF	(SLUG_MAX * 4 + 8)	/* a slug too long, escaped */
+#define SQUAD_NAME_MAX	256	/* SQUAD drops a test name longer */
 #define UNIT_MAX	30	/* SQUAD's unit field */
 #define HASH_HEX	12	/* hex digits of a long params' hash */
 #define BACKOFF_DOUBLINGS 5	/* the wait stops growing at 32 times the first */
@@ -178,7 +178,7 @@ struct payload {
 	char *doc;			/* json target */
 	char *metadata;			/* squad */
 	struct strbuf metrics, tests;
-	struct strbuf more;		/* metadata: full params of short names */
+	struct strbuf more;		/* metadata: params of cut names */
 	uint64_t *longs;		/* hashes of the params in more */
 	size_t nlongs;
 	bool first_metric, first_test;
@@ -985,14 +985,13 @@ out:
 static int64_t lease_s(const struct dashboard_cfg *d)
 {
 	double top = (double)d->backoff_ns * (1u << BACKOFF_DOUBLINGS);
+	double one = (double)(d->timeout_ns + d->connect_timeout_ns);
 
 	if ((double)d->retry_after_max_ns > top)
 		top = (double)d->retry_after_max_ns;
-	/* and the three questions to SQUAD's REST API after a duplicate */
-	return (int64_t)(((double)d->max_attempts *
-			  ((double)(d->timeout_ns + d->connect_timeout_ns) +
-			   top) + 3.0 * (double)(d->timeout_ns +
-						d->connect_timeout_ns)) / 1e9) + 60;
+	/* the tries, and three questions to SQUAD's REST API after them */
+	return (int64_t)(((double)d->max_attempts * (one + top) +
+			  3.0 * one) / 1e9) + 60;
 }
 
 enum upload_status upload_pending(struct db *db,
