@@ -80,6 +80,8 @@ int report_cmd_load_exit(int r, const struct strbuf *err)
 		return EX_DATAERR;
 	case REPORT_EDB:
 		return EX_IOERR;
+	case REPORT_EBUSY:
+		return EX_TEMPFAIL;
 	default:
 		return EX_SOFTWARE;
 	}
@@ -229,7 +231,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 					   fb_version, &err);
 		if (fclose(f) && !r)
 			r = -EIO;
-		if (r == REPORT_EDB || r == REPORT_ENOMEM)
+		if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_ENOMEM)
 			ex = report_cmd_load_exit(r, &err);
 		else if (r) {
 			fb_err("cannot write %s: %s", path.buf, strerror(-r));

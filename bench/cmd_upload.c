@@ -27,9 +27,10 @@ static const char upload_usage[] =
 "                      run that failed to upload is tried again)\n"
 "  -f, --failed        also retry runs whose upload failed (a refused token)\n"
 "\n"
-"exit: 0 all sent, 75 some still pending (dashboard unreachable), 77 the\n"
-"token was refused, 65 the dashboard rejected a run, 78 no dashboard or no\n"
-"token, 67 no such run, 68 the run is not complete\n";
+"exit: 0 all sent, 75 some still pending (dashboard unreachable, or the\n"
+"database locked), 77 the token was refused or the dashboard's certificate\n"
+"is not trusted, 65 the dashboard rejected a run (or holds it in part), 78\n"
+"no dashboard or no token, 67 no such run, 68 the run is not complete\n";
 
 static void say(bool error, const char *msg, void *arg)
 {
@@ -54,6 +55,8 @@ static int exit_code(enum upload_status s)
 	case UPLOAD_ENORUN: return EX_NOUSER;
 	case UPLOAD_EINCOMPLETE: return EX_NOHOST;
 	case UPLOAD_EINTERNAL: return EX_SOFTWARE;
+	case UPLOAD_EBUSY: return EX_TEMPFAIL;
+	case UPLOAD_UNTRUSTED: return EX_NOPERM;
 	}
 	return EX_SOFTWARE;
 }
@@ -77,6 +80,10 @@ int upload_cmd_db(struct db *db, const struct config *cfg, const char *uuid,
 	if (t.denied)
 		fb_err("the token was refused; runs stay queued: fix the token "
 		       "and run `bench upload --failed`");
+	if (t.untrusted)
+		fb_err("the dashboard's certificate is not trusted; runs stay "
+		       "queued: set dashboard.ca_file and run `bench upload "
+		       "--failed`");
 	if (s == UPLOAD_OK && !t.sent && !t.busy) {
 		if (uuid)
 			printf("run %s is at %s already\n", uuid,

@@ -107,6 +107,9 @@ int main(int argc, char **argv)
 	 * unattended run's progress is in its log when it happens, and a
 	 * run killed midway has said what it did */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* the default token variable: kept, and out of every child's sight
+	 * (a config naming another one takes that one out as it loads) */
+	secret_env("FOLIOBENCH_TOKEN");
 	if (argc < 2) {
 		usage(stderr);
 		return EX_USAGE;

@@ -553,3 +553,98 @@ uint64_t proc_cpu_ns(int pid)
 		return 0;
 	return (ut + st) * (1000000000ull / (unsigned long long)hz);
 }
+
+const char *secret_env(const char *name)
+{
+	static struct kept {
+		char *name, *value;
+	} kept[8];
+	static size_t nkept;
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < nkept; i++)
+		if (!strcmp(kept[i].name, name))
+			return kept[i].value;
+	v = getenv(name);
+	if (nkept < ARRAY_SIZE(kept)) {
+		kept[nkept].name = xstrdup(name);
+		kept[nkept].value = v ? xstrdup(v) : NULL;
+		v = kept[nkept++].value;
+	} else {
+		v = v ? xstrdup(v) : NULL;	/* kept to the end too */
+	}
+	if (v) {
+		size_t n = strlen(getenv(name));
+
+		explicit_bzero(getenv(name), n);
+		unsetenv(name);
+	}
+	return v;
+}
+
+void url_masked(struct strbuf *sb, const char *url)
+{
+	const char *host = strstr(url, "://"), *q, *p, *at;
+
+	/* user:password@host: the password */
+	if (host) {
+		host += 3;
+		at = memchr(host, '@', strcspn(host, "/?#"));
+		p = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
+		if (p) {
+			strbuf_addf(sb, "%.*s:***", (int)(p - url), url);
+			url = at;
+		}
+	}
+	q = strpbrk(url, "?#");
+	if (!q) {
+		strbuf_addf(sb, "%s", url);
+		return;
+	}
+	strbuf_addf(sb, "%.*s", (int)(q - url), url);
+	if (*q == '#') {
+		strbuf_addf(sb, "#***");
+		return;
+	}
+	for (p = q + 1;; ) {
+		size_t n = strcspn(p, "=&#");
+
+		strbuf_addf(sb, "%c%.*s", p == q + 1 ? '?' : '&', (int)n, p);
+		p += n;
+		if (*p == '=') {
+			strbuf_addf(sb, "=***");
+			p += 1 + strcspn(p + 1, "&#");
+		}
+		if (*p == '#') {
+			strbuf_addf(sb, "#***");
+			return;
+		}
+		if (!*p)
+			return;
+		p++;
+	}
+}
+
+bool url_query_secret(const char *url)
+{
+	static const char *const words[] = {
+		"key", "token", "secret", "pass", "auth", "sig", "cred",
+		"session", "bearer",
+	};
+	const char *p = strchr(url, '?');
+	char name[128];
+
+	while (p && *p && *p != '#') {
+		size_t n = strcspn(++p, "=&#"), i;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		for (i = 0; name[i]; i++)
+			name[i] = (char)tolower((unsigned char)name[i]);
+		for (i = 0; i < ARRAY_SIZE(words); i++)
+			if (strstr(name, words[i]))
+				return true;
+		p += strcspn(p, "&#");
+	}
+	return false;
+}

@@ -54,6 +54,13 @@ int meminfo_bytes(const char *key, uint64_t *out);
  * nightly` checks; "unknown" when neither can be read.
  */
 void boot_id_get(char *buf, size_t n);
+/*
+ * The value of a variable that holds a secret (the dashboard token), taken
+ * out of the environment the first time it is asked for, so that no child
+ * (gnuplot, a boot command, a workload's helper) inherits it; later calls
+ * get the value kept.  NULL when it was never set.
+ */
+const char *secret_env(const char *name);
 /* Levenshtein distance, for "did you mean" suggestions. */
 unsigned edit_distance(const char *a, const char *b);
 
@@ -100,5 +107,13 @@ static inline const char *strbuf_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
 }
+
+/*
+ * A URL for messages: a password before the host, the value of each query
+ * parameter and a fragment shown as "***" (they may hold a credential).
+ */
+void url_masked(struct strbuf *sb, const char *url);
+/* Does the URL's query name a credential (key, token, secret, ...)? */
+bool url_query_secret(const char *url);
 
 #endif

@@ -408,18 +408,18 @@ static int check_label(struct db *db, const char *label, struct strbuf *err)
 	int64_t nall, nruns, ncomplete;
 	int r;
 
-	if (db_report_nruns(db, &nall))
+	if ((r = db_report_nruns(db, &nall)))
 		goto db_err;
 	if (!nall) {
 		strbuf_addf(err, "%s holds no runs yet (record some with "
 			    "`bench run`)", db->path);
 		return REPORT_EEMPTY;
 	}
-	if (db_report_label(db, label, &nruns, &ncomplete))
+	if ((r = db_report_label(db, label, &nruns, &ncomplete)))
 		goto db_err;
 	if (!nruns) {
 		r = db_report_labels_each(db, near_label, &nl);
-		if (r == DB_ERR) {
+		if (r) {
 			strbuf_release(&nl.all);
 			goto db_err;
 		}
@@ -442,6 +442,19 @@ static int check_label(struct db *db, const char *label, struct strbuf *err)
 	}
 	return 0;
 db_err:
+	return report_db_status(db, r, err);
+}
+
+int report_db_status(const struct db *db, int r, struct strbuf *err)
+{
+	if (r > DB_ERR || r < DB_CORRUPT)
+		return r;
+	if (r == DB_BUSY) {
+		strbuf_addf(err, "cannot read %s: another process holds it "
+			    "locked, still after %d s (%s)", db->path,
+			    DB_BUSY_MS / 1000, db->err);
+		return REPORT_EBUSY;
+	}
 	strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
 	return REPORT_EDB;
 }
@@ -529,11 +542,7 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 	}
 	return 0;
 fail:
-	if (r == DB_ERR) {
-		strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
-		return REPORT_EDB;
-	}
-	return r;
+	return report_db_status(db, r, err);
 }
 
 void report_side_release(struct report_side *s)

@@ -38,7 +38,15 @@ enum report_status {
 	REPORT_ENOCOMPLETE = -2005,	/* runs, but none complete */
 	REPORT_EFEW = -2006,	/* too few boots for what was asked (--aa) */
 	REPORT_EDATA = -2007,	/* rows that make no sense: err says which */
+	REPORT_EBUSY = -2008,	/* locked by another process past 10 s */
 };
+
+/*
+ * A DB_* code of schema/ as the reports layer's: REPORT_EBUSY or
+ * REPORT_EDB, "cannot read PATH: why" into err.  Any other r is returned
+ * as it is.
+ */
+int report_db_status(const struct db *db, int r, struct strbuf *err);
 
 enum report_format {
 	REPORT_TEXT,

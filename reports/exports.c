@@ -354,9 +354,8 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 		return r;
 	}
 	if (r) {
-		strbuf_addf(err, "%s", db->err);
 		strbuf_release(&w.line);
-		return REPORT_EDB;
+		return report_db_status(db, r, err);
 	}
 	bs_flush(&w);
 	strbuf_release(&w.line);

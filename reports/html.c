@@ -133,10 +133,8 @@ int report_page_load(struct db *db, struct report_side *a,
 					    &p->noisy[i], &p->nvalid[i]);
 		if (r == REPORT_ENOMEM)
 			return r;
-		if (r) {
-			strbuf_addf(err, "%s", db->err);
-			return REPORT_EDB;
-		}
+		if (r)
+			return report_db_status(db, r, err);
 	}
 	return REPORT_OK;
 }

@@ -146,10 +146,7 @@ int report_plan(struct db *db, const char *base, const char *patch,
 	p->need_max = -1;
 	for (h.side = 0; db && h.side < 2 && !r; h.side++)
 		r = db_report_boots_each(db, p->label[h.side], add_boot, &h);
-	if (r == DB_ERR) {
-		strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
-		r = REPORT_EDB;
-	}
+	r = report_db_status(db, r, err);
 	if (r)
 		goto out;
 	if (h.n)

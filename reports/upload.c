@@ -10,6 +10,7 @@
  */
 #include "reports/upload.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -28,7 +29,12 @@
 #define TOKEN_MAX	4096
 #define REPLY_KEEP	2048	/* bytes of a reply body kept for messages */
 #define SHOW_MAX	200	/* characters of it shown */
+#define REST_MAX	(64 << 20)	/* bytes of a REST answer, at most */
 #define SLUG_MAX	100	/* SQUAD's slug and version fields */
+#define SLUG_BUF	(SLUG_MAX * 4 + 8)	/* a slug too long, escaped */
+#define SQUAD_NAME_MAX	256	/* SQUAD drops a test name longer */
+#define UNIT_MAX	30	/* SQUAD's unit field */
+#define HASH_HEX	12	/* hex digits of a long params' hash */
 #define BACKOFF_DOUBLINGS 5	/* the wait stops growing at 32 times the first */
 
 /* SQUAD's text for a job_id it already holds in that build. */
@@ -77,7 +83,7 @@ static int token_load(const struct dashboard_cfg *d, struct token *tk,
 		}
 		tk->v[n] = '\0';
 	} else {
-		const char *e = getenv(d->token_env);
+		const char *e = secret_env(d->token_env);
 
 		snprintf(tk->from, sizeof(tk->from),
 			 "the environment variable %s", d->token_env);
@@ -132,49 +138,159 @@ static void show_text(const char *in, const struct token *tk, char *out,
 	strbuf_release(&sb);
 }
 
-/* SQUAD's slug rule [a-zA-Z0-9][a-zA-Z0-9_.-]*: other characters become -. */
-static void slug(const char *in, char *out, size_t n)
+/*
+ * SQUAD's slug rule [a-zA-Z0-9][a-zA-Z0-9_.-]*, one to one: '_' becomes
+ * "__" and every other byte outside the rule "_" and its two hex digits
+ * ("6.18+fix" is 6.18_2bfix, "6.18:fix" 6.18_3afix), a first character
+ * that is not a letter or digit "0" and its escape.  Two labels never share
+ * a build.  -1 when the slug would be longer than SQUAD keeps.
+ */
+static int slug(const char *in, char *out, size_t n)
 {
-	size_t i = 0;
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)in;
+	int r = 0;
 
-	if (!isalnum((unsigned char)*in) && n > 1)
-		out[i++] = 'x';
-	for (; *in && i + 1 < n && i < SLUG_MAX; in++)
-		out[i++] = isalnum((unsigned char)*in) || *in == '_' ||
-			   *in == '.' || *in == '-' ? *in : '-';
-	out[i] = '\0';
+	if (*p && !isalnum(*p)) {
+		strbuf_addf(&sb, "0_%02x", *p);
+		p++;
+	}
+	for (; *p; p++) {
+		if (isalnum(*p) || *p == '.' || *p == '-')
+			strbuf_addf(&sb, "%c", *p);
+		else if (*p == '_')
+			strbuf_addf(&sb, "__");
+		else
+			strbuf_addf(&sb, "_%02x", *p);
+	}
+	if (!sb.len || sb.len > SLUG_MAX || sb.len >= n)
+		r = -1;
+	snprintf(out, n, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return r;
 }
 
 /* What one run sends: the URL, and the body or SQUAD's three fields. */
 struct payload {
 	char url[4096];
+	char shown[4096];		/* url for messages: query masked */
+	char build[SLUG_BUF];		/* squad: the build's version */
 	char *doc;			/* json target */
 	char *metadata;			/* squad */
 	struct strbuf metrics, tests;
+	struct strbuf more;		/* metadata: params of cut names */
+	uint64_t *longs;		/* hashes of the params in more */
+	size_t nlongs;
 	bool first_metric, first_test;
+	size_t nmetrics, ntests;	/* names sent */
+	char bad[1024];			/* why the run cannot be sent */
 };
 
 static void payload_release(struct payload *p)
 {
 	free(p->doc);
 	free(p->metadata);
+	free(p->longs);
 	strbuf_release(&p->metrics);
 	strbuf_release(&p->tests);
+	strbuf_release(&p->more);
 }
 
-/* "shmem-remove/wall[op=unlink,size=16M,...]": the suite is the workload. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * "suite/name[params]" within SQUAD's SQUAD_NAME_MAX characters for the part
+ * after the suite: the params cut short and marked with ~ and a hash of
+ * them, the full params in the metadata under "params~HASH".  -1 (p->bad
+ * says why) when even that does not fit.
+ */
+static int test_name(struct payload *p, struct strbuf *key,
+		     const char *suite, const char *name, const char *params)
+{
+	size_t nl = strlen(name), pl = strlen(params), keep;
+	uint64_t h;
+
+	if (nl + pl + 2 <= SQUAD_NAME_MAX) {
+		strbuf_addf(key, "%s/%s[%s]", suite, name, params);
+		return 0;
+	}
+	if (nl + 2 + 1 + HASH_HEX + 8 > SQUAD_NAME_MAX) {
+		snprintf(p->bad, sizeof(p->bad), "the metric or test name "
+			 "%.64s... of %s is %zu characters long, over the %d "
+			 "SQUAD keeps", name, suite, nl, SQUAD_NAME_MAX);
+		return -1;
+	}
+	h = fnv1a(params) & ((1ull << (4 * HASH_HEX)) - 1);
+	keep = SQUAD_NAME_MAX - nl - 2 - 1 - HASH_HEX;
+	/* cut on a character, not inside one */
+	while (keep && ((unsigned char)params[keep] & 0xc0) == 0x80)
+		keep--;
+	strbuf_addf(key, "%s/%s[%.*s~%0*llx]", suite, name, (int)keep,
+		    params, HASH_HEX, (unsigned long long)h);
+	for (size_t i = 0; i < p->nlongs; i++)
+		if (p->longs[i] == h)
+			return 0;
+	p->longs = xrealloc(p->longs, (p->nlongs + 1) * sizeof(*p->longs));
+	p->longs[p->nlongs++] = h;
+	strbuf_addf(&p->more, ",\"params~%0*llx\":", HASH_HEX,
+		    (unsigned long long)h);
+	strbuf_json_str(&p->more, params);
+	return 0;
+}
+
+/*
+ * "shmem-remove/wall[op=unlink,size=16M,...]": {"value": [...], "unit":
+ * "ns"}, each value with 17 significant digits, so it reads back as it was
+ * stored.
+ */
 static int add_metric(const struct db_upload_metric *m, void *arg)
 {
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
+	char num[40];
+	int r = -1;
 
-	strbuf_addf(&key, "%s/%s[%s]", m->workload, m->metric, m->params);
+	if (strlen(m->unit) > UNIT_MAX) {
+		snprintf(p->bad, sizeof(p->bad), "the unit \"%.40s\" of %s/%s "
+			 "is longer than the %d characters SQUAD keeps",
+			 m->unit, m->workload, m->metric, UNIT_MAX);
+		goto out;
+	}
+	if (test_name(p, &key, m->workload, m->metric, m->params))
+		goto out;
 	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{" : ",");
 	strbuf_json_str(&p->metrics, strbuf_str(&key));
-	strbuf_addf(&p->metrics, ":%s", m->values);
+	strbuf_addf(&p->metrics, ":{\"value\":[");
+	for (size_t i = 0; i < m->n; i++) {
+		if (!isfinite(m->values[i])) {
+			snprintf(p->bad, sizeof(p->bad), "a value of %s/%s is "
+				 "%g, not a number SQUAD takes", m->workload,
+				 m->metric, m->values[i]);
+			goto out;
+		}
+		snprintf(num, sizeof(num), "%.17g", m->values[i]);
+		strbuf_addf(&p->metrics, "%s%s%s", i ? "," : "", num,
+			    strpbrk(num, ".eE") ? "" : ".0");
+	}
+	strbuf_addf(&p->metrics, "]");
+	if (*m->unit) {
+		strbuf_addf(&p->metrics, ",\"unit\":");
+		strbuf_json_str(&p->metrics, m->unit);
+	}
+	strbuf_addf(&p->metrics, "}");
 	p->first_metric = false;
+	p->nmetrics++;
+	r = 0;
+out:
 	strbuf_release(&key);
-	return 0;
+	return r;
 }
 
 /* "shmem-remove/verify-rep2[...]": pass, or fail for an invalid sample. */
@@ -182,51 +298,104 @@ static int add_check(const struct db_upload_check *k, void *arg)
 {
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
+	char name[64];
+	int r = -1;
 
 	if (k->rep >= 0)
-		strbuf_addf(&key, "%s/verify-rep%lld[%s]", k->workload,
-			    (long long)k->rep, k->params);
+		snprintf(name, sizeof(name), "verify-rep%lld",
+			 (long long)k->rep);
 	else
-		strbuf_addf(&key, "%s/case[%s]", k->workload, k->params);
+		snprintf(name, sizeof(name), "case");
+	if (test_name(p, &key, k->workload, name, k->params))
+		goto out;
 	strbuf_addf(&p->tests, "%s", p->first_test ? "{" : ",");
 	strbuf_json_str(&p->tests, strbuf_str(&key));
 	strbuf_addf(&p->tests, ":\"%s\"", k->pass ? "pass" : "fail");
 	p->first_test = false;
+	p->ntests++;
+	r = 0;
+out:
 	strbuf_release(&key);
-	return 0;
+	return r;
 }
 
-static int payload_build(struct db *db, const struct dashboard_cfg *d,
-			 const struct db_upload_claim *c, struct payload *p)
+/* The server's address: dashboard.url less its trailing slashes. */
+static int base_len(const struct dashboard_cfg *d)
 {
-	char build[SLUG_MAX + 2], env[SLUG_MAX + 2];
 	size_t ul = strlen(d->url);
 
 	while (ul && d->url[ul - 1] == '/')
 		ul--;
+	return (int)ul;
+}
+
+static void shown_url(struct payload *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	url_masked(&sb, p->url);
+	snprintf(p->shown, sizeof(p->shown), "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* DB_OK; DB_* of the database; 1 with p->bad for a run SQUAD cannot take. */
+static int payload_build(struct db *db, const struct dashboard_cfg *d,
+			 const struct db_upload_claim *c, struct payload *p)
+{
+	char build[SLUG_BUF], env[SLUG_BUF];
+	const char *envname = d->environment ? d->environment : c->hostname;
+	size_t ml;
+	bool b;
+	int r;
+
 	p->first_metric = p->first_test = true;
 	if (d->target == DASHBOARD_JSON) {
 		snprintf(p->url, sizeof(p->url), "%s", d->url);
+		shown_url(p);
 		return db_run_doc(db, c->uuid, &p->doc);
 	}
-	slug(c->label, build, sizeof(build));
-	slug(d->environment ? d->environment : c->hostname, env, sizeof(env));
+	b = slug(c->label, build, sizeof(build)) != 0;
+	if (b || slug(envname, env, sizeof(env))) {
+		snprintf(p->bad, sizeof(p->bad), "the %s \"%.200s\" makes a "
+			 "SQUAD %s of more than the %d characters it keeps "
+			 "(%.120s...)", b ? "label" : "environment",
+			 b ? c->label : envname, b ? "build" : "environment",
+			 SLUG_MAX, b ? build : env);
+		return 1;
+	}
+	snprintf(p->build, sizeof(p->build), "%s", build);
 	snprintf(p->url, sizeof(p->url), "%.*s/api/submit/%s/%s/%s/%s",
-		 (int)ul, d->url, d->group, d->project, build, env);
-	if (db_upload_metadata(db, c->run_id, &p->metadata) ||
-	    db_upload_metrics_each(db, c->run_id, add_metric, p) ||
-	    db_upload_checks_each(db, c->run_id, add_check, p))
-		return DB_ERR;
+		 base_len(d), d->url, d->group, d->project, build, env);
+	shown_url(p);
+	if ((r = db_upload_metadata(db, c->run_id, &p->metadata)) ||
+	    (r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
+	    (r = db_upload_checks_each(db, c->run_id, add_check, p)))
+		return r == -1 ? 1 : r;
 	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{}" : "}");
 	strbuf_addf(&p->tests, "%s", p->first_test ? "{}" : "}");
+	/* the full params of the names cut short, in the metadata */
+	ml = strlen(p->metadata);
+	if (p->more.len && ml && p->metadata[ml - 1] == '}') {
+		char *md = malloc(ml + p->more.len + 1);
+
+		if (!md) {
+			snprintf(db->err, sizeof(db->err), "out of memory");
+			return DB_ERR;
+		}
+		snprintf(md, ml + p->more.len + 1, "%.*s%s}", (int)(ml - 1),
+			 p->metadata, strbuf_str(&p->more));
+		free(p->metadata);
+		p->metadata = md;
+	}
 	return DB_OK;
 }
 
-/* What came back from one POST. */
+/* What came back from one request. */
 struct reply {
 	long code;			/* HTTP status; 0: no answer */
 	char body[REPLY_KEEP];
 	size_t len;
+	struct strbuf *all;		/* the whole body too, when wanted */
 	double retry_after;		/* seconds; < 0: none given */
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -239,6 +408,11 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	memcpy(r->body + r->len, data, len < room ? len : room);
 	r->len += len < room ? len : room;
 	r->body[r->len] = '\0';
+	if (r->all) {
+		if (r->all->len + len > REST_MAX)
+			return 0;	/* CURLE_WRITE_ERROR: far too much */
+		strbuf_addf(r->all, "%.*s", (int)len, data);
+	}
 	return len;
 }
 
@@ -274,6 +448,35 @@ static long ms(uint64_t ns)
 	return (long)(ns / 1000000u);
 }
 
+/* What every request of an upload sets: where, how long, whom to trust. */
+static CURLcode request_init(CURL *curl, const struct dashboard_cfg *d,
+			     const char *url, struct curl_slist *hdr,
+			     struct reply *r)
+{
+	CURLcode cc = curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR,
+				       "http,https");
+
+	if (cc)
+		return cc;
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms(d->timeout_ns));
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+			 ms(d->connect_timeout_ns));
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (d->ca_file)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, d->ca_file);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "foliobench");
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, r->curl_err);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
+	return CURLE_OK;
+}
+
 /* One POST of the payload: 0 with r->code, or the curl error. */
 static CURLcode post(const struct dashboard_cfg *d, const struct payload *p,
 		     const struct db_upload_claim *c, const struct token *tk,
@@ -307,25 +510,9 @@ static CURLcode post(const struct dashboard_cfg *d, const struct payload *p,
 	    (!(h = curl_slist_append(hdr, idem)) ||
 	     !(h = curl_slist_append(hdr, "Content-Type: application/json"))))
 		goto out;
-	cc = curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	cc = request_init(curl, d, p->url, hdr, r);
 	if (cc)
 		goto out;
-	curl_easy_setopt(curl, CURLOPT_URL, p->url);
-	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms(d->timeout_ns));
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 ms(d->connect_timeout_ns));
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (d->ca_file)
-		curl_easy_setopt(curl, CURLOPT_CAINFO, d->ca_file);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "foliobench");
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, r->curl_err);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
 	if (d->target == DASHBOARD_JSON) {
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, p->doc);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE,
@@ -359,50 +546,251 @@ out:
 	return cc;
 }
 
-enum verdict { V_SENT, V_DUP, V_RETRY, V_DENIED, V_REJECTED };
+/* A GET of SQUAD's REST API (the whole body into all), as the token's user. */
+static CURLcode rest_get(const struct dashboard_cfg *d, const char *url,
+			 const struct token *tk, struct reply *r,
+			 struct strbuf *all)
+{
+	char auth[TOKEN_MAX + 64];
+	struct curl_slist *hdr;
+	CURLcode cc = CURLE_OUT_OF_MEMORY;
+	CURL *curl;
+
+	memset(r, 0, sizeof(*r));
+	r->retry_after = -1;
+	r->all = all;
+	curl = curl_easy_init();
+	if (!curl)
+		return CURLE_FAILED_INIT;
+	snprintf(auth, sizeof(auth), "Authorization: Token %s", tk->v);
+	hdr = curl_slist_append(NULL, auth);
+	if (hdr && !(cc = request_init(curl, d, url, hdr, r))) {
+		curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+		cc = curl_easy_perform(curl);
+		if (cc == CURLE_OK)
+			curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE,
+					  &r->code);
+	}
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdr);
+	explicit_bzero(auth, sizeof(auth));
+	return cc;
+}
+
+enum verdict { V_SENT, V_DUP, V_RETRY, V_DENIED, V_REJECTED, V_UNTRUSTED };
+
+/* A certificate that failed: the next try meets the same one. */
+static bool tls_final(CURLcode cc)
+{
+	return cc == CURLE_PEER_FAILED_VERIFICATION ||
+	       cc == CURLE_SSL_CACERT_BADFILE ||
+	       cc == CURLE_SSL_CERTPROBLEM ||
+	       cc == CURLE_SSL_ISSUER_ERROR ||
+	       cc == CURLE_SSL_PINNEDPUBKEYNOTMATCH ||
+	       cc == CURLE_SSL_INVALIDCERTSTATUS;
+}
+
+/*
+ * A reply's text for a message; none of a page (SQUAD answers even plain
+ * text as text/html, so the body tells).
+ */
+static void reply_text(const struct reply *r, const struct token *tk,
+		       char *text, size_t n)
+{
+	const char *b = r->body;
+
+	while (isspace((unsigned char)*b))
+		b++;
+	if (*b == '<')
+		snprintf(text, n, "an HTML page");
+	else
+		show_text(r->body, tk, text, n);
+}
 
 /* What an answer means; why gets the message for people. */
 static enum verdict judge(const struct dashboard_cfg *d, const struct payload *p,
 			  CURLcode cc, const struct reply *r,
 			  const struct token *tk, char *why, size_t n)
 {
+	bool squad = d->target == DASHBOARD_SQUAD;
 	char text[SHOW_MAX + 16];
+	const char *sep;
 
-	show_text(r->body, tk, text, sizeof(text));
+	reply_text(r, tk, text, sizeof(text));
+	sep = text[0] ? ": " : "";
+	if (cc != CURLE_OK && tls_final(cc)) {
+		snprintf(why, n, "cannot trust %s: %s; give the CA that signed "
+			 "its certificate in dashboard.ca_file", p->shown,
+			 r->curl_err[0] ? r->curl_err : curl_easy_strerror(cc));
+		return V_UNTRUSTED;
+	}
 	if (cc != CURLE_OK) {
-		snprintf(why, n, "cannot reach %s: %s", p->url,
+		snprintf(why, n, "cannot reach %s: %s", p->shown,
 			 r->curl_err[0] ? r->curl_err : curl_easy_strerror(cc));
 		return V_RETRY;
 	}
 	if (r->code >= 200 && r->code < 300) {
-		snprintf(why, n, "%ld%s%s", r->code, text[0] ? " " : "", text);
+		/* SQUAD answers the new test run's id, bare */
+		if (squad && r->len && strspn(r->body, "0123456789") == r->len)
+			snprintf(why, n, "%ld, test run %s", r->code, r->body);
+		else
+			snprintf(why, n, "%ld%s%s", r->code,
+				 text[0] ? " " : "", text);
 		return V_SENT;
 	}
-	if ((d->target == DASHBOARD_SQUAD && r->code == 400 &&
-	     strstr(r->body, squad_dup)) ||
-	    (d->target == DASHBOARD_JSON && r->code == 409)) {
+	if ((squad && r->code == 400 && strstr(r->body, squad_dup)) ||
+	    (!squad && r->code == 409)) {
 		snprintf(why, n, "%ld%s%s", r->code, text[0] ? " " : "", text);
 		return V_DUP;
 	}
 	if (r->code == 408 || r->code == 429 || r->code >= 500) {
-		snprintf(why, n, "%s answered %ld%s%s", p->url, r->code,
-			 text[0] ? ": " : "", text);
+		snprintf(why, n, "%s answered %ld%s%s", p->shown, r->code, sep,
+			 text);
 		return V_RETRY;
 	}
 	if (r->code == 401 || r->code == 403) {
-		snprintf(why, n, "the dashboard refused the token from %s "
-			 "(%ld%s%s)", tk->from, r->code, text[0] ? ": " : "",
-			 text);
+		const char *what = r->code == 401 ? "401 Unauthorized" :
+				   "403 Forbidden";
+
+		if (squad && r->code == 403)
+			snprintf(why, n, "the dashboard refused the token from "
+				 "%s: %s, it may not submit to %s/%s (SQUAD's "
+				 "answer to a wrong or missing token on a "
+				 "public project)", tk->from, what, d->group,
+				 d->project);
+		else if (squad)
+			snprintf(why, n, "the dashboard refused the token from "
+				 "%s: %s (SQUAD's answer to a wrong token on a "
+				 "private project %s/%s)", tk->from, what,
+				 d->group, d->project);
+		else
+			snprintf(why, n, "the dashboard refused the token from "
+				 "%s: %s", tk->from, what);
 		return V_DENIED;
 	}
 	if (r->code >= 300 && r->code < 400)
 		snprintf(why, n, "%s answered %ld (a redirect, not followed "
 			 "for a POST): set dashboard.url to where it leads",
-			 p->url, r->code);
+			 p->shown, r->code);
+	else if (squad && r->code == 404)
+		snprintf(why, n, "%s answered 404: SQUAD there has no group "
+			 "%s with a project %s%s%s", p->shown, d->group,
+			 d->project, sep, text);
 	else
-		snprintf(why, n, "%s rejected the run (%ld%s%s)", p->url,
-			 r->code, text[0] ? ": " : "", text);
+		snprintf(why, n, "%s rejected the run (%ld%s%s)", p->shown,
+			 r->code, sep, text);
 	return V_REJECTED;
+}
+
+/* The results of one page of SQUAD's REST API; -1 with why. */
+static int rest_results(const struct dashboard_cfg *d, const char *url,
+			const struct token *tk, cJSON **doc,
+			const cJSON **results, char *why, size_t n)
+{
+	struct strbuf all = STRBUF_INIT;
+	struct strbuf shown = STRBUF_INIT;
+	struct reply r;
+	char text[SHOW_MAX + 16];
+	CURLcode cc = rest_get(d, url, tk, &r, &all);
+	int ret = -1;
+
+	url_masked(&shown, url);
+	*doc = NULL;
+	if (cc != CURLE_OK) {
+		snprintf(why, n, "cannot reach %s: %s", strbuf_str(&shown),
+			 r.curl_err[0] ? r.curl_err : curl_easy_strerror(cc));
+	} else if (r.code != 200) {
+		reply_text(&r, tk, text, sizeof(text));
+		snprintf(why, n, "%s answered %ld%s%s", strbuf_str(&shown),
+			 r.code, text[0] ? ": " : "", text);
+	} else if (!(*doc = cJSON_Parse(strbuf_str(&all))) ||
+		   !cJSON_IsArray(*results = cJSON_GetObjectItemCaseSensitive(
+				*doc, "results"))) {
+		snprintf(why, n, "%s answered 200 without a \"results\" list",
+			 strbuf_str(&shown));
+	} else {
+		ret = 0;
+	}
+	strbuf_release(&all);
+	strbuf_release(&shown);
+	explicit_bzero(&r, sizeof(r));
+	return ret;
+}
+
+/*
+ * SQUAD says it has a test run with this job_id.  A try that failed with a
+ * 5xx may have stored the test run and not its metrics: ask SQUAD's REST
+ * API whether the test run holds every metric and test sent.  V_DUP when
+ * it does; V_REJECTED when it holds less (the run is not on the
+ * dashboard); V_RETRY when SQUAD cannot be asked now.
+ */
+static enum verdict squad_check(const struct dashboard_cfg *d,
+				const struct payload *p,
+				const struct db_upload_claim *c,
+				const struct token *tk, char *why, size_t n)
+{
+	struct strbuf url = STRBUF_INIT;
+	const cJSON *res, *id;
+	cJSON *doc = NULL;
+	enum verdict v = V_RETRY;
+	char sub[1024];
+	long long tr;
+	int nm, nt;
+
+	/* job_id is unique within a build, not across builds */
+	strbuf_addf(&url, "%.*s/api/testruns/?job_id=%s&build__version=%s"
+		    "&build__project__slug=%s&build__project__group__slug=%s",
+		    base_len(d), d->url, c->uuid, p->build, d->project,
+		    d->group);
+	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
+			 sizeof(sub)))
+		goto cannot;
+	id = cJSON_GetArrayItem(res, 0);
+	id = id ? cJSON_GetObjectItemCaseSensitive(id, "id") : NULL;
+	if (!cJSON_IsNumber(id)) {
+		snprintf(sub, sizeof(sub), "it lists no test run of job_id %s",
+			 c->uuid);
+		goto cannot;
+	}
+	tr = (long long)id->valuedouble;
+	cJSON_Delete(doc);
+	strbuf_release(&url);
+	strbuf_addf(&url, "%.*s/api/metrics/?test_run=%lld&limit=%zu",
+		    base_len(d), d->url, tr, p->nmetrics + 1);
+	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
+			 sizeof(sub)))
+		goto cannot;
+	nm = cJSON_GetArraySize(res);
+	cJSON_Delete(doc);
+	strbuf_release(&url);
+	strbuf_addf(&url, "%.*s/api/tests/?test_run=%lld&limit=%zu",
+		    base_len(d), d->url, tr, p->ntests + 1);
+	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
+			 sizeof(sub)))
+		goto cannot;
+	nt = cJSON_GetArraySize(res);
+	if ((size_t)nm == p->nmetrics && (size_t)nt == p->ntests) {
+		snprintf(why, n, "400 There is already a test run with job_id "
+			 "%s: test run %lld, with its %d metrics and %d tests",
+			 c->uuid, tr, nm, nt);
+		v = V_DUP;
+	} else {
+		snprintf(why, n, "SQUAD holds test run %lld of job_id %s with "
+			 "%d of its %zu metrics and %d of its %zu tests (a "
+			 "try that failed stored it in part); delete that "
+			 "test run on SQUAD, then `bench upload --failed`",
+			 tr, c->uuid, nm, p->nmetrics, nt, p->ntests);
+		v = V_REJECTED;
+	}
+	goto out;
+cannot:
+	snprintf(why, n, "SQUAD has a test run of job_id %s, and whether it "
+		 "holds the run's metrics cannot be checked: %s", c->uuid,
+		 sub);
+out:
+	cJSON_Delete(doc);
+	strbuf_release(&url);
+	return v;
 }
 
 /* Seconds before try number attempt+1: doubled each time, equal jitter. */
@@ -465,14 +853,38 @@ static void iso_in(double s, char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* "what [uuid]: why", in the words of the database's code r. */
+static void db_upload_say(const struct db *db, int r, struct strbuf *err,
+			  const char *what, const char *uuid)
+{
+	strbuf_addf(err, "%s%s%s: ", what, uuid ? " " : "", uuid ? uuid : "");
+	switch (r) {
+	case DB_BUSY:
+		strbuf_addf(err, "another process holds %s locked, still after "
+			    "%d s (%s)", db->path, DB_BUSY_MS / 1000, db->err);
+		break;
+	case DB_FULL:
+		strbuf_addf(err, "the disk holding %s is full (%s)", db->path,
+			    db->err);
+		break;
+	case DB_READONLY:
+		strbuf_addf(err, "%s cannot be written: it or its file system "
+			    "is read-only (%s)", db->path, db->err);
+		break;
+	default:
+		strbuf_addf(err, "%s", db->err);
+	}
+}
+
 /* Try one claimed run up to max_attempts times; its verdict, or -1 (db). */
 static int send_run(struct db *db, const struct dashboard_cfg *d,
 		    const struct db_upload_want *w,
 		    const struct db_upload_claim *c, const struct token *tk,
-		    const struct upload_opts *o, struct strbuf *err)
+		    const struct upload_opts *o, struct strbuf *err, int *dbr)
 {
 	const char *target = w->target;
-	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT };
+	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT,
+			     .more = STRBUF_INIT };
 	struct reply r;
 	char why[8192], next[32];
 	enum verdict v = V_RETRY;
@@ -480,12 +892,16 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	unsigned attempt;
 	int ret = -1;
 
-	if (payload_build(db, d, c, &p)) {
+	*dbr = payload_build(db, d, c, &p);
+	if (*dbr && *dbr != DB_ERR && *dbr != 1)
+		goto dberr;	/* busy, full...: not the run's rows */
+	if (*dbr) {
 		/* bad rows: this run waits for --failed, the others go on */
 		snprintf(why, sizeof(why), "cannot make the upload of run "
-			 "%s from its rows: %s", c->uuid, db->err);
-		if (db_upload_done(db, w, c->run_id, "failed", why, NULL,
-				   &lost))
+			 "%s from its rows: %s", c->uuid,
+			 *dbr == 1 ? p.bad : db->err);
+		if ((*dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					   NULL, &lost)))
 			goto dberr;
 		say(o, true, "run %s failed: %s", c->uuid, why);
 		ret = V_REJECTED;
@@ -506,40 +922,47 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 			break;
 		s = wait_s(d, attempt, &r);
 		if (attempt == d->max_attempts) {
-			if (db_upload_tried(db, w, c->run_id, why, NULL))
+			if ((*dbr = db_upload_tried(db, w, c->run_id, why,
+						    NULL)))
 				goto dberr;
 			break;
 		}
 		iso_in(s, next, sizeof(next));
-		if (db_upload_tried(db, w, c->run_id, why, next))
+		if ((*dbr = db_upload_tried(db, w, c->run_id, why, next)))
 			goto dberr;
 		say(o, true, "run %s: try %u of %u: %s; again in %.3g s",
 		    c->uuid, attempt, d->max_attempts, why, s);
 		sleep_s(s);
 	}
+	/* the test run SQUAD has may be what a failed try left of it */
+	if (v == V_DUP && d->target == DASHBOARD_SQUAD)
+		v = squad_check(d, &p, c, tk, why, sizeof(why));
 	switch (v) {
 	case V_SENT:
 	case V_DUP:
-		if (db_upload_tried(db, w, c->run_id, NULL, NULL) ||
-		    db_upload_done(db, w, c->run_id, "sent", NULL, why, &lost))
+		if ((*dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
+		    (*dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
+					   &lost)))
 			goto dberr;
 		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
 		    c->label, target, why, v == V_DUP ?
 		    " (the dashboard had it already: a reply was lost)" : "");
 		break;
 	case V_RETRY:
-		if (db_upload_done(db, w, c->run_id, "pending", why, NULL,
-				   &lost))
+		if ((*dbr = db_upload_done(db, w, c->run_id, "pending", why,
+					   NULL, &lost)))
 			goto dberr;
+		if (attempt > d->max_attempts)
+			attempt = d->max_attempts;
 		say(o, true, "run %s stays pending after %u %s: %s",
-		    c->uuid, d->max_attempts,
-		    d->max_attempts == 1 ? "try" : "tries", why);
+		    c->uuid, attempt, attempt == 1 ? "try" : "tries", why);
 		break;
 	case V_DENIED:
 	case V_REJECTED:
-		if (db_upload_tried(db, w, c->run_id, why, NULL) ||
-		    db_upload_done(db, w, c->run_id, "failed", why, NULL,
-				   &lost))
+	case V_UNTRUSTED:
+		if ((*dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
+		    (*dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					   NULL, &lost)))
 			goto dberr;
 		say(o, true, "run %s failed: %s", c->uuid, why);
 		break;
@@ -550,8 +973,8 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	ret = (int)v;
 	goto out;
 dberr:
-	strbuf_addf(err, "cannot record the upload of run %s: %s", c->uuid,
-		    db->err);
+	db_upload_say(db, *dbr, err, "cannot record the upload of run",
+		      c->uuid);
 out:
 	payload_release(&p);
 	explicit_bzero(&r, sizeof(r));
@@ -562,12 +985,13 @@ out:
 static int64_t lease_s(const struct dashboard_cfg *d)
 {
 	double top = (double)d->backoff_ns * (1u << BACKOFF_DOUBLINGS);
+	double one = (double)(d->timeout_ns + d->connect_timeout_ns);
 
 	if ((double)d->retry_after_max_ns > top)
 		top = (double)d->retry_after_max_ns;
-	return (int64_t)((double)d->max_attempts *
-			 ((double)(d->timeout_ns + d->connect_timeout_ns) +
-			  top) / 1e9) + 60;
+	/* the tries, and three questions to SQUAD's REST API after them */
+	return (int64_t)(((double)d->max_attempts * (one + top) +
+			  3.0 * one) / 1e9) + 60;
 }
 
 enum upload_status upload_pending(struct db *db,
@@ -582,7 +1006,7 @@ enum upload_status upload_pending(struct db *db,
 	int64_t *skip = NULL;
 	char host[256] = "", status[32];
 	size_t nskip = 0;
-	int r, busy = 0;
+	int r, dbr = 0, busy = 0;
 
 	memset(t, 0, sizeof(*t));
 	w.target = dashboard_target_name(d->target);
@@ -599,9 +1023,8 @@ enum upload_status upload_pending(struct db *db,
 			return UPLOAD_ENORUN;
 		}
 		if (r) {
-			strbuf_addf(err, "cannot queue run %s: %s", o->uuid,
-				    db->err);
-			return UPLOAD_EDB;
+			db_upload_say(db, r, err, "cannot queue run", o->uuid);
+			return r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
 		}
 		if (strcmp(status, "complete")) {
 			strbuf_addf(err, "run %s is %s: only complete runs are "
@@ -634,9 +1057,10 @@ enum upload_status upload_pending(struct db *db,
 
 		w.skip = skip;
 		w.nskip = nskip;
-		if (db_upload_claim(db, &w, &c, &busy)) {
-			strbuf_addf(err, "cannot claim an upload: %s", db->err);
-			ret = UPLOAD_EDB;
+		if ((r = db_upload_claim(db, &w, &c, &busy))) {
+			db_upload_say(db, r, err, "cannot claim an upload",
+				      NULL);
+			ret = r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
 			break;
 		}
 		if (c.run_id < 0)
@@ -653,10 +1077,10 @@ enum upload_status upload_pending(struct db *db,
 		}
 		skip = ns;
 		skip[nskip++] = c.run_id;
-		r = send_run(db, d, &w, &c, &tk, o, err);
+		r = send_run(db, d, &w, &c, &tk, o, err, &dbr);
 		if (r < 0) {
-			ret = err->len && strstr(err->buf, "libcurl") ?
-			      UPLOAD_EINTERNAL : UPLOAD_EDB;
+			ret = !dbr ? UPLOAD_EINTERNAL : dbr == DB_BUSY ?
+			      UPLOAD_EBUSY : UPLOAD_EDB;
 			break;
 		}
 		if (r == V_SENT || r == V_DUP)
@@ -664,16 +1088,18 @@ enum upload_status upload_pending(struct db *db,
 		t->duplicate += r == V_DUP;
 		t->pending += r == V_RETRY;
 		t->rejected += r == V_REJECTED;
-		if (r == V_DENIED) {
+		if (r == V_DENIED || r == V_UNTRUSTED) {
 			/* the next runs would meet the same refusal */
-			t->denied++;
+			t->denied += r == V_DENIED;
+			t->untrusted += r == V_UNTRUSTED;
 			break;
 		}
 	}
 	t->busy = busy;
 	curl_global_cleanup();
 	if (ret == UPLOAD_OK)
-		ret = t->denied ? UPLOAD_DENIED : t->rejected ?
+		ret = t->denied ? UPLOAD_DENIED : t->untrusted ?
+		      UPLOAD_UNTRUSTED : t->rejected ?
 		      UPLOAD_REJECTED : t->pending ? UPLOAD_PENDING : UPLOAD_OK;
 out:
 	free(skip);

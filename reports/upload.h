@@ -23,6 +23,8 @@ enum upload_status {
 	UPLOAD_ENORUN = 6,	/* --run names no run: 67 */
 	UPLOAD_EINCOMPLETE = 7,	/* --run names a run not complete: 68 */
 	UPLOAD_EINTERNAL = 8,	/* libcurl could not start: 70 */
+	UPLOAD_EBUSY = 9,	/* the database stayed locked: 75 */
+	UPLOAD_UNTRUSTED = 10,	/* the server's certificate failed: 77 */
 };
 
 struct upload_opts {
@@ -38,6 +40,7 @@ struct upload_tally {
 	int duplicate;		/* of those, the dashboard had already */
 	int pending;		/* left pending (dashboard unreachable) */
 	int denied, rejected;	/* left failed */
+	int untrusted;		/* left pending: the certificate failed */
 	int busy;		/* held by another uploader */
 };
 

@@ -764,25 +764,42 @@ static int dash_duration(struct ctx *x, const cJSON *o, const char *key,
 	return -1;
 }
 
-/* An http or https URL with a host, and no credentials in it. */
-static int dash_url(struct ctx *x, const char *url)
+/*
+ * An http or https URL with a host, and no credentials in it: none before
+ * the host, none in the query (a query at all for SQUAD, whose submit path
+ * is added to the url).  Messages show the query's values masked.
+ */
+static int dash_url(struct ctx *x, const char *url, enum dashboard_target t)
 {
-	const char *host = NULL, *end;
+	const char *host = NULL;
+	struct strbuf m = STRBUF_INIT;
+	int r = 0;
 
+	url_masked(&m, url);
 	if (!strncmp(url, "https://", 8))
 		host = url + 8;
 	else if (!strncmp(url, "http://", 7))
 		host = url + 7;
 	if (!host || !*host || *host == '/')
-		return errf(x, "dashboard.url: \"%s\" is not an http:// or "
-			    "https:// URL with a host", url);
-	end = host + strcspn(host, "/?#");
-	if (memchr(host, '@', (size_t)(end - host)))
-		return errf(x, "dashboard.url: \"%s\" holds credentials; put "
-			    "the token in token_env or token_file", url);
-	if (strpbrk(url, " \t"))
-		return errf(x, "dashboard.url: \"%s\" holds a blank", url);
-	return 0;
+		r = errf(x, "dashboard.url: \"%s\" is not an http:// or "
+			 "https:// URL with a host", strbuf_str(&m));
+	else if (memchr(host, '@', strcspn(host, "/?#")))
+		r = errf(x, "dashboard.url: \"%s\" holds credentials; put "
+			 "the token in token_env or token_file",
+			 strbuf_str(&m));
+	else if (url_query_secret(url))
+		r = errf(x, "dashboard.url: \"%s\" holds a credential in its "
+			 "query; put the token in token_env or token_file",
+			 strbuf_str(&m));
+	else if (t == DASHBOARD_SQUAD && strpbrk(url, "?#"))
+		r = errf(x, "dashboard.url: \"%s\" has a query or fragment; "
+			 "SQUAD's is the server's address (the submit path is "
+			 "added to it)", strbuf_str(&m));
+	else if (strpbrk(url, " \t"))
+		r = errf(x, "dashboard.url: \"%s\" holds a blank",
+			 strbuf_str(&m));
+	strbuf_release(&m);
+	return r;
 }
 
 /*
@@ -861,7 +878,7 @@ static int load_dashboard(struct ctx *x, struct dashboard_cfg *d,
 		errf(x, "dashboard: missing key \"url\"");
 		goto fail;
 	}
-	if (dash_url(x, d->url))
+	if (dash_url(x, d->url, d->target))
 		goto fail;
 	if (d->target == DASHBOARD_SQUAD) {
 		const char *key = !d->group ? "group" :
@@ -908,6 +925,9 @@ static int load_dashboard(struct ctx *x, struct dashboard_cfg *d,
 		     "variable name", d->token_env);
 		goto fail;
 	}
+	/* the token goes to libcurl alone: no child inherits it */
+	if (d->token_env)
+		secret_env(d->token_env);
 	return 0;
 fail:
 	dashboard_release(d);

@@ -136,6 +136,29 @@ static int migrate(struct db *db)
 	return DB_OK;
 }
 
+/*
+ * Switch a rollback-journal database to WAL.  The switch takes an exclusive
+ * lock without calling the busy handler, so two processes that open such a
+ * file at once see SQLITE_BUSY at once: try again within the busy timeout.
+ */
+static int journal_wal(struct db *db)
+{
+	struct timespec t0, now, pause = { 0, 5 * 1000 * 1000 };
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		r = exec(db, "PRAGMA journal_mode = WAL");
+		if (r != DB_BUSY)
+			return r;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000 +
+		    (now.tv_nsec - t0.tv_nsec) / 1000000 >= DB_BUSY_MS)
+			return r;
+		nanosleep(&pause, NULL);
+	}
+}
+
 int db_open(struct db *db, const char *path, bool create)
 {
 	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -168,7 +191,7 @@ int db_open(struct db *db, const char *path, bool create)
 		db_close(db);
 		return DB_READONLY;
 	}
-	if ((r = exec(db, "PRAGMA journal_mode = WAL")) ||
+	if ((r = journal_wal(db)) ||
 	    (r = exec(db, "PRAGMA synchronous = NORMAL")) ||
 	    (r = exec(db, "PRAGMA foreign_keys = ON"))) {
 		db_close(db);

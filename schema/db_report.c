@@ -8,11 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What SQLite said, as schema/'s one error path sorts it (db_fail). */
 static int fail(struct db *db, const char *what)
 {
-	snprintf(db->err, sizeof(db->err), "%s: %s", what,
-		 sqlite3_errmsg(db->h));
-	return DB_ERR;
+	return db_fail(db, what);
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -40,9 +39,9 @@ static int prepare(struct db *db, const char *sql, const char *label,
 static int step_end(struct db *db, sqlite3_stmt *st, int r, const char *what)
 {
 	if (r != SQLITE_DONE) {
-		fail(db, what);
+		r = fail(db, what);
 		sqlite3_finalize(st);
-		return DB_ERR;
+		return r;
 	}
 	sqlite3_finalize(st);
 	return DB_OK;

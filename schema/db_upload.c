@@ -14,11 +14,10 @@
 
 #include "db_priv.h"
 
+/* What SQLite said, as schema/'s one error path sorts it (db_fail). */
 static int fail(struct db *db, const char *what)
 {
-	snprintf(db->err, sizeof(db->err), "%s: %s", what,
-		 sqlite3_errmsg(db->h));
-	return DB_ERR;
+	return db_fail(db, what);
 }
 
 static int stmt(struct db *db, const char *sql, const char *fmt, ...)
@@ -86,20 +85,21 @@ int db_upload_claim(struct db *db, const struct db_upload_want *w,
 		    struct db_upload_claim *c, int *busy)
 {
 	sqlite3_stmt *st = NULL;
-	int r, dead;
+	int r, dead, ret;
 
 	memset(c, 0, sizeof(*c));
 	c->run_id = -1;
 	*busy = 0;
-	if (stmt(db, "BEGIN IMMEDIATE", ""))
-		return DB_ERR;
-	if (prepare(db, "SELECT u.run_id, r.uuid, r.label, r.hostname, "
+	ret = stmt(db, "BEGIN IMMEDIATE", "");
+	if (ret)
+		return ret;
+	if ((ret = prepare(db, "SELECT u.run_id, r.uuid, r.label, r.hostname, "
 		    "u.attempts, u.claim_host, u.claim_pid, u.claim_until "
 		    "FROM uploads u JOIN runs r ON r.id = u.run_id "
 		    "WHERE u.target = ?1 AND r.status = 'complete' "
 		    "AND (u.state = 'pending' OR (?2 AND u.state = 'failed')) "
 		    "AND (?3 IS NULL OR r.uuid = ?3) "
-		    "ORDER BY r.started_at, r.id", &st))
+		    "ORDER BY r.started_at, r.id", &st)))
 		goto err;
 	sqlite3_bind_text(st, 1, w->target, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, w->failed_too);
@@ -124,18 +124,18 @@ int db_upload_claim(struct db *db, const struct db_upload_want *w,
 		break;
 	}
 	if (r != SQLITE_ROW && r != SQLITE_DONE) {
-		fail(db, "cannot read the outbox");
+		ret = fail(db, "cannot read the outbox");
 		goto err;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	if (c->run_id >= 0 &&
-	    stmt(db, "UPDATE uploads SET claim_host = ?, claim_pid = ?, "
-		 "claim_until = ? WHERE run_id = ? AND target = ?", "tiiit",
-		 w->host, (int64_t)w->pid, now_s() + w->lease_s, c->run_id,
-		 w->target))
+	    (ret = stmt(db, "UPDATE uploads SET claim_host = ?, claim_pid = ?, "
+			"claim_until = ? WHERE run_id = ? AND target = ?",
+			"tiiit", w->host, (int64_t)w->pid,
+			now_s() + w->lease_s, c->run_id, w->target)))
 		goto err;
-	if (stmt(db, "COMMIT", ""))
+	if ((ret = stmt(db, "COMMIT", "")))
 		goto err;
 	return DB_OK;
 err:
@@ -148,7 +148,7 @@ err:
 		snprintf(db->err, sizeof(db->err), "%s", keep);
 	}
 	c->run_id = -1;
-	return DB_ERR;
+	return ret;
 }
 
 int db_upload_tried(struct db *db, const struct db_upload_want *w,
@@ -167,17 +167,18 @@ int db_upload_done(struct db *db, const struct db_upload_want *w,
 		   const char *reply, bool *lost)
 {
 	char now[32];
+	int r;
 
 	db_iso_now(now, sizeof(now));
-	if (stmt(db, "UPDATE uploads SET state = ?1, last_error = ?2, "
+	if ((r = stmt(db, "UPDATE uploads SET state = ?1, last_error = ?2, "
 		 "reply = coalesce(?3, reply), sent_at = CASE ?1 WHEN 'sent' "
 		 "THEN ?4 ELSE sent_at END, next_try = CASE ?1 WHEN 'pending' "
 		 "THEN next_try END, claim_host = NULL, claim_pid = NULL, "
 		 "claim_until = NULL WHERE run_id = ?5 AND target = ?6 "
 		 "AND claim_pid = ?7 AND claim_host = ?8", "ttttitit", state,
 		 error, reply, now, run_id, w->target, (int64_t)w->pid,
-		 w->host))
-		return DB_ERR;
+		 w->host)))
+		return r;
 	*lost = sqlite3_changes(db->h) == 0;
 	return DB_OK;
 }
@@ -190,8 +191,9 @@ int db_upload_queue(struct db *db, const char *uuid, const char *target,
 	int64_t id;
 	int r;
 
-	if (prepare(db, "SELECT id, status FROM runs WHERE uuid = ?1", &st))
-		return DB_ERR;
+	if ((r = prepare(db, "SELECT id, status FROM runs WHERE uuid = ?1",
+			 &st)))
+		return r;
 	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
 	r = sqlite3_step(st);
 	if (r != SQLITE_ROW) {
@@ -216,16 +218,21 @@ int db_upload_count(struct db *db, const char *target, const char *state,
 	sqlite3_stmt *st;
 	int r;
 
-	if (prepare(db, "SELECT count(*) FROM uploads u JOIN runs r ON "
-		    "r.id = u.run_id WHERE u.target = ?1 AND u.state = ?2 "
-		    "AND r.status = 'complete'", &st))
-		return DB_ERR;
+	if ((r = prepare(db, "SELECT count(*) FROM uploads u JOIN runs r ON "
+			 "r.id = u.run_id WHERE u.target = ?1 AND u.state = ?2 "
+			 "AND r.status = 'complete'", &st)))
+		return r;
 	sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
 	r = sqlite3_step(st);
 	*n = sqlite3_column_int64(st, 0);
+	if (r != SQLITE_ROW) {
+		r = fail(db, "cannot count uploads");
+		sqlite3_finalize(st);
+		return r;
+	}
 	sqlite3_finalize(st);
-	return r == SQLITE_ROW ? DB_OK : fail(db, "cannot count uploads");
+	return DB_OK;
 }
 
 /* One text column of one row, malloc'd; DB_MISSING when no row. */
@@ -236,8 +243,8 @@ static int one_text(struct db *db, const char *sql, const char *uuid,
 	int r;
 
 	*out = NULL;
-	if (prepare(db, sql, &st))
-		return DB_ERR;
+	if ((r = prepare(db, sql, &st)))
+		return r;
 	if (uuid)
 		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
 	else
@@ -256,9 +263,9 @@ static int one_text(struct db *db, const char *sql, const char *uuid,
 		sqlite3_finalize(st);
 		return DB_MISSING;
 	}
-	fail(db, "cannot read the run");
+	r = fail(db, "cannot read the run");
 	sqlite3_finalize(st);
-	return DB_ERR;
+	return r;
 }
 
 /*
@@ -342,37 +349,83 @@ int db_upload_metrics_each(struct db *db, int64_t run_id,
 			   int (*fn)(const struct db_upload_metric *, void *),
 			   void *arg)
 {
+	struct db_upload_metric m = { 0 };
+	char *workload = NULL, *params = NULL, *metric = NULL, *unit = NULL;
+	double *vals = NULL;
+	size_t alloc = 0;
+	int64_t cid = -1;
 	sqlite3_stmt *st;
-	int r;
+	int r, stop = 0;
 
-	if (prepare(db,
-		    "SELECT workload, p, metric, json_group_array(value) FROM ("
+	/* one row a value: a case's metric in the order it was first met */
+	if ((r = prepare(db,
+		    "SELECT cid, workload, p, metric, unit, value FROM ("
 		    " SELECT c.id AS cid, c.seq, c.workload, " PARAMS_TEXT
-		    " AS p, v.metric, v.value, v.rowid AS vid "
+		    " AS p, v.metric, v.unit, v.value, s.rep, v.rowid AS vid, "
+		    " min(v.rowid) OVER (PARTITION BY c.id, v.metric) AS first "
 		    " FROM cases c JOIN samples s ON s.case_id = c.id "
 		    " JOIN sample_values v ON v.sample_id = s.id "
 		    " WHERE c.run_id = ?1 AND s.warmup = 0 AND s.valid = 1 "
-		    " AND v.supported = 1 AND v.value IS NOT NULL "
-		    " ORDER BY c.seq, s.rep, v.rowid) "
-		    "GROUP BY cid, metric ORDER BY seq, min(vid)", &st))
-		return DB_ERR;
+		    " AND v.supported = 1 AND v.value IS NOT NULL) "
+		    "ORDER BY seq, first, rep, vid", &st)))
+		return r;
 	sqlite3_bind_int64(st, 1, run_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_upload_metric m = {
-			.workload = col_text(st, 0),
-			.params = col_text(st, 1),
-			.metric = col_text(st, 2),
-			.values = col_text(st, 3),
-		};
-		int stop = fn(&m, arg);
+	for (;;) {
+		int64_t id = -1;
+		const char *name = "";
 
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			id = sqlite3_column_int64(st, 0);
+			name = col_text(st, 3);
 		}
+		if (m.n && (id != cid || strcmp(name, metric))) {
+			m.values = vals;
+			stop = fn(&m, arg);
+			m.n = 0;
+			if (stop)
+				break;
+		}
+		if (r != SQLITE_ROW)
+			break;
+		if (!m.n) {
+			free(workload);
+			free(params);
+			free(metric);
+			free(unit);
+			cid = id;
+			m.workload = workload = strdup(col_text(st, 1));
+			m.params = params = strdup(col_text(st, 2));
+			m.metric = metric = strdup(name);
+			m.unit = unit = strdup(col_text(st, 4));
+			if (!workload || !params || !metric || !unit)
+				goto oom;
+		}
+		if (m.n == alloc) {
+			double *nv = realloc(vals, (alloc * 2 + 16) *
+					     sizeof(*vals));
+
+			if (!nv)
+				goto oom;
+			vals = nv;
+			alloc = alloc * 2 + 16;
+		}
+		vals[m.n++] = sqlite3_column_double(st, 5);
 	}
+	if (!stop && r != SQLITE_DONE)
+		stop = fail(db, "cannot read values");
+	goto out;
+oom:
+	snprintf(db->err, sizeof(db->err), "out of memory");
+	stop = DB_ERR;
+out:
 	sqlite3_finalize(st);
-	return r == SQLITE_DONE ? DB_OK : fail(db, "cannot read values");
+	free(workload);
+	free(params);
+	free(metric);
+	free(unit);
+	free(vals);
+	return stop;
 }
 
 int db_upload_checks_each(struct db *db, int64_t run_id,
@@ -382,14 +435,14 @@ int db_upload_checks_each(struct db *db, int64_t run_id,
 	sqlite3_stmt *st;
 	int r;
 
-	if (prepare(db,
+	if ((r = prepare(db,
 		    "SELECT c.workload, " PARAMS_TEXT ", s.rep, s.valid, "
 		    "s.invalid_reason, c.seq FROM cases c JOIN samples s ON "
 		    "s.case_id = c.id WHERE c.run_id = ?1 AND s.warmup = 0 "
 		    "UNION ALL SELECT c.workload, " PARAMS_TEXT ", -1, 0, "
 		    "c.reason, c.seq FROM cases c WHERE c.run_id = ?1 AND "
-		    "c.status = 'failed' ORDER BY 6, 3", &st))
-		return DB_ERR;
+		    "c.status = 'failed' ORDER BY 6, 3", &st)))
+		return r;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_upload_check k = {
@@ -406,6 +459,7 @@ int db_upload_checks_each(struct db *db, int64_t run_id,
 			return stop;
 		}
 	}
+	r = r == SQLITE_DONE ? DB_OK : fail(db, "cannot read samples");
 	sqlite3_finalize(st);
-	return r == SQLITE_DONE ? DB_OK : fail(db, "cannot read samples");
+	return r;
 }

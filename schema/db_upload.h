@@ -67,9 +67,14 @@ int db_run_doc(struct db *db, const char *uuid, char **json);
 /* SQUAD's metadata object of a run: job_id, datetime and its facts. */
 int db_upload_metadata(struct db *db, int64_t run_id, char **json);
 
-/* Every valid measured value of one case and metric, as a JSON array. */
+/*
+ * Every valid measured value of one case and metric, in the order measured,
+ * as stored (a double each), and the metric's unit.
+ */
 struct db_upload_metric {
-	const char *workload, *params, *metric, *values;
+	const char *workload, *params, *metric, *unit;
+	const double *values;
+	size_t n;
 };
 int db_upload_metrics_each(struct db *db, int64_t run_id,
 			   int (*fn)(const struct db_upload_metric *, void *),

@@ -105,7 +105,7 @@ stored() { "$PY" -c "$1" "$T/stored.jsonl"; }
 	fx_pending squad
 	run --separate-stderr "$BENCH" upload --config "$T/config.json"
 	assert_success
-	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}"
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1"
 	assert_equal "$stderr" ""
 	run cat "$T/requests.log"
 	assert_output "POST /api/submit/mm/foliobench/L1/testhost -> 201"
@@ -115,14 +115,14 @@ assert len(r) == 1, r
 r = r[0]
 print(r["job_id"], r["build"], r["environment"], r["metadata"]["job_id"],
       r["metadata"]["datetime"], r["metadata"]["vcpus"])
-for k, v in sorted(r["metrics"].items()): print(k, v)
+for k, v in sorted(r["metrics"].items()): print(k, v["value"], v["unit"])
 for k, v in sorted(r["tests"].items()): print(k, v)'
 	assert_success
 	assert_output - <<EOF
 $U1 L1 testhost $U1 2026-11-29T08:01:00Z 2
-shmem-remove/folios[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [16384.0, 16384.0, 16384.0]
-shmem-remove/ns_per_folio[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [6103.515625, 6164.550781, 6225.585938]
-shmem-remove/wall[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [100000000.0, 101000000.0, 102000000.0]
+shmem-remove/folios[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [16384.0, 16384.0, 16384.0] count
+shmem-remove/ns_per_folio[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [6103.515625, 6164.550781, 6225.585938] ns/folio
+shmem-remove/wall[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] [100000000.0, 101000000.0, 102000000.0] ns
 shmem-remove/verify-rep0[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] pass
 shmem-remove/verify-rep1[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] pass
 shmem-remove/verify-rep2[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=fallocate] fail
@@ -130,7 +130,7 @@ shmem-remove/verify-rep3[op=unlink,size=64M,folio=4k,dir=%2Fdev%2Fshm,populate=f
 EOF
 	run q "SELECT state, attempts, last_error IS NULL, sent_at IS NOT NULL,
 	       reply, claim_pid IS NULL FROM uploads"
-	assert_output 'sent|1|1|1|201 {"id": 1}|1'
+	assert_output 'sent|1|1|1|201, test run 1|1'
 	run "$BENCH" runs --db "$DB"
 	assert_line --regexp "^1 +$U1 +L1 .* complete .* squad sent$"
 	# nothing left: a second upload sends nothing
@@ -197,7 +197,7 @@ print(d["run"]["status"], d["cases"][0]["params"]["size"], len(s),
 	run --separate-stderr "$BENCH" upload --config "$T/config.json"
 	elapsed=$((($(date +%s%N) - start) / 1000000))
 	assert_success
-	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}"
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1"
 	url="http://127.0.0.1:$PORT/api/submit/mm/foliobench/L1/testhost"
 	[[ "$stderr" =~ ^"bench: run $U1: try 1 of 3: $url answered 500: scripted failure; again in 0.0"[0-9]*" s
 bench: run $U1: try 2 of 3: $url answered 503: scripted failure; again in 1 s"$ ]]
@@ -233,23 +233,23 @@ EOF
 		--config "$T/config.json"
 	assert_failure 77
 	assert_output ""
-	assert_equal "$stderr" "bench: run $U1 failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN (403: Invalid token)
+	assert_equal "$stderr" "bench: run $U1 failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN: 403 Forbidden, it may not submit to mm/foliobench (SQUAD's answer to a wrong or missing token on a public project)
 bench: the token was refused; runs stay queued: fix the token and run \`bench upload --failed\`"
 	# the second run was not even tried: it would meet the same refusal
 	run q "SELECT run_id, state, attempts FROM uploads ORDER BY run_id"
 	assert_output "1|failed|1
 2|pending|0"
 	run "$BENCH" runs --db "$DB"
-	assert_line --regexp "^1 .* squad failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN \(403: Invalid token\) \(1 try\)$"
+	assert_line --regexp "^1 .* squad failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN: 403 Forbidden, it may not submit to mm/foliobench \(SQUAD's answer to a wrong or missing token on a public project\) \(1 try\)$"
 	# a plain upload leaves the failed run alone; --failed retries it
 	echo 401 > "$T/script"
 	run "$BENCH" upload --config "$T/config.json"
 	assert_failure 77
-	assert_line --index 0 "bench: run $U2 failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN (401: scripted failure)"
+	assert_line --index 0 "bench: run $U2 failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN: 401 Unauthorized (SQUAD's answer to a wrong token on a private project mm/foliobench)"
 	run "$BENCH" upload --config "$T/config.json" --failed
 	assert_success
-	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}
-sent run $U2 (L1) to squad: 201 {\"id\": 2}"
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1
+sent run $U2 (L1) to squad: 201, test run 2"
 }
 
 @test "the token file: read when only its owner may, refused otherwise (78)" {
@@ -276,7 +276,7 @@ sent run $U2 (L1) to squad: 201 {\"id\": 2}"
 	q "UPDATE uploads SET state = 'pending'"
 	run "$BENCH" upload --config "$T/config.json"
 	assert_failure 77
-	assert_line --index 0 "bench: run $U1 failed: the dashboard refused the token from the file $T/secret/token (403: Invalid token)"
+	assert_line --index 0 "bench: run $U1 failed: the dashboard refused the token from the file $T/secret/token: 403 Forbidden"
 }
 
 @test "no token: exit 78 naming the variable, nothing sent" {
@@ -332,10 +332,14 @@ sent run $U2 (L1) to squad: 201 {\"id\": 2}"
 		assert_success
 		[[ "$stderr" == *"try 1 of 3: cannot reach http://127.0.0.1:$PORT/"*": Empty reply from server; again in 0.0"*" s" ]]
 		if [ $target = squad ]; then
-			assert_output "sent run $U1 (L1) to squad: 400 There is already a test run with job_id $U1 (the dashboard had it already: a reply was lost)"
+			# SQUAD's REST API said the test run holds all sent
+			assert_output "sent run $U1 (L1) to squad: 400 There is already a test run with job_id $U1: test run 1, with its 3 metrics and 4 tests (the dashboard had it already: a reply was lost)"
 			run cat "$T/requests.log"
 			assert_output "POST /api/submit/mm/foliobench/L1/testhost -> drop after 201
-POST /api/submit/mm/foliobench/L1/testhost -> 400"
+POST /api/submit/mm/foliobench/L1/testhost -> 400
+GET /api/testruns/?job_id=$U1&build__version=L1&build__project__slug=foliobench&build__project__group__slug=mm -> 200
+GET /api/metrics/?test_run=1&limit=4 -> 200
+GET /api/tests/?test_run=1&limit=5 -> 200"
 		else
 			assert_output "sent run $U1 (L1) to json: 409 already stored: $U1 (the dashboard had it already: a reply was lost)"
 			run cat "$T/requests.log"
@@ -366,7 +370,7 @@ POST /runs -> 409"
 		uuid=$(q "SELECT uuid FROM runs")
 		run "$BENCH" upload --config "$T/config.json"
 		assert_success
-		assert_line --regexp "^sent run $uuid \(.*\) to $target: 201 "
+		assert_line --regexp "^sent run $uuid \(.*\) to $target: 201[ ,]"
 		run stored 'import json, sys
 print(*[json.loads(l).get("job_id") or json.loads(l)["key"] for l in open(sys.argv[1])])'
 		assert_output "$uuid"
@@ -428,7 +432,7 @@ sent"
 	assert_output "bench: no run nope in $DB"
 	run "$BENCH" upload --config "$T/config.json" --run $U1
 	assert_success
-	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}"
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1"
 	run q "SELECT run_id, state FROM uploads"
 	assert_output "1|sent"
 	run "$BENCH" upload --config "$T/config.json" --run $U1
@@ -477,14 +481,14 @@ print(len(j), len(set(j)))'
 	   UPDATE uploads SET claim_host = '$host', claim_pid = $$, claim_until = $until WHERE run_id = 2"
 	run --separate-stderr "$BENCH" upload --config "$T/config.json"
 	assert_success
-	assert_output "sent run $U1 (L1) to squad: 201 {\"id\": 1}"
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1"
 	assert_equal "$stderr" "bench: run $U1: taking over from uploader pid $dead, which is gone or ran past its lease
 bench: warning: 1 run is being sent by another \`bench upload\`"
 	# a lease that ran out is taken over too
 	q "UPDATE uploads SET claim_until = $(($(date +%s) - 1)) WHERE run_id = 2"
 	run "$BENCH" upload --config "$T/config.json"
 	assert_success
-	assert_line "sent run $U2 (L1) to squad: 201 {\"id\": 2}"
+	assert_line "sent run $U2 (L1) to squad: 201, test run 2"
 }
 
 @test "the token appears in no output, error, database or log" {
@@ -530,7 +534,7 @@ JSON
 	check "$base, \"token_env\": \"1X\"" 'dashboard.token_env: "1X" is not an environment variable name'
 	check "$base, \"environment\": 3" 'dashboard.environment: 3 is not a non-empty string (of at most 2048 characters)'
 	check '"url": "ftp://h/x", "group": "mm", "project": "p"' 'dashboard.url: "ftp://h/x" is not an http:// or https:// URL with a host'
-	check '"url": "https://user:pw@h/x", "group": "mm", "project": "p"' 'dashboard.url: "https://user:pw@h/x" holds credentials; put the token in token_env or token_file'
+	check '"url": "https://user:pw@h/x", "group": "mm", "project": "p"' 'dashboard.url: "https://user:***@h/x" holds credentials; put the token in token_env or token_file'
 	check '"group": "mm", "project": "p"' 'dashboard: missing key "url"'
 	check '"url": "https://h", "project": "p"' "dashboard: missing key \"group\" (SQUAD's submit URL names the group and project)"
 	check '"url": "https://h", "group": "mm", "project": "my project"' 'dashboard.project: "my project" is not a SQUAD slug ([a-zA-Z0-9][a-zA-Z0-9_.-]*)'
@@ -548,19 +552,50 @@ JSON
 	assert_output "bench: $T/config.json: no dashboard is configured (add a \"dashboard\" section; see config.example.json)"
 }
 
-@test "build and environment are made to fit SQUAD's slug rule" {
+@test "build and environment fit SQUAD's slug rule, one to one: labels that differ only in + ~ : @ _ - stay apart" {
 	dash_start
 	dash_config squad ', "environment": "lab vm #3"'
 	fx_begin "$DB"
-	fx_run "6.18 (patched)/v2" b1
-	fx_remove_case unlink
-	fx_wall 100
-	echo "INSERT INTO uploads (run_id, target) VALUES (1, 'squad');" >> "$FX_SQL"
+	local l i=0
+	for l in "6.18 (patched)/v2" 6.18+fix 6.18~fix 6.18:fix 6.18@fix \
+		 6.18-fix 6.18_fix 6.18_2bfix .hidden 0_2ehidden; do
+		i=$((i + 1))
+		fx_run "$l" b$i
+		fx_remove_case unlink
+		fx_wall 100
+		echo "INSERT INTO uploads (run_id, target) VALUES ($i, 'squad');" >> "$FX_SQL"
+	done
 	fx_end
 	run "$BENCH" upload --config "$T/config.json"
 	assert_success
 	run cat "$T/requests.log"
-	assert_output "POST /api/submit/mm/foliobench/6.18--patched--v2/lab-vm--3 -> 201"
+	assert_output - <<'EOF'
+POST /api/submit/mm/foliobench/6.18_20_28patched_29_2fv2/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18_2bfix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18_7efix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18_3afix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18_40fix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18-fix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18__fix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/6.18__2bfix/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/0_2ehidden/lab_20vm_20_233 -> 201
+POST /api/submit/mm/foliobench/0__2ehidden/lab_20vm_20_233 -> 201
+EOF
+	# ten labels, ten builds
+	run stored 'import json, sys
+print(len({json.loads(l)["build"] for l in open(sys.argv[1])}))'
+	assert_output 10
+	# a label whose build would be over SQUAD's 100 characters is refused
+	fx_begin "$DB.long"
+	fx_run "$(printf '+%.0s' $(seq 40))" b1
+	fx_remove_case unlink
+	fx_wall 100
+	echo "INSERT INTO uploads (run_id, target) VALUES (1, 'squad');" >> "$FX_SQL"
+	fx_end
+	run "$BENCH" upload --config "$T/config.json" --db "$DB.long"
+	assert_failure 65
+	assert_output --partial "run $U1 failed: cannot make the upload of run $U1 from its rows: the label \"++++"
+	assert_output --partial "makes a SQUAD build of more than the 100 characters it keeps"
 }
 
 @test "the example config's dashboard section is valid as it stands" {
@@ -587,18 +622,35 @@ json.dump(c, open(sys.argv[2], "w"))' "$BATS_TEST_DIRNAME/../config.example.json
 	echo "subjectAltName=IP:127.0.0.1" > ext
 	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key \
 		-CAcreateserial -out srv.pem -days 2 -extfile ext 2>/dev/null
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout self.key -out self.pem \
+		-days 2 -subj "/CN=127.0.0.1" \
+		-addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
 	cd "$T"
-	dash_start --tls "$T/tls/srv.pem" "$T/tls/srv.key"
+	# a self-signed certificate: final at the first try (77), no retry
+	dash_start --tls "$T/tls/self.pem" "$T/tls/self.key"
 	# a TLS handshake on a loaded machine may take a while
 	export DC_TIMEOUT=20s DC_CONNECT=20s
-	DC_SCHEME=https DC_ATTEMPTS=1 dash_config json
-	fx_pending json
+	DC_SCHEME=https DC_ATTEMPTS=3 dash_config json
+	fx_pending json 2
 	run "$BENCH" upload --config "$T/config.json"
-	assert_failure 75
-	assert_output "bench: run $U1 stays pending after 1 try: cannot reach https://127.0.0.1:$PORT/runs: SSL certificate problem: unable to get local issuer certificate"
+	assert_failure 77
+	assert_output "bench: run $U1 failed: cannot trust https://127.0.0.1:$PORT/runs: SSL certificate problem: self-signed certificate; give the CA that signed its certificate in dashboard.ca_file
+bench: the dashboard's certificate is not trusted; runs stay queued: set dashboard.ca_file and run \`bench upload --failed\`"
+	# one try; the second run was not tried (it would meet the same)
+	run q "SELECT run_id, state, attempts FROM uploads ORDER BY run_id"
+	assert_output "1|failed|1
+2|pending|0"
+	dash_stop
+	q "DELETE FROM uploads WHERE run_id = 2"
+	# signed by a CA the machine does not know: the same
+	dash_start --tls "$T/tls/srv.pem" "$T/tls/srv.key"
+	DC_SCHEME=https dash_config json
+	run "$BENCH" upload --config "$T/config.json" --failed
+	assert_failure 77
+	assert_line --index 0 "bench: run $U1 failed: cannot trust https://127.0.0.1:$PORT/runs: SSL certificate problem: unable to get local issuer certificate; give the CA that signed its certificate in dashboard.ca_file"
 	[ ! -s "$T/stored.jsonl" ]
 	DC_SCHEME=https dash_config json ", \"ca_file\": \"$T/tls/ca.pem\""
-	run "$BENCH" upload --config "$T/config.json"
+	run "$BENCH" upload --config "$T/config.json" --failed
 	assert_success
 	assert_output "sent run $U1 (L1) to json: 201 {\"stored\": \"$U1\"}"
 	# a ca_file that cannot be read is a configuration error
@@ -649,4 +701,181 @@ POST /api/submit/mm/foliobench/L1/$env -> 201"
 	run stored 'import json, sys
 print(len({json.loads(l)["job_id"] for l in open(sys.argv[1])}))'
 	assert_output 2
+}
+
+@test "a 5xx after SQUAD stored the test run but not its metrics: the duplicate is checked, the run stays failed (65)" {
+	dash_start
+	dash_config squad
+	fx_pending squad
+	# the 500 stores half; the duplicate's check cannot reach the REST API
+	printf 'half\nok\n503\n' > "$T/script"
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 75
+	assert_output ""
+	[[ "$stderr" == "bench: run $U1: try 1 of 3: http://127.0.0.1:$PORT/api/submit/mm/foliobench/L1/testhost answered 500: an HTML page; again in "*" s
+bench: run $U1 stays pending after 2 tries: SQUAD has a test run of job_id $U1, and whether it holds the run's metrics cannot be checked: http://127.0.0.1:$PORT/api/testruns/?job_id=***&build__version=***&build__project__slug=***&build__project__group__slug=*** answered 503: an HTML page" ]]
+	run q "SELECT state, sent_at IS NULL FROM uploads"
+	assert_output "pending|1"
+	# now SQUAD answers: the test run holds none of it
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 65
+	assert_output ""
+	assert_equal "$stderr" "bench: run $U1 failed: SQUAD holds test run 1 of job_id $U1 with 0 of its 3 metrics and 0 of its 4 tests (a try that failed stored it in part); delete that test run on SQUAD, then \`bench upload --failed\`"
+	run q "SELECT state, sent_at IS NULL, last_error LIKE 'SQUAD holds test run 1 %' FROM uploads"
+	assert_output "failed|1|1"
+	run cat "$T/requests.log"
+	assert_output "stored test run 1 without its metrics
+POST /api/submit/mm/foliobench/L1/testhost -> 500
+POST /api/submit/mm/foliobench/L1/testhost -> 400
+GET /api/testruns/?job_id=$U1&build__version=L1&build__project__slug=foliobench&build__project__group__slug=mm -> 503
+POST /api/submit/mm/foliobench/L1/testhost -> 400
+GET /api/testruns/?job_id=$U1&build__version=L1&build__project__slug=foliobench&build__project__group__slug=mm -> 200
+GET /api/metrics/?test_run=1&limit=4 -> 200
+GET /api/tests/?test_run=1&limit=5 -> 200"
+	run "$BENCH" runs --db "$DB"
+	assert_line --regexp " squad failed: SQUAD holds test run 1 of job_id $U1 with 0 of its 3 metrics"
+}
+
+@test "values read back exactly (17 digits), with their unit; a unit over 30 characters is refused" {
+	dash_start
+	dash_config squad
+	fx_begin "$DB"
+	fx_run L1 b1
+	fx_case shmem-remove '{"op":"unlink"}' wall:ns:lower ratio:a-unit-of-thirty-one-characters:higher
+	fx_samples 1519.520263671875/1 0.1/2 123456789.12345679/3 1e-300/4
+	echo "INSERT INTO uploads (run_id, target) VALUES (1, 'squad');" >> "$FX_SQL"
+	fx_end
+	run "$BENCH" upload --config "$T/config.json"
+	assert_failure 65
+	assert_output "bench: run $U1 failed: cannot make the upload of run $U1 from its rows: the unit \"a-unit-of-thirty-one-characters\" of shmem-remove/ratio is longer than the 30 characters SQUAD keeps"
+	[ ! -s "$T/requests.log" ]
+	q "UPDATE sample_values SET unit = 'x' WHERE metric = 'ratio'"
+	run "$BENCH" upload --config "$T/config.json" --failed
+	assert_success
+	# Python reads each back as the double SQLite holds (repr: shortest exact)
+	run stored 'import json, sys
+m = json.loads(open(sys.argv[1]).readline())["metrics"]
+for k, v in sorted(m.items()): print(k, v["unit"], *[repr(x) for x in v["value"]])'
+	assert_output "shmem-remove/ratio[op=unlink] x 1.0 2.0 3.0 4.0
+shmem-remove/wall[op=unlink] ns 1519.520263671875 0.1 123456789.12345679 1e-300"
+	run sqlite3 "$DB" "SELECT count(*) FROM sample_values WHERE value IN (1519.520263671875, 0.1, 123456789.12345679, 1e-300)"
+	assert_output 4
+}
+
+@test "names over SQUAD's 256 characters: params cut short with a hash, the full ones in the metadata; nothing dropped" {
+	dash_start
+	dash_config squad
+	local dir=/dev/shm/$(printf 'd%.0s' $(seq 300))
+	fx_begin "$DB"
+	fx_run L1 b1
+	fx_case shmem-remove "{\"op\":\"unlink\",\"dir\":\"$dir\"}" wall:ns:lower folios:count:lower
+	fx_samples 100/1 x101/1
+	fx_case shmem-remove "{\"op\":\"truncate\",\"dir\":\"$dir\"}" wall:ns:lower
+	fx_samples 102
+	echo "INSERT INTO uploads (run_id, target) VALUES (1, 'squad');" >> "$FX_SQL"
+	fx_end
+	run "$BENCH" upload --config "$T/config.json"
+	assert_success
+	# nothing dropped: SQUAD keeps all that was sent
+	run grep -c "^dropped" "$T/requests.log"
+	assert_output 0
+	run stored 'import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+d = "%2Fdev%2Fshm%2F" + "d" * 300
+names = list(r["metrics"]) + list(r["tests"])
+short = [n.split("/", 1)[1] for n in names]
+print(len(names), len(set(names)), max(len(x) for x in short))
+md = {k: v for k, v in r["metadata"].items() if k.startswith("params~")}
+print(sorted(md.values()) == ["op=truncate,dir=" + d, "op=unlink,dir=" + d])
+for n in sorted(names):
+    h = n[n.rindex("~"):-1]
+    print(n[:n.index("[")], len(h), md["params" + h].startswith(n[n.index("[") + 1:n.rindex("~")]))'
+	assert_output "6 6 256
+True
+shmem-remove/folios 13 True
+shmem-remove/verify-rep0 13 True
+shmem-remove/verify-rep0 13 True
+shmem-remove/verify-rep1 13 True
+shmem-remove/wall 13 True
+shmem-remove/wall 13 True"
+}
+
+@test "SQUAD's refusals: status and meaning, never a page; a private project answers 401" {
+	dash_start --private
+	dash_config squad
+	fx_pending squad
+	FOLIOBENCH_TOKEN=wrong run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 77
+	assert_equal "${stderr_lines[0]}" "bench: run $U1 failed: the dashboard refused the token from the environment variable FOLIOBENCH_TOKEN: 401 Unauthorized (SQUAD's answer to a wrong token on a private project mm/foliobench)"
+	[[ "$stderr" != *"<"* && "$stderr" != *"log in"* ]]
+	run q "SELECT last_error FROM uploads"
+	[[ "$output" != *"<"* ]]
+	dash_stop
+	# no such project: 404, SQUAD's JSON detail shown
+	dash_start
+	dash_config squad
+	sed -i 's/"project": "foliobench"/"project": "other"/' "$T/config.json"
+	run "$BENCH" upload --config "$T/config.json" --failed
+	assert_failure 65
+	assert_output "bench: run $U1 failed: http://127.0.0.1:$PORT/api/submit/mm/other/L1/testhost answered 404: SQUAD there has no group mm with a project other: {\"detail\": \"No Project matches the given query.\"}"
+}
+
+@test "credentials in the url are refused (78), shown masked; children never see the token" {
+	local u
+	for u in "http://h/runs?key=S3CRET" "https://h/x?a=1&api_token=S3CRET#f" "http://h/p?Auth=S3CRET"; do
+		cat > "$T/config.json" <<JSON
+{ "suite": [ { "workload": "shmem-remove", "size": "16M" } ],
+  "dashboard": { "target": "json", "url": "$u" } }
+JSON
+		run "$BENCH" upload --config "$T/config.json"
+		assert_failure 78
+		[[ "$output" == "bench: $T/config.json: dashboard.url: \"http"*"\" holds a credential in its query; put the token in token_env or token_file" ]]
+		[[ "$output" != *S3CRET* ]]
+	done
+	# SQUAD's url takes no query at all (its submit path is added to it)
+	cat > "$T/config.json" <<JSON
+{ "suite": [ { "workload": "shmem-remove", "size": "16M" } ],
+  "dashboard": { "url": "http://h/?x=S3CRET", "group": "mm", "project": "p" } }
+JSON
+	run "$BENCH" upload --config "$T/config.json"
+	assert_failure 78
+	assert_output "bench: $T/config.json: dashboard.url: \"http://h/?x=***\" has a query or fragment; SQUAD's is the server's address (the submit path is added to it)"
+	# a json url with a harmless query works, and messages mask its values
+	free_port
+	dash_config json
+	sed -i "s|/runs\"|/runs?lab=S3CRET\"|" "$T/config.json"
+	fx_pending json
+	run "$BENCH" upload --config "$T/config.json"
+	assert_failure 75
+	assert_output --partial "cannot reach http://127.0.0.1:$PORT/runs?lab=***: "
+	run q "SELECT last_error FROM uploads"
+	[[ "$output" == *"/runs?lab=***: "* && "$output" != *S3CRET* ]]
+	# gnuplot, a child of bench report, does not inherit the token
+	printf '#!/bin/sh\nenv > "%s/child.env"\nexec gnuplot "$@"\n' "$T" > "$T/gp"
+	chmod +x "$T/gp"
+	FOLIOBENCH_GNUPLOT=$T/gp run "$BENCH" report --db "$DB" -o "$T/r.html" L1
+	[ -s "$T/child.env" ]
+	run grep -c "^FOLIOBENCH_TOKEN=" "$T/child.env"
+	assert_output 0
+	run grep -c "^FOLIOBENCH_GNUPLOT=" "$T/child.env"
+	assert_output 1
+}
+
+@test "the database stays locked during an upload: 75 with the reason, not 74" {
+	dash_start
+	dash_config squad
+	fx_pending squad
+	# a writer holds the lock past the 10 s busy timeout
+	"$PY" -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(13)' "$DB" "$T/locked" 3>&- &
+	local holder=$!
+	for _ in $(seq 100); do [ -e "$T/locked" ] && break; sleep 0.05; done
+	run "$BENCH" upload --config "$T/config.json"
+	kill $holder 2>/dev/null; wait $holder 2>/dev/null || true
+	assert_failure 75
+	assert_output "bench: cannot claim an upload: another process holds $DB locked, still after 10 s (write: database is locked)"
+	[ ! -s "$T/requests.log" ]
 }
