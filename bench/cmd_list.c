@@ -4,6 +4,7 @@
 #include <sysexits.h>
 
 #include "cmds.h"
+#include "common/common.h"
 #include "workloads/workload.h"
 
 static const char *type_str(enum param_type t)
@@ -19,6 +20,27 @@ static const char *type_str(enum param_type t)
 	return "?";
 }
 
+/* The bounds config validation holds a value to, in config syntax. */
+static void print_range(const struct param *p)
+{
+	char lo[32], hi[32];
+
+	if (p->type == PT_SIZE) {
+		format_size(p->min, lo, sizeof(lo));
+		format_size(p->max, hi, sizeof(hi));
+	} else if (p->type == PT_DURATION) {
+		format_duration(p->min, lo, sizeof(lo));
+		format_duration(p->max, hi, sizeof(hi));
+	} else {
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)p->min);
+		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)p->max);
+	}
+	if (p->max)
+		printf(" (range %s to %s)", lo, hi);
+	else
+		printf(" (range: at least %s)", lo);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	const struct workload *const *w;
@@ -28,8 +50,8 @@ int cmd_list(int argc, char **argv)
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			printf("usage: bench list\n\nLists the workloads, "
-			       "their parameters (type, default, range, help) "
-			       "and metrics.\n");
+			       "their parameters (type, default, help, range or "
+			       "choices)\nand metrics.\n");
 			return EX_OK;
 		}
 		fb_err("list takes no arguments");
@@ -42,6 +64,8 @@ int cmd_list(int argc, char **argv)
 
 			printf("    %-12s %-8s default %-10s %s", p->name,
 			       type_str(p->type), p->def, p->help);
+			if (p->type != PT_ENUM && p->type != PT_STRING)
+				print_range(p);
 			if (p->type == PT_ENUM) {
 				printf(" (");
 				for (k = 0; p->choices[k]; k++)

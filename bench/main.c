@@ -1,4 +1,5 @@
 /* build/bench: the command line.  A table of subcommands, one cmd_*.c each. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +75,19 @@ int fb_opt_error(int ch, char **argv, const char *usage)
 	return EX_USAGE;
 }
 
+int fb_label_arg(const char *label)
+{
+	struct strbuf q = STRBUF_INIT;
+	char why[128];
+
+	if (!label_check(label, why, sizeof(why)))
+		return 0;
+	strbuf_json_str(&q, label);	/* shown escaped */
+	fb_err("--label %s: %s", q.buf, why);
+	strbuf_release(&q);
+	return EX_USAGE;
+}
+
 void fb_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -99,6 +113,22 @@ static void usage(FILE *f)
 		"failure, 77 credentials refused,\n78 bad config, 130/143 interrupted\n");
 }
 
+/*
+ * A command that printed its answer into a full disk or a closed pipe has
+ * not answered: exit 74 rather than 0 (as git's close of stdout at exit).
+ */
+static int output_written(int r)
+{
+	int e = fflush(stdout) ? errno : 0;
+
+	if (!e && !ferror(stdout))
+		return r;
+	if (!e)		/* a write failed earlier: its errno is gone */
+		e = write(STDOUT_FILENO, "", 0) < 0 ? errno : EIO;
+	fb_err("cannot write the output: %s", strerror(e));
+	return r ? r : EX_IOERR;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -122,7 +152,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (cmds[i].fn && !strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return output_written(cmds[i].fn(argc - 1, argv + 1));
 	fb_err("'%s' is not a command; see 'bench --help'", argv[1]);
 	return EX_USAGE;
 }
