@@ -4,7 +4,7 @@
 #include <sysexits.h>
 
 #include "cmds.h"
-#include "common/common.h"
+#include "runner/runner.h"
 #include "workloads/workload.h"
 
 static const char *type_str(enum param_type t)
@@ -20,30 +20,10 @@ static const char *type_str(enum param_type t)
 	return "?";
 }
 
-/* The bounds config validation holds a value to, in config syntax. */
-static void print_range(const struct param *p)
-{
-	char lo[32], hi[32];
-
-	if (p->type == PT_SIZE) {
-		format_size(p->min, lo, sizeof(lo));
-		format_size(p->max, hi, sizeof(hi));
-	} else if (p->type == PT_DURATION) {
-		format_duration(p->min, lo, sizeof(lo));
-		format_duration(p->max, hi, sizeof(hi));
-	} else {
-		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)p->min);
-		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)p->max);
-	}
-	if (p->max)
-		printf(" (range %s to %s)", lo, hi);
-	else
-		printf(" (range: at least %s)", lo);
-}
-
 int cmd_list(int argc, char **argv)
 {
 	const struct workload *const *w;
+	char range[160];
 	int i, k;
 
 	(void)argv;
@@ -64,8 +44,10 @@ int cmd_list(int argc, char **argv)
 
 			printf("    %-12s %-8s default %-10s %s", p->name,
 			       type_str(p->type), p->def, p->help);
-			if (p->type != PT_ENUM && p->type != PT_STRING)
-				print_range(p);
+			if (p->type != PT_ENUM && p->type != PT_STRING) {
+				config_range_str(p, range, sizeof(range));
+				printf(" (range %s)", range);
+			}
 			if (p->type == PT_ENUM) {
 				printf(" (");
 				for (k = 0; p->choices[k]; k++)

@@ -549,26 +549,11 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 	}
 	if (p->type != PT_ENUM && p->type != PT_STRING) {
 		if (u < p->min || (p->max && u > p->max)) {
-			char lo[64], hi[64];
+			char range[160];
 
-			if (p->type == PT_SIZE) {
-				format_size(p->min, lo, sizeof(lo));
-				format_size(p->max, hi, sizeof(hi));
-			} else if (p->type == PT_DURATION) {
-				format_duration(p->min, lo, sizeof(lo));
-				format_duration(p->max, hi, sizeof(hi));
-			} else {
-				snprintf(lo, sizeof(lo), "%llu",
-					 (unsigned long long)p->min);
-				snprintf(hi, sizeof(hi), "%llu",
-					 (unsigned long long)p->max);
-			}
-			if (p->max)
-				errf(x, "%s: %s is out of range (%s to %s)",
-				     path, shown ? shown : s, lo, hi);
-			else
-				errf(x, "%s: %s is out of range (at least %s)",
-				     path, shown ? shown : s, lo);
+			config_range_str(p, range, sizeof(range));
+			errf(x, "%s: %s is out of range (%s)", path,
+			     shown ? shown : s, range);
 			goto fail;
 		}
 	}
@@ -669,6 +654,19 @@ void config_value_str(const struct param *p, const struct wl_value *v,
 		snprintf(buf, n, "%s", v->str ? v->str : "");
 		break;
 	}
+}
+
+void config_range_str(const struct param *p, char *buf, size_t n)
+{
+	struct wl_value lo = { .u = p->min }, hi = { .u = p->max };
+	char l[64], h[64];
+
+	config_value_str(p, &lo, l, sizeof(l));
+	config_value_str(p, &hi, h, sizeof(h));
+	if (p->max)
+		snprintf(buf, n, "%s to %s", l, h);
+	else
+		snprintf(buf, n, "at least %s", l);
 }
 
 char *config_params_json(const struct workload *w, const struct wl_value *v)
