@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -46,12 +47,26 @@ static const struct cmd {
 	{ "report", cmd_report, "an HTML page with plots of every sample" },
 };
 
+/* One line: what the message quotes (labels, kernel lines) is escaped. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	char buf[1024], *msg = buf;
+	va_list aq;
+	int n;
+
 	fflush(stdout);
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= (int)sizeof(buf)) {
+		msg = xmalloc((size_t)n + 1);
+		vsnprintf(msg, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
 	fprintf(stderr, "%s: %s", fb_prog, kind);
-	vfprintf(stderr, fmt, ap);
+	fputs_term(n < 0 ? fmt : msg, stderr, "");
 	fputc('\n', stderr);
+	if (msg != buf)
+		free(msg);
 }
 
 void fb_err(const char *fmt, ...)
