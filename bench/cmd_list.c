@@ -4,6 +4,7 @@
 #include <sysexits.h>
 
 #include "cmds.h"
+#include "runner/runner.h"
 #include "workloads/workload.h"
 
 static const char *type_str(enum param_type t)
@@ -22,14 +23,15 @@ static const char *type_str(enum param_type t)
 int cmd_list(int argc, char **argv)
 {
 	const struct workload *const *w;
+	char range[160];
 	int i, k;
 
 	(void)argv;
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			printf("usage: bench list\n\nLists the workloads, "
-			       "their parameters (type, default, range, help) "
-			       "and metrics.\n");
+			       "their parameters (type, default, help, range or "
+			       "choices)\nand metrics.\n");
 			return EX_OK;
 		}
 		fb_err("list takes no arguments");
@@ -42,6 +44,10 @@ int cmd_list(int argc, char **argv)
 
 			printf("    %-12s %-8s default %-10s %s", p->name,
 			       type_str(p->type), p->def, p->help);
+			if (p->type != PT_ENUM && p->type != PT_STRING) {
+				config_range_str(p, range, sizeof(range));
+				printf(" (range %s)", range);
+			}
 			if (p->type == PT_ENUM) {
 				printf(" (");
 				for (k = 0; p->choices[k]; k++)

@@ -73,7 +73,11 @@ static int parse(int argc, char **argv, struct nightly *n)
 		switch (ch) {
 		case 'c': n->cfg_path = optarg; break;
 		case 'd': n->db_path = optarg; break;
-		case 'l': n->label = optarg; break;
+		case 'l':
+			if (fb_label_arg(optarg))
+				return EX_USAGE;
+			n->label = optarg;
+			break;
 		case 'r': n->reboot = true; break;
 		case 'q': n->quiet = true; break;
 		case 'h':
@@ -85,10 +89,6 @@ static int parse(int argc, char **argv, struct nightly *n)
 	}
 	if (optind < argc) {
 		fb_err("unexpected argument '%s'", argv[optind]);
-		return EX_USAGE;
-	}
-	if (n->label && !n->label[0]) {
-		fb_err("--label: an empty label");
 		return EX_USAGE;
 	}
 	return 0;

@@ -28,7 +28,9 @@ static const char check_usage[] =
 "usage: bench check [--config FILE] [--only WORKLOAD,...]\n"
 "\n"
 "Preflight only: lists each case as ok, skip or refuse (and why) and\n"
-"creates nothing.  Exit 69 when a case is refused.\n";
+"creates nothing.  Exit 69 when a case is refused.  As `bench run` does at\n"
+"its start, it undoes what a runner that died changed on the system and\n"
+"marks its run aborted in the database.\n";
 
 static int parse(int argc, char **argv, struct run_opts *o, bool check,
 		 bool *upload)
@@ -46,7 +48,6 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 	};
 	int ch;
 	uint64_t u;
-	char why[160];
 
 	opterr = 0;
 	optind = 1;
@@ -56,14 +57,8 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 		case 'c': o->config_path = optarg; break;
 		case 'd': o->db_path = optarg; break;
 		case 'l':
-			if (label_check(optarg, why, sizeof(why))) {
-				struct strbuf q = STRBUF_INIT;
-
-				strbuf_json_str(&q, optarg);	/* shown escaped */
-				fb_err("--label %s: %s", q.buf, why);
-				strbuf_release(&q);
+			if (fb_label_arg(optarg))
 				return EX_USAGE;
-			}
 			o->label = optarg;
 			break;
 		case 'o': o->only = optarg; break;

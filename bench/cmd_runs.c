@@ -4,11 +4,13 @@
 #include <sysexits.h>
 
 #include "cmds.h"
+#include "common/common.h"
 #include "report_cmd.h"
 #include "schema/db.h"
 
 static int row(const struct db_run_row *r, void *arg)
 {
+	struct strbuf line = STRBUF_INIT;
 	char kw[24];
 
 	(void)arg;
@@ -16,10 +18,14 @@ static int row(const struct db_run_row *r, void *arg)
 		snprintf(kw, sizeof(kw), "-");
 	else
 		snprintf(kw, sizeof(kw), "%lld", (long long)r->kernel_warnings);
-	printf("%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %-7lld %-5s %s\n",
-	       (long long)r->id, r->uuid, r->label, r->kernel_release,
-	       r->boot_id, r->status, r->started_at, (long long)r->nsamples,
-	       kw, r->upload ? r->upload : "-");
+	strbuf_addf(&line, "%-5lld %-36s %-20s %-24s %-8.8s %-9s %-20s %-7lld "
+		    "%-5s %s", (long long)r->id, r->uuid, r->label,
+		    r->kernel_release, r->boot_id, r->status, r->started_at,
+		    (long long)r->nsamples, kw, r->upload ? r->upload : "-");
+	/* a row a line, whatever the database holds */
+	fputs_term(strbuf_str(&line), stdout, "");
+	putchar('\n');
+	strbuf_release(&line);
 	return 0;
 }
 

@@ -54,6 +54,11 @@ int export_run_doc(const char *db_path, const char *uuid);
 void fb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * A --label value that is not a label (label_check) is a usage error:
+ * says so, with the value escaped, and returns EX_USAGE; 0 when it is one.
+ */
+int fb_label_arg(const char *label);
+/*
  * getopt_long's ':' (a value missing) or anything else it did not know, as
  * the error every command prints (then usage, when given): EX_USAGE.
  */

@@ -1,6 +1,8 @@
 /* build/bench: the command line.  A table of subcommands, one cmd_*.c each. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -45,12 +47,26 @@ static const struct cmd {
 	{ "report", cmd_report, "an HTML page with plots of every sample" },
 };
 
+/* One line: what the message quotes (labels, kernel lines) is escaped. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	char buf[1024], *msg = buf;
+	va_list aq;
+	int n;
+
 	fflush(stdout);
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= (int)sizeof(buf)) {
+		msg = xmalloc((size_t)n + 1);
+		vsnprintf(msg, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
 	fprintf(stderr, "%s: %s", fb_prog, kind);
-	vfprintf(stderr, fmt, ap);
+	fputs_term(n < 0 ? fmt : msg, stderr, "");
 	fputc('\n', stderr);
+	if (msg != buf)
+		free(msg);
 }
 
 void fb_err(const char *fmt, ...)
@@ -71,6 +87,19 @@ int fb_opt_error(int ch, char **argv, const char *usage)
 	fb_err("unknown option '%s'", argv[optind - 1]);
 	if (usage)
 		fputs(usage, stderr);
+	return EX_USAGE;
+}
+
+int fb_label_arg(const char *label)
+{
+	struct strbuf q = STRBUF_INIT;
+	char why[128];
+
+	if (!label_check(label, why, sizeof(why)))
+		return 0;
+	strbuf_json_str(&q, label);	/* shown escaped */
+	fb_err("--label %s: %s", q.buf, why);
+	strbuf_release(&q);
 	return EX_USAGE;
 }
 
@@ -99,6 +128,22 @@ static void usage(FILE *f)
 		"failure, 77 credentials refused,\n78 bad config, 130/143 interrupted\n");
 }
 
+/*
+ * A command that printed its answer into a full disk or a closed pipe has
+ * not answered: exit 74 rather than 0 (as git's close of stdout at exit).
+ */
+static int output_written(int r)
+{
+	int e = fflush(stdout) ? errno : 0;
+
+	if (!e && !ferror(stdout))
+		return r;
+	if (!e)		/* a write failed earlier: its errno is gone */
+		e = write(STDOUT_FILENO, "", 0) < 0 ? errno : EIO;
+	fb_err("cannot write the output: %s", strerror(e));
+	return r ? r : EX_IOERR;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -125,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (cmds[i].fn && !strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return output_written(cmds[i].fn(argc - 1, argv + 1));
 	fb_err("'%s' is not a command; see 'bench --help'", argv[1]);
 	return EX_USAGE;
 }

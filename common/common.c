@@ -260,6 +260,27 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 	return 0;
 }
 
+int fputs_term(const char *s, FILE *f, const char *keep)
+{
+	const unsigned char *p = (const unsigned char *)s, *ok = p;
+	size_t len, i;
+
+	for (; *p; p += len) {
+		len = utf8_len(p);
+		if (len && !(*p < 0x20 && !strchr(keep, *p)) && *p != 0x7f &&
+		    !(len == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			continue;
+		fwrite(ok, 1, (size_t)(p - ok), f);
+		if (!len)
+			len = 1;
+		for (i = 0; i < len; i++)
+			fprintf(f, "\\x%02x", p[i]);
+		ok = p + len;
+	}
+	fwrite(ok, 1, (size_t)(p - ok), f);
+	return ferror(f) ? -EIO : 0;
+}
+
 void utf8_trim(char *s)
 {
 	size_t len = strlen(s), i = len, k;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -69,6 +70,14 @@ unsigned edit_distance(const char *a, const char *b);
  * characters, at most max bytes.  0, or -errno with why filled in.
  */
 int check_text(const char *s, size_t max, char *why, size_t n);
+/*
+ * Write s as it may reach a terminal: control characters (C0 but those in
+ * keep, DEL, C1: U+0080..U+009F) and bytes that are not UTF-8 are written
+ * as \xNN, so that text from a database, a file or the kernel can neither
+ * move the cursor nor change the terminal; all else as it is.  The one
+ * way such text reaches a terminal.  0, or -EIO when f has failed.
+ */
+int fputs_term(const char *s, FILE *f, const char *keep);
 /* Drop a UTF-8 sequence cut short at the end of s (by snprintf). */
 void utf8_trim(char *s);
 

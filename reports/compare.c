@@ -1467,7 +1467,8 @@ static int diff_meta(struct report_cmp *c, struct cmp_build *cb)
 				hi = s->runs[i].mem_bytes;
 		}
 	}
-	if (!r && lo > 0 && hi > lo + lo / 100) {
+	/* 0 < lo <= hi: hi - lo cannot overflow where lo + lo / 100 did */
+	if (!r && lo > 0 && hi - lo > lo / 100) {
 		char l[32], h[32];
 
 		human_size((uint64_t)lo, l, sizeof(l));

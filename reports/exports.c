@@ -192,8 +192,7 @@ static void bs_unit(const char *metric, const char *unit, bool primary,
 /* A value of a configuration or comment line: one line, no controls. */
 static void line_value(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	fputs_term(s, f, "");
 }
 
 struct bs_walk {

@@ -1017,6 +1017,10 @@ static void md_cell(FILE *f, const char *s)
 {
 	fputs("| ", f);
 	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r') {	/* a row a line */
+			fprintf(f, "\\x%02x", *s);
+			continue;
+		}
 		if (*s == '|')
 			fputc('\\', f);
 		fputc(*s, f);
@@ -1028,6 +1032,10 @@ static void md_cell(FILE *f, const char *s)
 static void md_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r') {	/* a paragraph a line */
+			fprintf(f, "\\x%02x", *s);
+			continue;
+		}
 		if (strchr("\\`*_[]<>|#", *s))
 			fputc('\\', f);
 		fputc(*s, f);
@@ -1277,8 +1285,11 @@ int report_print_kwarn(FILE *f, const struct report_cmp *c,
 	case REPORT_CSV:
 		/* after the rows, where a reader skipping '#' loses nothing */
 		fprintf(f, "# %s\n", head);
-		for (i = 0; i < c->nkwarn; i++)
-			fprintf(f, "# %s\n", c->kwarn[i]);
+		for (i = 0; i < c->nkwarn; i++) {
+			fputs("# ", f);
+			fputs_term(c->kwarn[i], f, "");	/* a line, a comment */
+			fputc('\n', f);
+		}
 		break;
 	case REPORT_MARKDOWN:
 		fprintf(f, "\n> **%s**\n", head);
@@ -1291,15 +1302,64 @@ int report_print_kwarn(FILE *f, const struct report_cmp *c,
 	default:
 		fputc('\n', f);
 		wrap(f, head, fmt == REPORT_CHANGELOG ? WRAP_COLS : 78, "");
-		for (i = 0; i < c->nkwarn; i++)
-			wrap_hang(f, c->kwarn[i], fmt == REPORT_CHANGELOG ?
+		for (i = 0; i < c->nkwarn; i++) {
+			/* a line of its own: its newlines escaped too */
+			char *line = NULL;
+			size_t n = 0;
+			FILE *m = open_memstream(&line, &n);
+
+			if (!m)
+				return -ENOMEM;
+			fputs_term(c->kwarn[i], m, "");
+			if (fclose(m))
+				return -ENOMEM;
+			wrap_hang(f, line, fmt == REPORT_CHANGELOG ?
 				  WRAP_COLS : 78, "  ", "    ");
+			free(line);
+		}
 		break;
 	}
 	return 0;
 }
 
+static int report_print_raw(FILE *f, const struct report_cmp *c,
+			    enum report_format fmt);
+
+/*
+ * The formats people read on a terminal (text, changelog, markdown) are
+ * written through fputs_term(): labels, kernel names and lines from the
+ * database can hold any byte.  CSV and JSON are for machines and keep
+ * every value exact (JSON escapes control characters; CSV quotes them).
+ */
 int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = f;
+	int r;
+
+	if (fmt != REPORT_CSV && fmt != REPORT_JSON) {
+		f = open_memstream(&text, &len);
+		if (!f)
+			return -ENOMEM;
+	}
+	r = report_print_raw(f, c, fmt);
+	if (f != out) {
+		if (fclose(f) && !r)
+			r = -ENOMEM;
+		if (!r && fputs_term(text, out, "\n"))
+			r = -EIO;
+		free(text);
+	}
+	if (r)
+		return r;
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+static int report_print_raw(FILE *f, const struct report_cmp *c,
+			    enum report_format fmt)
 {
 	int r = 0;
 
@@ -1325,7 +1385,5 @@ int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
 	if (r)
 		return r;
 	report_print_kwarn(f, c, fmt);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+	return ferror(f) ? -EIO : 0;
 }

@@ -31,6 +31,7 @@ static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 struct ctx {
 	const char *file;
 	const char *text;
+	const cJSON *root;
 	struct strbuf *err;
 };
 
@@ -147,6 +148,91 @@ static int scan_text(struct ctx *x, const char *text)
 	return 0;
 }
 
+/*
+ * Where a value is in the text, for a message about it: cJSON keeps no
+ * positions, so the value's place in the tree (the index of each child on
+ * the way down) is walked again over the text, which cJSON has parsed.
+ */
+static int tree_path(const cJSON *o, const cJSON *t, int *idx, int depth)
+{
+	const cJSON *a;
+	int i = 0, n;
+
+	if (o == t)
+		return depth;
+	if (depth > MAX_DEPTH)
+		return -1;
+	for (a = o->child; a; a = a->next, i++) {
+		idx[depth] = i;
+		n = tree_path(a, t, idx, depth + 1);
+		if (n >= 0)
+			return n;
+	}
+	return -1;
+}
+
+/* cJSON skips every byte up to the space as blank */
+static const char *skip_blank(const char *p)
+{
+	while (*p && (unsigned char)*p <= ' ')
+		p++;
+	return p;
+}
+
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p ? p + 1 : p;
+}
+
+static const char *skip_value(const char *p)
+{
+	int depth = 0;
+
+	if (*p == '"')
+		return skip_string(p);
+	if (*p != '{' && *p != '[')
+		return p + strcspn(p, ",]} \t\r\n");
+	do {
+		if (*p == '"') {
+			p = skip_string(p);
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		p++;
+	} while (*p && depth > 0);
+	return p;
+}
+
+static void value_line_col(struct ctx *x, const cJSON *v, int *line, int *col)
+{
+	int idx[MAX_DEPTH + 2], n, d, i;
+	const char *p = x->text;
+
+	n = tree_path(x->root, v, idx, 0);
+	if (!strncmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
+	p = skip_blank(p);
+	for (d = 0; d < n && *p; d++) {
+		bool obj = *p == '{';
+
+		p = skip_blank(p + 1);
+		for (i = 0; *p; i++) {
+			if (obj)	/* the key, then the colon */
+				p = skip_blank(skip_blank(skip_string(p)) + 1);
+			if (i == idx[d])
+				break;
+			p = skip_blank(skip_blank(skip_value(p)) + 1);
+		}
+	}
+	line_col(x->text, n < 0 ? x->text : p, line, col);
+}
+
 /* How many bytes of s to show, at most max, not cutting a character. */
 static int shown_len(const char *s, size_t len, size_t max)
 {
@@ -220,20 +306,62 @@ static int check_values(struct ctx *x, const cJSON *o, const char *path)
 	return 0;
 }
 
+struct key_at {
+	const char *key;
+	int idx;
+};
+
+static int key_at_cmp(const void *a, const void *b)
+{
+	const struct key_at *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * The index of the first member of o whose key comes again later, or -1:
+ * sorted, so that a config of many keys (up to 1 MiB of them) is checked in
+ * n log n, not the n^2 of comparing each pair (52 s for 1 MiB).
+ */
+static int first_dup(const cJSON *o)
+{
+	const cJSON *a;
+	struct key_at *k;
+	int n = 0, i, first = -1;
+
+	for (a = o->child; a; a = a->next)
+		n++;
+	if (n < 2)
+		return -1;
+	k = xcalloc((size_t)n, sizeof(*k));
+	for (a = o->child, i = 0; a; a = a->next, i++)
+		k[i] = (struct key_at){ a->string, i };
+	qsort(k, (size_t)n, sizeof(*k), key_at_cmp);
+	/* the first of each run of equal keys is its earliest */
+	for (i = 0; i + 1 < n; i++)
+		if (!strcmp(k[i].key, k[i + 1].key) &&
+		    (first < 0 || k[i].idx < first) &&
+		    (i == 0 || strcmp(k[i - 1].key, k[i].key)))
+			first = k[i].idx;
+	free(k);
+	return first;
+}
+
 /* Reject duplicate keys anywhere (cJSON keeps both silently). */
 static int check_dups(struct ctx *x, const cJSON *o, const char *path)
 {
-	const cJSON *a, *b;
+	const cJSON *a;
 	char sub[512];
-	int i = 0;
+	int i = 0, dup;
 
 	if (cJSON_IsObject(o)) {
-		for (a = o->child; a; a = a->next) {
-			for (b = a->next; b; b = b->next)
-				if (!strcmp(a->string, b->string))
-					return errf(x, "%s%s%s: duplicate key",
-						    path, *path ? "." : "",
-						    a->string);
+		dup = first_dup(o);
+		for (a = o->child; a; a = a->next, i++) {
+			if (i == dup)
+				return errf(x, "%s%s%s: duplicate key",
+					    path, *path ? "." : "",
+					    a->string);
 			snprintf(sub, sizeof(sub), "%s%s%s", path,
 				 *path ? "." : "", a->string);
 			utf8_trim(sub);
@@ -421,26 +549,11 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 	}
 	if (p->type != PT_ENUM && p->type != PT_STRING) {
 		if (u < p->min || (p->max && u > p->max)) {
-			char lo[64], hi[64];
+			char range[160];
 
-			if (p->type == PT_SIZE) {
-				format_size(p->min, lo, sizeof(lo));
-				format_size(p->max, hi, sizeof(hi));
-			} else if (p->type == PT_DURATION) {
-				format_duration(p->min, lo, sizeof(lo));
-				format_duration(p->max, hi, sizeof(hi));
-			} else {
-				snprintf(lo, sizeof(lo), "%llu",
-					 (unsigned long long)p->min);
-				snprintf(hi, sizeof(hi), "%llu",
-					 (unsigned long long)p->max);
-			}
-			if (p->max)
-				errf(x, "%s: %s is out of range (%s to %s)",
-				     path, shown ? shown : s, lo, hi);
-			else
-				errf(x, "%s: %s is out of range (at least %s)",
-				     path, shown ? shown : s, lo);
+			config_range_str(p, range, sizeof(range));
+			errf(x, "%s: %s is out of range (%s)", path,
+			     shown ? shown : s, range);
 			goto fail;
 		}
 	}
@@ -458,6 +571,38 @@ struct axis {
 	struct wl_value vals[64];
 	int n;
 };
+
+/*
+ * A sweep takes each value once: the last of ax is e, an element of the
+ * sweep v at path; refuse it when it is an earlier one again, in any
+ * spelling ("1G" after "1024M").
+ */
+static int same_value(struct ctx *x, const char *path, const struct param *p,
+		      const cJSON *v, const cJSON *e, const struct axis *ax)
+{
+	const struct wl_value *last = &ax->vals[ax->n - 1];
+	const cJSON *f = v->child;
+	char *a, *b;
+	int i, line, col;
+
+	for (i = 0; i < ax->n - 1; i++, f = f->next) {
+		bool num = p->type != PT_ENUM && p->type != PT_STRING;
+
+		if (num ? ax->vals[i].u != last->u :
+			  strcmp(ax->vals[i].str, last->str))
+			continue;
+		value_line_col(x, e, &line, &col);
+		a = show(e);
+		b = show(f);
+		errf(x, "line %d, column %d: %s[%d]: %s is the value of %s[%d] "
+		     "(%s) again; a sweep takes each value once", line, col,
+		     path, ax->n - 1, a, path, i, b);
+		free(a);
+		free(b);
+		return -1;
+	}
+	return 0;
+}
 
 static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 		      const cJSON *v, struct axis *ax)
@@ -483,6 +628,8 @@ static int parse_axis(struct ctx *x, const char *path, const struct param *p,
 			return errf(x, "%s: a sweep holds plain values", sub);
 		if (parse_value(x, sub, p, e, NULL, &ax->vals[ax->n++]))
 			return -1;
+		if (same_value(x, path, p, v, e, ax))
+			return -1;
 	}
 	return 0;
 }
@@ -507,6 +654,19 @@ void config_value_str(const struct param *p, const struct wl_value *v,
 		snprintf(buf, n, "%s", v->str ? v->str : "");
 		break;
 	}
+}
+
+void config_range_str(const struct param *p, char *buf, size_t n)
+{
+	struct wl_value lo = { .u = p->min }, hi = { .u = p->max };
+	char l[64], h[64];
+
+	config_value_str(p, &lo, l, sizeof(l));
+	config_value_str(p, &hi, h, sizeof(h));
+	if (p->max)
+		snprintf(buf, n, "%s to %s", l, h);
+	else
+		snprintf(buf, n, "at least %s", l);
 }
 
 char *config_params_json(const struct workload *w, const struct wl_value *v)
@@ -562,6 +722,51 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		if (i < 0)
 			return 0;
 	}
+}
+
+#define MAX_CASES	10000	/* a week of runs at a minute a case */
+
+/*
+ * The cases of entry i, with those of the entries before, stay within
+ * MAX_CASES: a product of sweeps (64^4) would otherwise be expanded in
+ * memory until it runs out.
+ */
+static int too_many_cases(struct ctx *x, const struct config *cfg,
+			  const struct workload *w, const struct axis *axes,
+			  int np, int i)
+{
+	struct strbuf how = STRBUF_INIT;
+	uint64_t n = 1, all;
+	bool over = false;
+	char total[96] = "";
+	int k;
+
+	for (k = 0; k < np; k++) {
+		over |= __builtin_mul_overflow(n, (uint64_t)axes[k].n, &n);
+		if (axes[k].n > 1)
+			strbuf_addf(&how, "%s%s: %d values", how.len ? " x " : "",
+				    w->params[k].name, axes[k].n);
+	}
+	over |= __builtin_add_overflow(n, (uint64_t)cfg->ncases, &all);
+	if (!over && all <= MAX_CASES) {
+		strbuf_release(&how);
+		return 0;
+	}
+	if (cfg->ncases)
+		snprintf(total, sizeof(total), ", %llu with the %d before it",
+			 (unsigned long long)all, cfg->ncases);
+	if (over)
+		errf(x, "suite[%d]: its sweeps (%s) make more than 2^64 cases, "
+		     "more than the %d a config may run", i, strbuf_str(&how),
+		     MAX_CASES);
+	else
+		errf(x, "suite[%d]: %s%s%s%s %llu case%s%s, more than the %d "
+		     "a config may run", i, how.len ? "its sweeps (" : "",
+		     strbuf_str(&how), how.len ? ")" : "the entry",
+		     how.len ? " make" : " makes", (unsigned long long)n,
+		     n == 1 ? "" : "s", total, MAX_CASES);
+	strbuf_release(&how);
+	return -1;
 }
 
 static int get_uint(struct ctx *x, const cJSON *o, const char *key,
@@ -670,7 +875,8 @@ static int load_entry(struct ctx *x, struct config *cfg, const cJSON *e,
 		if (parse_axis(x, sub, &w->params[k], v, &axes[k]))
 			goto out;
 	}
-	r = add_cases(cfg, w, axes, given, np, runs, warmup);
+	if (!too_many_cases(x, cfg, w, axes, np, i))
+		r = add_cases(cfg, w, axes, given, np, runs, warmup);
 out:
 	for (k = 0; k < np; k++)
 		for (i = 0; i < axes[k].n; i++)
@@ -1211,6 +1417,7 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	if (scan_text(&x, text))
 		goto out;
 	root = cJSON_ParseWithOpts(text, &end, 0);
+	x.root = root;
 	if (!root) {
 		const char *at = cJSON_GetErrorPtr();
 

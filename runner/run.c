@@ -866,6 +866,43 @@ static int settle(struct runner *rn)
 	return RUNNER_OK;
 }
 
+/* The runs of this host that a dead runner left `running` end aborted. */
+static int mark_dead_runs(struct db *db, const char *path,
+			  const char *hostname)
+{
+	int n = 0, r = db_mend_running(db, hostname, &n);
+
+	if (r)
+		return db_failed("cannot write", path, r, db->err);
+	if (n)
+		say_err("marked %d run%s that died as aborted", n,
+			n == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * `bench check` mends a dead run's changes to the system (sys_init) and,
+ * as `bench run` would, its row in the database, where there is one (it
+ * creates none).  A database it cannot write is the run's problem, not
+ * the preflight's: a warning.
+ */
+static void check_dead_runs(struct runner *rn)
+{
+	struct db db;
+	int r;
+
+	if (access(rn->db_path, F_OK))
+		return;
+	meta_collect(&rn->meta);
+	r = db_open(&db, rn->db_path, false);
+	if (r)
+		db_failed("warning: cannot mark dead runs aborted in",
+			  rn->db_path, r, db.err);
+	else
+		mark_dead_runs(&db, rn->db_path, rn->meta.hostname);
+	db_close(&db);
+}
+
 /* Phase 2: the machine's lock and journal; what an earlier run left. */
 static int take_machine(struct runner *rn)
 {
@@ -889,6 +926,8 @@ static int take_machine(struct runner *rn)
 	if (mended[0])
 		say_err("mended what an earlier run left: %s", mended);
 	say_undo_failures("cannot undo what an earlier run left: ", NULL);
+	if (rn->o->check_only)
+		check_dead_runs(rn);
 	return RUNNER_OK;
 }
 
@@ -956,7 +995,7 @@ static int begin_run(struct runner *rn)
 	struct statfs sf;
 	size_t len = 0;
 	char *xml;
-	int r, n = 0;
+	int r;
 
 	r = db_open(&rn->db, rn->db_path, true);
 	if (r)
@@ -967,12 +1006,9 @@ static int begin_run(struct runner *rn)
 		say_err("warning: database %s is on tmpfs: it is lost at "
 			"reboot", rn->db_path);
 	meta_collect(meta);
-	r = db_mend_running(&rn->db, meta->hostname, &n);
+	r = mark_dead_runs(&rn->db, rn->db_path, meta->hostname);
 	if (r)
-		return db_failed("cannot write", rn->db_path, r, rn->db.err);
-	if (n)
-		say_err("marked %d run%s that died as aborted", n,
-			n == 1 ? "" : "s");
+		return r;
 	snprintf(row.uuid, sizeof(row.uuid), "%s", meta->uuid);
 	row.label = o->label ? o->label : rn->cfg.label ? rn->cfg.label :
 		    meta->label;

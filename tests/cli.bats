@@ -166,3 +166,54 @@ load fixtures/fixture
 	assert_output 'bench: --label "a\u000ab": a label holds only letters, digits and . _ + ~ : @ - (byte 0x0a at offset 1)'
 	[ ! -e "$DB" ]
 }
+
+@test "list shows the range of every parameter that has one, as config checks it" {
+	run "$BENCH" list
+	assert_success
+	assert_line --regexp '^    size +size +default 8G +file size \(range 1M to 1T\)$'
+	assert_line --regexp '^    duration +duration +default 10s +how long to read \(fio.s runtime\) \(range 10ms to 86400s\)$'
+	assert_line --regexp '^    coverage +percent +default 90 .* \(range 0 to 100\)$'
+	# every range listed is the one a value past it is refused with
+	local w='' line name type lo hi n=0
+	while IFS= read -r line; do
+		if [[ $line =~ ^[a-z] ]]; then
+			w=$line
+			continue
+		fi
+		[[ $line =~ ^\ \ \ \ ([a-z_]+)\ +(size|count|duration|percent)\ .*\(range\ ([0-9a-zA-Z]+)\ to\ ([0-9a-zA-Z]+)\)$ ]] || continue
+		name=${BASH_REMATCH[1]} type=${BASH_REMATCH[2]}
+		lo=${BASH_REMATCH[3]} hi=${BASH_REMATCH[4]}
+		case $type in
+		size) past="$(numfmt --from=iec "$hi")"; past=$((past + 1)) ;;
+		duration) past="\"$((${hi%s} + 1))s\"" ;;
+		*) past=$((hi + 1)) ;;
+		esac
+		printf '{ "suite": [ { "workload": "%s", "%s": %s } ] }\n' \
+			"$w" "$name" "$past" > "$T/c.json"
+		run "$BENCH" run --config "$T/c.json" --db "$DB"
+		assert_failure 78
+		assert_output --regexp "^bench: $T/c.json: suite\[0\]\.$name: .* is out of range \($lo to $hi\)\$"
+		n=$((n + 1))
+	done < <("$BENCH" list)
+	[ "$n" -ge 12 ]
+	[ ! -e "$DB" ]
+}
+
+@test "runs and list exit 74 when their output cannot be written" {
+	fx_known "$DB"
+	run bash -c '"$0" runs --db "$1" > /dev/full' "$BENCH" "$DB"
+	assert_failure 74
+	assert_output "bench: cannot write the output: No space left on device"
+	run bash -c '"$0" list > /dev/full' "$BENCH"
+	assert_failure 74
+	assert_output "bench: cannot write the output: No space left on device"
+	run bash -c '"$0" list --help > /dev/full' "$BENCH"
+	assert_failure 74
+	# a closed stdout is no place to write either
+	run bash -c '"$0" runs --db "$1" >&-' "$BENCH" "$DB"
+	assert_failure 74
+	assert_output --regexp '^bench: cannot write the output: '
+	# an error already said stays the exit code
+	run bash -c '"$0" runs --db "$1" > /dev/full' "$BENCH" "$T/none.db"
+	assert_failure 66
+}

@@ -883,3 +883,36 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_success
 	assert_output --partial "Median of 3 runs, averaged over 4 boots of each kernel, in a 2 vCPU VM;"
 }
+
+@test "memory sizes near 2^63 compare without overflow" {
+	# lo + lo / 100 overflowed (UBSan at reports/compare.c), and the
+	# wrapped sum warned that equal memories differ by more than 1%
+	local m=9223372036854775807 b
+	two_mems() {
+		fx_begin "$DB"
+		for b in 1 2; do
+			FX_MEM=$1 fx_run A "a$b"
+			fx_remove_case unlink
+			fx_wall 100 101 99
+			FX_MEM=$2 fx_run B "b$b"
+			fx_remove_case unlink
+			fx_wall 100 101 99
+		done
+		fx_end
+	}
+	two_mems $m $m
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" ""
+	# 1.0000000000000002% apart, and just 1% apart
+	rm "$DB"
+	two_mems $m 9131138316486228000
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" "bench: warning: memory differs by more than 1%: from 8304721.9 TiB to 8388608 TiB across the runs of A and B"
+	rm "$DB"
+	two_mems $m 9132051521982480000
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_success
+	assert_equal "$stderr" ""
+}

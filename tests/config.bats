@@ -4,6 +4,8 @@
 
 load test_helper
 
+bats_require_minimum_version 1.5.0
+
 cfg() { printf '%s\n' "$1" > "$T/c.json"; }
 
 # Run with $T/c.json; the database must not appear.
@@ -239,4 +241,82 @@ run_cfg() {
 	[ "$status" -eq 0 ] || [ "$status" -eq 69 ]
 	assert_line --regexp '^(ok|refuse) +shmem-remove op=ftruncate size=8G folio=4k'
 	refute_line --partial "op=punch-hole size=64M"
+}
+
+@test "a sweep value given twice, in any spelling, is refused with its place" {
+	printf '%s\n' '{ "suite": [ { "workload": "shmem-remove",' \
+		'  "size": ["64M", "1G",' '           "1024M"] } ] }' > "$T/c.json"
+	run_cfg
+	assert_output "bench: $T/c.json: line 3, column 12: suite[0].size[2]: \"1024M\" is the value of suite[0].size[1] (\"1G\") again; a sweep takes each value once"
+	# an enum, a count given as a number and a string, a duration; keys
+	# and strings with escapes before the value do not move its place
+	cfg '{ "#\"x": "a\"b[{", "suite": [ { "workload": "shmem-remove", "op": ["unlink", "ftruncate", "unlink"] } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 92: suite[0].op[2]: \"unlink\" is the value of suite[0].op[0] (\"unlink\") again; a sweep takes each value once"
+	cfg '{ "suite": [ { "workload": "seq-read" }, { "w\u006frkload": "seq-read", "threads": [2, "2"] } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 88: suite[1].threads[1]: \"2\" is the value of suite[1].threads[0] (2) again; a sweep takes each value once"
+	cfg '{ "suite": [ { "workload": "seq-read", "duration": ["1s", "2s", "1000ms"] } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 65: suite[0].duration[2]: \"1000ms\" is the value of suite[0].duration[0] (\"1s\") again; a sweep takes each value once"
+	# values that only look alike are two values
+	cfg '{ "suite": [ { "workload": "seq-read", "size": ["1G", "1025M"], "file": ["/a", "/a/"] } ] }'
+	run "$BENCH" check --config "$T/c.json"
+	refute_output --partial "again"
+}
+
+@test "a sweep product past the case limit is refused before it is made" {
+	python3 -c "
+import json
+print(json.dumps({'suite': [{'workload': 'seq-read',
+	'size': ['%dk' % (4 * (i + 1)) for i in range(64)],
+	'bs': ['%dk' % (i + 1) for i in range(64)],
+	'threads': list(range(1, 65)), 'lat_every': list(range(1, 65))}]}))" > "$T/c.json"
+	# 16.7M cases took 3 GB before running out: 1 GB must be plenty
+	# (but for ASan, which reserves terabytes of address space up front)
+	local lim='ulimit -v 1048576;'
+	ldd "$BENCH" | grep -q libasan && lim=''
+	run bash -c "$lim"' exec "$0" run --config "$1" --db "$2"' "$BENCH" "$T/c.json" "$DB"
+	assert_failure 78
+	[ ! -e "$DB" ]
+	assert_output "bench: $T/c.json: suite[0]: its sweeps (size: 64 values x bs: 64 values x threads: 64 values x lat_every: 64 values) make 16777216 cases, more than the 10000 a config may run"
+	# the limit counts every entry's cases
+	python3 -c "
+import json
+print(json.dumps({'suite': [{'workload': 'seq-read', 'threads': list(range(1, 65))}] * 200}))" > "$T/c.json"
+	run_cfg
+	assert_output "bench: $T/c.json: suite[156]: its sweeps (threads: 64 values) make 64 cases, 10048 with the 9984 before it, more than the 10000 a config may run"
+	# 10000 cases exactly are a config
+	python3 -c "
+import json
+print(json.dumps({'suite': [{'workload': 'seq-read', 'size': ['%dM' % (i + 1) for i in range(50)], 'threads': list(range(1, 51))}] * 4}))" > "$T/c.json"
+	run "$BENCH" check --config "$T/c.json" --db "$DB"
+	refute_output --partial "a config may run"
+	assert_line --regexp '^10000 cases: '
+}
+
+@test "a 1 MiB config of keys loads in linear time, and its duplicate is found" {
+	python3 -c "
+parts, size, n = [], 2, 0
+while True:
+	item = '\"#%x\":0,' % n
+	if size + len(item) > (1 << 20) - 40:
+		break
+	parts.append(item)
+	size += len(item)
+	n += 1
+open('$T/c.json', 'w').write('{' + ''.join(parts) + '\"runs\":1}\n')"
+	[ "$(stat -c %s "$T/c.json")" -le 1048576 ]
+	# 16.6 s of CPU before (n^2 comparisons of 101676 keys), 0.08 s
+	# after (0.4 s in the SAN build): CPU time, the machine may be busy
+	run --separate-stderr /usr/bin/time -f %U+%S -o "$T/cpu" \
+		timeout 300 "$BENCH" run --config "$T/c.json" --db "$DB"
+	assert_failure 78
+	assert_equal "$stderr" "bench: $T/c.json: missing key \"suite\" (the list of workloads to run)"
+	echo "# CPU: $(tail -1 "$T/cpu") s" >&3
+	[ "$(echo "$(tail -1 "$T/cpu") < 4" | bc)" = 1 ]
+	sed -i 's/"runs":1}/"#2":1}/' "$T/c.json"
+	run --separate-stderr timeout 300 "$BENCH" run --config "$T/c.json" --db "$DB"
+	assert_failure 78
+	assert_equal "$stderr" "bench: $T/c.json: #2: duplicate key"
 }

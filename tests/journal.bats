@@ -141,3 +141,37 @@ journal() {
 	assert_line "bench: mended what an earlier run left: dir $S"
 	[ ! -e "$S" ]
 }
+
+@test "check marks the run of a runner killed with -9 aborted, as run does" {
+	command -v strace >/dev/null || skip "no strace (mk/deps.sh installs it)"
+	rm -rf "$DEAD"
+	# no database: check makes none
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	[ ! -e "$DB" ]
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": "ftruncate", "folio": "pmd" } ]' 0 8
+	"$BENCH" run --config "$T/config.json" --runs 1 --quiet > /dev/null
+	# killed with a mount and a knob of its own in place
+	rc=0
+	strace -f -qq -o "$T/trace" -e trace=pwrite64 \
+		-e inject=pwrite64:signal=KILL:when=30 \
+		"$BENCH" run --config "$T/config.json" --quiet \
+		> "$T/out" 2>&1 || rc=$?
+	[ "$rc" -eq 137 ]
+	[ "$(q "select group_concat(status) from runs")" = complete,running ]
+	[ -s "$FOLIOBENCH_STATE/journal" ]
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	assert_line --regexp "^bench: mended what an earlier run left: .*foliobench\.[0-9]+"
+	assert_line "bench: marked 1 run that died as aborted"
+	run q "select status, status_reason, ended_at is not null from runs where id = 2"
+	assert_output "aborted|the runner died (found at the next start)|1"
+	[ "$(q "select status from runs where id = 1")" = complete ]
+	[ ! -e "$FOLIOBENCH_STATE/journal" ]
+	# once: the next check finds nothing to mend or mark
+	run "$BENCH" check --config "$T/config.json"
+	assert_success
+	refute_line --partial "mended"
+	refute_line --partial "marked"
+	[ "$(q "select count(*) from runs")" = 2 ]
+}

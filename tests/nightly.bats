@@ -237,3 +237,17 @@ BAD
 	assert_line "boots: 6.18.0-base 0, 6.18.0-patch 0 (of 4 each)"
 	assert_line "boot it: grub-reboot 'Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-base' && systemctl reboot"
 }
+
+@test "a --label that is not a label is a usage error (64), before anything runs" {
+	plan_config
+	run "$BENCH" nightly --config "$T/config.json" --label "a b"
+	assert_failure 64
+	assert_output 'bench: --label "a b": a label holds only letters, digits and . _ + ~ : @ - (" " at offset 1)'
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	for bad in '../x' 'a"b' '$(id)' '-x' '' $'a\nb' $'\e[31mred'; do
+		run "$BENCH" nightly --config "$T/config.json" --label "$bad" --quiet
+		assert_failure 64
+		assert_output --regexp '^bench: --label ".*": a label '
+	done
+	[ ! -e "$DB" ]
+}

@@ -3,6 +3,7 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 static void size_ok(const char *s, uint64_t want)
 {
@@ -27,6 +28,21 @@ static void fmt(uint64_t b, const char *want)
 
 	format_size(b, buf, sizeof(buf));
 	STREQ(buf, want, "format_size");
+}
+
+/* fputs_term's output for s, keeping keep, as a string. */
+static void term(const char *s, const char *keep, const char *want)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	OK(f && fputs_term(s, f, keep) == 0 && fclose(f) == 0,
+	   "fputs_term writes");
+	/* named by its length: the strings would reach the terminal raw */
+	OK(out && !strcmp(out, want), "fputs_term: %zu bytes in, %zu out",
+	   strlen(s), strlen(want));
+	free(out);
 }
 
 int main(void)
@@ -144,5 +160,20 @@ int main(void)
 		label_sanitize(l);
 		STREQ(l, "6.1_x_y_", "label_sanitize");
 	}
+	/* control characters, C1 in UTF-8, bytes that are not UTF-8 */
+	term("plain 6.18.0-rc1+ label", "", "plain 6.18.0-rc1+ label");
+	term("", "", "");
+	term("A\033]0;owned\007", "", "A\\x1b]0;owned\\x07");
+	term("a\nb\tc\r", "", "a\\x0ab\\x09c\\x0d");
+	term("a\nb\tc\r", "\n", "a\nb\\x09c\\x0d");
+	term("del\177", "", "del\\x7f");
+	term("csi \302\2332J", "", "csi \\xc2\\x9b2J");
+	term("lone \233 byte", "", "lone \\x9b byte");
+	term("cut \303", "", "cut \\xc3");
+	term("overlong \300\257", "", "overlong \\xc0\\xaf");
+	term("surrogate \355\240\200", "", "surrogate \\xed\\xa0\\x80");
+	term("nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200", "",
+	     "nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200");
+	term("back\\slash", "", "back\\slash");
 	return tap_done();
 }
