@@ -32,7 +32,8 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 LIB_SRC	:= $(filter-out bench/main.c,$(wildcard common/*.c runner/*.c \
 	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c bench/*.c))
-LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o
+LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o \
+	   $(B)/obj/gen/vm_init.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SQL	:= $(sort $(wildcard schema/*.sql))
@@ -83,6 +84,18 @@ $(B)/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The init of `bench vm` guests, compiled in as one string.
+build/gen/vm_init.c: runner/vm_init.sh
+	@mkdir -p $(@D)
+	$(Q){ echo '/* generated from runner/vm_init.sh: do not edit */'; \
+	  echo 'const char vm_init_sh[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/vm_init.o: build/gen/vm_init.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
+
 $(B)/tests/%: tests/unit/%.c $(B)/libfb.a
 	@mkdir -p $(@D)
 	$(echo_ld)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libfb.a $(PKG_LIBS) $(LDLIBS)
@@ -102,13 +115,18 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wshadow \
 	   -Wno-string-concatenation -Wno-unused-but-set-variable
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
-FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/schema_sql.o
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/schema_sql.o \
+	    $(FZ)/obj/gen/vm_init.o
 
 $(FZ)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(FZ)/obj/gen/schema_sql.o: build/gen/schema_sql.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FZ)/obj/gen/vm_init.o: build/gen/vm_init.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
