@@ -43,7 +43,7 @@ CONFIG	?=
 LABEL	?=
 FORMAT	?= text
 
-.PHONY: all deps run test test-unit test-bats compare export report clean \
+.PHONY: all deps run test test-unit test-bats compare compare-vm export report clean \
 	bench-seqread bench-shmem install uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -158,6 +158,14 @@ test-unit: $(UNIT_BIN)
 
 compare: all
 	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) $(if $(AA),--aa '$(BASE)','$(BASE)' '$(PATCH)')
+
+# Two kernels booted in turn in QEMU guests until the plan is met, then
+# compared: make compare-vm BASE=KERNEL PATCH=KERNEL [BOOTS=4] [VMOPTS=...]
+# (kernels as `bench vm` takes them: a release, a build tree, a .deb).
+BOOTS	?= 4
+VMOPTS	?=
+compare-vm: all
+	$(Q)$(B)/bench lab --db $(DB) --boots $(BOOTS) $(VMOPTS) '$(BASE)' '$(PATCH)' $(if $(CONFIG),-- run --config $(CONFIG))
 
 export: all
 	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'

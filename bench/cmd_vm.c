@@ -275,9 +275,10 @@ static char *self_path(void)
 
 static void say_boot(const struct vm_result *res)
 {
-	fprintf(stderr, "bench: vm: %s guest: command started %.1f s after "
-		"boot, first sample %s%.1f s after QEMU started, QEMU ran "
-		"%.1f s; status %d\n", res->accel, res->boot_s,
+	fprintf(stderr, "bench: vm: %s guest: the command started %.1f s "
+		"after QEMU (guest uptime %.1f s), ran %.1f s; first sample "
+		"%s%.1f s after QEMU started; QEMU ran %.1f s; status %d\n",
+		res->accel, res->boot_s, res->uptime_s, res->cmd_s,
 		isnan(res->first_sample_s) ? "(none) " : "",
 		isnan(res->first_sample_s) ? 0 : res->first_sample_s,
 		res->wall_s, res->status);

@@ -679,6 +679,11 @@ static int write_cmd(const struct vm_opts *o, const char *path,
 	return 0;
 }
 
+static double mono_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
 static volatile sig_atomic_t vm_signal;
 
 static void on_signal(int sig)
@@ -693,6 +698,7 @@ struct follow {
 	struct buf line;
 	bool in_cmd, verbose;
 	bool started, ended;
+	double t0, start_s, end_s;	/* when the markers came, after t0 */
 };
 
 static void follow_line(struct follow *f, char *l)
@@ -703,11 +709,13 @@ static void follow_line(struct follow *f, char *l)
 		l[--n] = '\0';
 	if (strstr(l, "foliobench-vm: command start")) {
 		f->in_cmd = f->started = true;
+		f->start_s = mono_s() - f->t0;
 		if (!f->verbose)
 			return;
 	} else if (strstr(l, "foliobench-vm: command end")) {
 		f->in_cmd = false;
 		f->ended = true;
+		f->end_s = mono_s() - f->t0;
 		if (!f->verbose)
 			return;
 	}
@@ -739,11 +747,6 @@ static void follow(struct follow *f)
 	fflush(stdout);
 }
 
-static double mono_s(void)
-{
-	return (double)now_ns() / 1e9;
-}
-
 /* Start QEMU, follow the console until it exits (or the time is up, or a
  * signal came: then it is killed).  0, or VM_ESIGNAL - sig, VM_EBOOT. */
 static int qemu_run(const struct vm_opts *o, char *const *argv,
@@ -752,9 +755,9 @@ static int qemu_run(const struct vm_opts *o, char *const *argv,
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old[3];
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct follow f = { .fd = -1, .verbose = o->verbose };
-	char path[4200];
 	double t0 = mono_s();
+	struct follow f = { .fd = -1, .verbose = o->verbose, .t0 = t0 };
+	char path[4200];
 	pid_t pid;
 	int st = 0, i, r = 0, logfd;
 	bool timed_out = false;
@@ -814,6 +817,8 @@ static int qemu_run(const struct vm_opts *o, char *const *argv,
 	}
 	res->wall_s = mono_s() - t0;
 	res->booted = f.started;
+	res->boot_s = f.started ? f.start_s : NAN;
+	res->cmd_s = f.ended ? f.end_s - f.start_s : NAN;
 	if (vm_signal) {
 		strbuf_addf(err, "interrupted: the guest was stopped");
 		r = VM_ESIGNAL - vm_signal;
@@ -963,7 +968,7 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
-	res->boot_s = res->first_sample_s = NAN;
+	res->boot_s = res->first_sample_s = res->uptime_s = res->cmd_s = NAN;
 	if (!o->smp || !o->sockets || !o->threads ||
 	    o->smp % (o->sockets * o->threads)) {
 		strbuf_addf(err, "--smp %u is not a whole number of sockets "
@@ -1057,7 +1062,7 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	buf_release(&bs);
 	snprintf(path, sizeof(path), "%s/out/boot_s", tmp);
 	if (!slurp(path, &bs))
-		res->boot_s = strtod(bs.p, NULL);
+		res->uptime_s = strtod(bs.p, NULL);
 	snprintf(path, sizeof(path), "%s/console.log", tmp);
 	slurp(path, &con);
 	snprintf(path, sizeof(path), "%s/out/kmsg", tmp);

@@ -33,7 +33,9 @@ struct vm_result {
 	bool booted;		/* the guest's command started */
 	int status;		/* its exit status, -1 when it did not end */
 	int nruns;		/* runs brought home */
-	double boot_s;		/* guest uptime at the command's start */
+	double boot_s;		/* QEMU start to the command's start */
+	double uptime_s;	/* the guest's uptime then (its kernel's view) */
+	double cmd_s;		/* the command's own time */
 	double wall_s;		/* QEMU start to exit */
 	double first_sample_s;	/* QEMU start to the first sample, or NAN */
 	char accel[8];		/* "kvm" or "tcg" */

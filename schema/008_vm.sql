@@ -16,7 +16,7 @@ CREATE TABLE run_vm (
 	qemu_args	TEXT NOT NULL,	-- JSON array: the whole command line
 	guest_cmdline	TEXT NOT NULL,	-- the guest kernel's command line
 	command		TEXT NOT NULL,	-- what ran in the guest (cmd.sh)
-	boot_s		REAL,		-- guest uptime when the command started
+	boot_s		REAL,		-- QEMU start to the guest command's start
 	first_sample_s	REAL,		-- QEMU start to the first sample stored
 	wall_s		REAL NOT NULL,	-- QEMU start to its exit
 	console		TEXT NOT NULL,	-- the serial console, whole
