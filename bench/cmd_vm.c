@@ -466,7 +466,12 @@ int cmd_lab(int argc, char **argv)
 	if (!ex) {
 		char *cargv[] = { "compare", "--db", (char *)c.o.db_path,
 				  label[0], label[1], NULL };
+		char *reinit[] = { "lab", NULL };
 
+		/* glibc's getopt keeps the order mode of its first scan (our
+		 * "-") until optind is 0: start it anew for compare's */
+		optind = 0;
+		getopt_long(1, reinit, "", NULL, NULL);
 		fflush(stdout);
 		ex = cmd_compare(5, cargv);
 	}

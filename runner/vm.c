@@ -652,7 +652,7 @@ static int write_cmd(const struct vm_opts *o, const char *path,
 		snprintf(cwd, sizeof(cwd), "/");
 	strbuf_addf(cmd, "cd ");
 	shell_quote(cmd, cwd);
-	strbuf_addf(cmd, " || cd /\nexport HOME=/root TERM=dumb "
+	strbuf_addf(cmd, " 2>/dev/null || cd /\nexport HOME=/root TERM=dumb "
 		    "FOLIOBENCH_VM=1 PATH=/usr/local/sbin:/usr/local/bin:"
 		    "/usr/sbin:/usr/bin:/sbin:/bin\nexport FB_BIN=");
 	shell_quote(cmd, o->bench);
