@@ -48,17 +48,18 @@ static const char vm_usage[] =
 
 static const char lab_usage[] =
 "usage: bench lab BASE PATCH [--boots N] [--labels A,B] [--effect PCT]\n"
-"                 [vm options] [-- run ARGS...]\n"
+"                 [--format FORMAT] [vm options] [-- run ARGS...]\n"
 "\n"
 "Boots BASE and PATCH (kernels as `bench vm` takes them) one `bench vm` at a\n"
 "time in the order `bench plan` gives (ABAB, then BAAB), until both have N\n"
 "boots (default 4) or the plan says both have the boots needed, then prints\n"
-"`bench compare`.  A boot that fails is retried once.  Labels: each\n"
-"kernel's release, or --labels.\n";
+"`bench compare` (--format: its format, default text).  A boot that fails\n"
+"is retried once.  Labels: each kernel's release, or --labels.\n";
 
 struct vm_cli {
 	struct vm_opts o;
 	const char *labels;
+	const char *format;	/* compare's --format */
 	double effect;
 	long boots;
 	const char *pos[2];	/* KERNEL, or BASE PATCH */
@@ -66,7 +67,8 @@ struct vm_cli {
 };
 
 enum { O_SMP = 256, O_SOCKETS, O_THREADS, O_NUMA, O_MEM, O_CGROUP,
-       O_ACCEL, O_TIMEOUT, O_DB, O_SH, O_BOOTS, O_LABELS, O_EFFECT };
+       O_ACCEL, O_TIMEOUT, O_DB, O_SH, O_BOOTS, O_LABELS, O_EFFECT,
+       O_FORMAT };
 
 static int parse_uint(const char *opt, const char *s, unsigned lo,
 		      unsigned hi, unsigned *out)
@@ -100,6 +102,7 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		{ "boots", required_argument, NULL, O_BOOTS },
 		{ "labels", required_argument, NULL, O_LABELS },
 		{ "effect", required_argument, NULL, O_EFFECT },
+		{ "format", required_argument, NULL, O_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +208,11 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 				       "as 5%%", optarg);
 				return EX_USAGE;
 			}
+			break;
+		case O_FORMAT:
+			if (!lab)
+				return fb_opt_error('?', argv, usage);
+			c->format = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -465,6 +473,8 @@ int cmd_lab(int argc, char **argv)
 	}
 	if (!ex) {
 		char *cargv[] = { "compare", "--db", (char *)c.o.db_path,
+				  "--format", (char *)(c.format ? c.format :
+						       "text"),
 				  label[0], label[1], NULL };
 		char *reinit[] = { "lab", NULL };
 
@@ -473,7 +483,7 @@ int cmd_lab(int argc, char **argv)
 		optind = 0;
 		getopt_long(1, reinit, "", NULL, NULL);
 		fflush(stdout);
-		ex = cmd_compare(5, cargv);
+		ex = cmd_compare(7, cargv);
 	}
 	strbuf_release(&err);
 	free(cmd);
