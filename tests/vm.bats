@@ -210,6 +210,18 @@ suite_db() {
 	[ ! -e "$DB" ]
 }
 
+@test "bench lab retries a failed boot once and says so, then stops" {
+	run "$BENCH" lab "$K_OLD" "$K_NEW" --boots 1 --smp 2 --mem 1G \
+		--db "$DB" --timeout 2s
+	assert_failure 70
+	assert_output --partial "lab: boot 1: $K_OLD (label $(rel "$K_OLD"))"$'\n'
+	assert_output --partial "bench: warning: lab: boot 1 of $(rel "$K_OLD") failed: the guest ran past --timeout 2 s and was stopped"
+	assert_output --partial "lab: boot 1: $K_OLD (label $(rel "$K_OLD")), again"
+	assert_output --partial "bench: lab: $(rel "$K_OLD") failed twice; stopping"
+	refute_output --partial "lab: boot 2"
+	[ ! -e "$DB" ]
+}
+
 @test "SIGTERM stops the guest: exit 143, QEMU and the temp dir gone" {
 	"$BENCH" vm "$K_OLD" --smp 2 --mem 1G --db "$DB" > "$T/out" 2>&1 &
 	local pid=$! i
