@@ -128,10 +128,10 @@ suite_db() {
 	assert_output 6
 	run q "SELECT group_concat(DISTINCT workload) FROM cases WHERE status = 'done' AND workload IN ('seq-read', 'small-truncate')"
 	assert_output "seq-read,small-truncate"
-	run q "SELECT count(*), sum(w.pu_checked = w.pu), count(DISTINCT w.pu) FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = 32"
+	run q "SELECT count(*), sum(w.pu_checked = w.pu), count(DISTINCT w.pu) FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = '32'"
 	assert_output "32|32|32"
 	# scatter: 4 workers on 0,16,1,17
-	run q "SELECT group_concat(pu) FROM (SELECT w.pu FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = 4 AND s.rep = 0 ORDER BY w.worker)"
+	run q "SELECT group_concat(pu) FROM (SELECT w.pu FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = '4' AND s.rep = 0 ORDER BY w.worker)"
 	assert_output "0,16,1,17"
 }
 
@@ -139,7 +139,7 @@ suite_db() {
 	suite_db
 	run q "SELECT count(*), sum(s.valid) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shadow-truncate'"
 	echo "# shadow-truncate samples (count|valid): $output; $(q "SELECT group_concat(DISTINCT s.invalid_reason) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shadow-truncate' AND s.valid = 0")" >&3
-	[ "${output%%|*}" -ge 2 ]
+	[ "${output%%|*}" -ge 1 ]
 	if [ "$output" != "${output%%|*}|${output%%|*}" ] &&
 	   q "SELECT invalid_reason FROM samples" | grep -q "estimated from /proc/vmstat"; then
 		# issue 21's compat helper makes these valid (coverage bounded
