@@ -32,7 +32,8 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 LIB_SRC	:= $(filter-out bench/main.c,$(wildcard common/*.c runner/*.c \
 	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c bench/*.c))
-LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o
+LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o \
+	   $(B)/obj/gen/vm_init.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SQL	:= $(sort $(wildcard schema/*.sql))
@@ -42,8 +43,8 @@ CONFIG	?=
 LABEL	?=
 FORMAT	?= text
 
-.PHONY: all deps run test test-unit test-bats compare export report clean \
-	bench-seqread bench-shmem bench-smalltrunc probes install uninstall \
+.PHONY: all deps run test test-unit test-bats compare compare-vm export report \
+	clean bench-seqread bench-shmem bench-smalltrunc probes install uninstall \
 	fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -84,6 +85,18 @@ $(B)/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The init of `bench vm` guests, compiled in as one string.
+build/gen/vm_init.c: runner/vm_init.sh
+	@mkdir -p $(@D)
+	$(Q){ echo '/* generated from runner/vm_init.sh: do not edit */'; \
+	  echo 'const char vm_init_sh[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/vm_init.o: build/gen/vm_init.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
+
 $(B)/tests/%: tests/unit/%.c $(B)/libfb.a
 	@mkdir -p $(@D)
 	$(echo_ld)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libfb.a $(PKG_LIBS) $(LDLIBS)
@@ -103,13 +116,18 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wshadow \
 	   -Wno-string-concatenation -Wno-unused-but-set-variable
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
-FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/schema_sql.o
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/schema_sql.o \
+	    $(FZ)/obj/gen/vm_init.o
 
 $(FZ)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(FZ)/obj/gen/schema_sql.o: build/gen/schema_sql.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FZ)/obj/gen/vm_init.o: build/gen/vm_init.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
@@ -141,6 +159,14 @@ test-unit: $(UNIT_BIN)
 
 compare: all
 	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) $(if $(AA),--aa '$(BASE)','$(BASE)' '$(PATCH)')
+
+# Two kernels booted in turn in QEMU guests until the plan is met, then
+# compared: make compare-vm BASE=KERNEL PATCH=KERNEL [BOOTS=4] [VMOPTS=...]
+# (kernels as `bench vm` takes them: a release, a build tree, a .deb).
+BOOTS	?= 4
+VMOPTS	?=
+compare-vm: all
+	$(Q)$(B)/bench lab --db $(DB) --boots $(BOOTS) $(VMOPTS) '$(BASE)' '$(PATCH)' $(if $(CONFIG),-- run --config $(CONFIG))
 
 export: all
 	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'

@@ -27,6 +27,7 @@
 #include "reports/compare.h"
 #include "reports/exports.h"
 #include "schema/db.h"
+#include "schema/db_vm.h"
 #include "schema/db_report.h"
 #include "workloads/workload.h"
 
@@ -170,6 +171,59 @@ static size_t warn_topology(struct db *db, const char *base, const char *patch)
 	strbuf_release(&a);
 	strbuf_release(&b);
 	return n;
+}
+
+struct vm_sides {
+	struct strbuf shape;	/* "'tcg smp=32 ...' | ''" */
+	int tcg, other;		/* runs of QEMU's emulator, and the rest */
+};
+
+static int add_vm(const char *accel, const char *shape, void *arg)
+{
+	struct vm_sides *v = arg;
+
+	if (!strcmp(accel, "tcg"))
+		v->tcg++;
+	else
+		v->other++;
+	strbuf_addf(&v->shape, "%s'%s%s%s'", v->shape.len ? " | " : "",
+		    accel[0] ? accel : "not a bench vm guest",
+		    shape[0] ? " " : "", shape);
+	return 0;
+}
+
+/*
+ * The runs `bench vm` made (schema 8): a run under TCG (an emulator:
+ * functional checks, never kernel measurements) is never put beside one
+ * that is not (EX_UNAVAILABLE, always); a difference in the guest's shape
+ * is warned and counts for --strict (*n).
+ */
+static int check_vm(struct db *db, const char *base, const char *patch,
+		    size_t *n)
+{
+	struct vm_sides a = { STRBUF_INIT, 0, 0 }, b = { STRBUF_INIT, 0, 0 };
+	int ex = EX_OK;
+
+	if (!db_vm_shapes_each(db, base, add_vm, &a) &&
+	    !db_vm_shapes_each(db, patch, add_vm, &b)) {
+		if (a.tcg + b.tcg && a.other + b.other) {
+			fb_err("refusing to compare %s with %s: runs under "
+			       "QEMU's TCG emulator (functional checks, not "
+			       "kernel measurements) beside runs that are "
+			       "not: %s has %s; %s has %s", base, patch, base,
+			       a.shape.buf, patch, b.shape.buf);
+			ex = EX_UNAVAILABLE;
+		} else if (strcmp(strbuf_str(&a.shape),
+				  strbuf_str(&b.shape))) {
+			fb_warn("VM shape differs: %s has %s, %s has %s", base,
+				strbuf_str(&a.shape), patch,
+				strbuf_str(&b.shape));
+			(*n)++;
+		}
+	}
+	strbuf_release(&a.shape);
+	strbuf_release(&b.shape);
+	return ex;
 }
 
 /* Say how many samples of each side steal made noisy. */
@@ -457,6 +511,8 @@ int cmd_compare(int argc, char **argv)
 		fb_warn("%s", c.warn[i]);
 	if (!aa)
 		ntopo = warn_topology(&db, base, patch);
+	if (!aa && (ex = check_vm(&db, a.db_label, b.db_label, &ntopo)))
+		goto out;
 	warn_noisy(&db, a.db_label, b.db_label, aa, drop);
 	ex = report_cmd_kwarn(&c, strict);
 	if (ex)

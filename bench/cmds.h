@@ -30,6 +30,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 struct config;
 struct db;

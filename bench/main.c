@@ -45,6 +45,9 @@ static const struct cmd {
 	{ "merge", cmd_merge, "merge result databases of several machines" },
 	{ "upload", cmd_upload, "send pending runs to the dashboard" },
 	{ "report", cmd_report, "an HTML page with plots of every sample" },
+	{ "vm", cmd_vm, "boot a kernel in a QEMU guest, run there, bring the "
+	  "run home" },
+	{ "lab", cmd_lab, "boot two kernels in guests in turn, then compare" },
 };
 
 /* One line: what the message quotes (labels, kernel lines) is escaped. */

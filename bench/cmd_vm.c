@@ -1,0 +1,492 @@
+/*
+ * `bench vm KERNEL`: one boot of a kernel in a QEMU guest, a command run
+ * there, its runs brought home (runner/vm.c).  `bench lab BASE PATCH`:
+ * boots of both kernels in the order `bench plan` gives until the plan is
+ * met, then `bench compare`.  The host is never changed: nothing is
+ * installed, its root is shared read-only.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/plan.h"
+#include "runner/vm.h"
+#include "schema/db.h"
+
+static const char vm_usage[] =
+"usage: bench vm KERNEL [options] [-- BENCH-COMMAND ARGS...]\n"
+"       bench vm KERNEL [options] --sh 'COMMAND'\n"
+"\n"
+"Boots KERNEL (an installed release R: /boot/vmlinuz-R and /lib/modules/R;\n"
+"a kernel build tree: arch/x86/boot/bzImage, modules under TREE/lib/modules\n"
+"from `make modules_install INSTALL_MOD_PATH=TREE`; or a Debian linux-image\n"
+".deb file, unpacked into /var/cache/foliobench/kernels) in QEMU with the\n"
+"host's root read-only, runs `bench run` there (or the bench command after\n"
+"--, or a shell command) and brings its runs home into --db.\n"
+"\n"
+"  --smp N              vCPUs (default 32)\n"
+"  --sockets N          sockets (default 2)\n"
+"  --threads-per-core N SMT threads per core (default 1)\n"
+"  --numa               one NUMA node per socket\n"
+"  --mem SIZE           memory (default 16G)\n"
+"  --cgroup v1|v2       the guest's cgroup hierarchy (default v2)\n"
+"  --accel auto|kvm|tcg KVM where it is hardware virtualisation (default auto)\n"
+"  --timeout DURATION   stop the guest after this long (default 3600s)\n"
+"  --db FILE            the host's database (default results.db)\n"
+"  --sh COMMAND         run a shell command in the guest instead (bats...)\n"
+"  -v, --verbose        show the whole console, the boot included\n"
+"\n"
+"Exit: the guest command's status; 64 usage, 66 no such kernel, 69 no\n"
+"QEMU or busybox (or --accel kvm without /dev/kvm), 70 the guest did not\n"
+"run its command to the end, 74 the run could not be brought home.\n";
+
+static const char lab_usage[] =
+"usage: bench lab BASE PATCH [--boots N] [--labels A,B] [--effect PCT]\n"
+"                 [--format FORMAT] [vm options] [-- run ARGS...]\n"
+"\n"
+"Boots BASE and PATCH (kernels as `bench vm` takes them) one `bench vm` at a\n"
+"time in the order `bench plan` gives (ABAB, then BAAB), until both have N\n"
+"boots (default 4) or the plan says both have the boots needed, then prints\n"
+"`bench compare` (--format: its format, default text).  A boot that fails\n"
+"is retried once.  Labels: each kernel's release, or --labels.\n";
+
+struct vm_cli {
+	struct vm_opts o;
+	const char *labels;
+	const char *format;	/* compare's --format */
+	double effect;
+	long boots;
+	const char *pos[2];	/* KERNEL, or BASE PATCH */
+	char **rest;		/* after -- */
+};
+
+enum { O_SMP = 256, O_SOCKETS, O_THREADS, O_NUMA, O_MEM, O_CGROUP,
+       O_ACCEL, O_TIMEOUT, O_DB, O_SH, O_BOOTS, O_LABELS, O_EFFECT,
+       O_FORMAT };
+
+static int parse_uint(const char *opt, const char *s, unsigned lo,
+		      unsigned hi, unsigned *out)
+{
+	uint64_t u;
+
+	if (parse_u64(s, &u) || u < lo || u > hi) {
+		fb_err("%s: '%s' is not a whole number from %u to %u", opt, s,
+		       lo, hi);
+		return EX_USAGE;
+	}
+	*out = (unsigned)u;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
+		 int npos)
+{
+	static const struct option longopts[] = {
+		{ "smp", required_argument, NULL, O_SMP },
+		{ "sockets", required_argument, NULL, O_SOCKETS },
+		{ "threads-per-core", required_argument, NULL, O_THREADS },
+		{ "numa", no_argument, NULL, O_NUMA },
+		{ "mem", required_argument, NULL, O_MEM },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
+		{ "accel", required_argument, NULL, O_ACCEL },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "db", required_argument, NULL, O_DB },
+		{ "sh", required_argument, NULL, O_SH },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "boots", required_argument, NULL, O_BOOTS },
+		{ "labels", required_argument, NULL, O_LABELS },
+		{ "effect", required_argument, NULL, O_EFFECT },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *usage = lab ? lab_usage : vm_usage;
+	uint64_t u;
+	unsigned n;
+	int ch, r;
+
+	opterr = 0;
+	optind = 1;
+	/* "-": the words that are not options (KERNEL, BASE PATCH) come
+	 * in order among them; what follows -- is the guest's */
+	while ((ch = getopt_long(argc, argv, "-:vh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 1:
+			if (npos <= 0) {
+				fb_err("unexpected argument '%s'", optarg);
+				return EX_USAGE;
+			}
+			c->pos[lab ? 2 - npos : 0] = optarg;
+			npos--;
+			continue;
+		case O_SMP:
+			if ((r = parse_uint("--smp", optarg, 1, 288, &n)))
+				return r;
+			c->o.smp = n;
+			break;
+		case O_SOCKETS:
+			if ((r = parse_uint("--sockets", optarg, 1, 8, &n)))
+				return r;
+			c->o.sockets = n;
+			break;
+		case O_THREADS:
+			if ((r = parse_uint("--threads-per-core", optarg, 1, 8,
+					    &n)))
+				return r;
+			c->o.threads = n;
+			break;
+		case O_NUMA: c->o.numa = true; break;
+		case O_MEM:
+			if (parse_size(optarg, &u) || u < (256ULL << 20) ||
+			    u > (4ULL << 40)) {
+				fb_err("--mem: '%s' is not a size from 256M "
+				       "to 4T", optarg);
+				return EX_USAGE;
+			}
+			c->o.mem = u;
+			break;
+		case O_CGROUP:
+			if (strcmp(optarg, "v1") && strcmp(optarg, "v2")) {
+				fb_err("--cgroup: '%s' is not v1 or v2",
+				       optarg);
+				return EX_USAGE;
+			}
+			c->o.cgroup = optarg[1] - '0';
+			break;
+		case O_ACCEL:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
+			    strcmp(optarg, "tcg")) {
+				fb_err("--accel: '%s' is not auto, kvm or tcg",
+				       optarg);
+				return EX_USAGE;
+			}
+			c->o.accel = optarg;
+			break;
+		case O_TIMEOUT: {
+			uint64_t ns;
+
+			if (parse_duration(optarg, &ns) || ns < 1000000000ULL ||
+			    ns > 7 * 86400ULL * 1000000000ULL) {
+				fb_err("--timeout: '%s' is not a duration from "
+				       "1s to 7 days", optarg);
+				return EX_USAGE;
+			}
+			c->o.timeout_s = (unsigned)(ns / 1000000000ULL);
+			break;
+		}
+		case O_DB: c->o.db_path = optarg; break;
+		case O_SH:
+			if (lab)
+				return fb_opt_error('?', argv, usage);
+			c->o.sh = optarg;
+			break;
+		case 'v': c->o.verbose = true; break;
+		case O_BOOTS:
+			if (!lab)
+				return fb_opt_error('?', argv, usage);
+			if ((r = parse_uint("--boots", optarg, 1, 1000, &n)))
+				return r;
+			c->boots = n;
+			break;
+		case O_LABELS:
+			if (!lab)
+				return fb_opt_error('?', argv, usage);
+			c->labels = optarg;
+			break;
+		case O_EFFECT:
+			if (!lab)
+				return fb_opt_error('?', argv, usage);
+			if (report_cmd_effect(optarg, &c->effect)) {
+				fb_err("--effect: '%s' is not a change in "
+				       "percent above 0 and below 1000, such "
+				       "as 5%%", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case O_FORMAT:
+			if (!lab)
+				return fb_opt_error('?', argv, usage);
+			c->format = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return fb_opt_error(ch, argv, usage);
+		}
+	}
+	if (npos > 0) {
+		fb_err(lab ? "lab takes two kernels, BASE and PATCH" :
+		       "vm takes a kernel: a release, a kernel build tree or "
+		       "a linux-image .deb file");
+		fputs(usage, stderr);
+		return EX_USAGE;
+	}
+	c->rest = argv + optind;
+	if (c->o.sh && *c->rest) {
+		fb_err("--sh and a bench command after -- are two commands; "
+		       "give one");
+		return EX_USAGE;
+	}
+	for (char **a = c->rest; *a; a++)
+		if (!strcmp(*a, "--db") || !strncmp(*a, "--db=", 5) ||
+		    !strcmp(*a, "-d")) {
+			fb_err("the guest's run goes home into the --db of "
+			       "bench %s, not one given after --",
+			       lab ? "lab" : "vm");
+			return EX_USAGE;
+		}
+	return 0;
+}
+
+static void defaults(struct vm_cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->o.smp = 32;
+	c->o.sockets = 2;
+	c->o.threads = 1;
+	c->o.mem = 16ULL << 30;
+	c->o.cgroup = 2;
+	c->o.accel = "auto";
+	c->o.timeout_s = 3600;
+	c->o.db_path = "results.db";
+	c->effect = NAN;
+	c->boots = 4;
+}
+
+static int vm_exit(int r)
+{
+	if (r <= VM_ESIGNAL)
+		return 128 + (VM_ESIGNAL - r);
+	switch (r) {
+	case 0: return EX_OK;
+	case VM_EUSAGE: return EX_USAGE;
+	case VM_ENOKERNEL: return EX_NOINPUT;
+	case VM_ENOQEMU: return EX_UNAVAILABLE;
+	case VM_EDB: return EX_IOERR;
+	default: return EX_SOFTWARE;	/* VM_EBOOT, VM_EINTERNAL */
+	}
+}
+
+static char *self_path(void)
+{
+	char *p = realpath("/proc/self/exe", NULL);
+
+	return p ? p : xstrdup("/proc/self/exe");
+}
+
+static void say_boot(const struct vm_result *res)
+{
+	fprintf(stderr, "bench: vm: %s guest: the command started %.1f s "
+		"after QEMU (guest uptime %.1f s), ran %.1f s; first sample "
+		"%s%.1f s after QEMU started; QEMU ran %.1f s; status %d\n",
+		res->accel, res->boot_s, res->uptime_s, res->cmd_s,
+		isnan(res->first_sample_s) ? "(none) " : "",
+		isnan(res->first_sample_s) ? 0 : res->first_sample_s,
+		res->wall_s, res->status);
+}
+
+int cmd_vm(int argc, char **argv)
+{
+	static char *run_cmd[] = { "run", NULL };
+	struct strbuf err = STRBUF_INIT;
+	struct vm_result res;
+	struct vm_cli c;
+	const char *kernel = NULL;
+	char *self;
+	int r;
+
+	defaults(&c);
+	r = parse(argc, argv, &c, false, 1);
+	if (r)
+		return r < 0 ? EX_OK : r;
+	kernel = c.pos[0];
+	self = self_path();
+	c.o.kernel = kernel;
+	c.o.bench = self;
+	c.o.cmd = c.o.sh ? NULL : *c.rest ? c.rest : run_cmd;
+	r = vm_boot(&c.o, &res, &err);
+	if (r) {
+		fb_err("vm: %s: %s", kernel, strbuf_str(&err));
+		strbuf_release(&err);
+		free(self);
+		return vm_exit(r);
+	}
+	say_boot(&res);
+	strbuf_release(&err);
+	free(self);
+	return res.status < 0 ? EX_SOFTWARE : res.status;
+}
+
+/* One boot of side k; a failed one is retried once.  0 or an exit code. */
+static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
+		    int boot_no)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct vm_result res;
+	int try, r = 0;
+
+	for (try = 1; try <= 2; try++) {
+		printf("lab: boot %d: %s (label %s)%s\n", boot_no, kernel,
+		       label, try > 1 ? ", again" : "");
+		c->o.kernel = kernel;
+		r = vm_boot(&c->o, &res, &err);
+		if (r <= VM_ESIGNAL || r == VM_EUSAGE || r == VM_ENOKERNEL ||
+		    r == VM_ENOQEMU) {
+			fb_err("lab: %s: %s", kernel, strbuf_str(&err));
+			strbuf_release(&err);
+			return vm_exit(r);
+		}
+		if (!r && res.status == 0 && res.nruns > 0) {
+			say_boot(&res);
+			strbuf_release(&err);
+			return 0;
+		}
+		if (r)
+			fb_warn("lab: boot %d of %s failed: %s", boot_no, label,
+				strbuf_str(&err));
+		else
+			fb_warn("lab: boot %d of %s failed: the guest's bench "
+				"exited %d with %d run%s brought home",
+				boot_no, label, res.status, res.nruns,
+				res.nruns == 1 ? "" : "s");
+		strbuf_release(&err);
+		r = r ? vm_exit(r) : res.status ? res.status : EX_SOFTWARE;
+	}
+	fb_err("lab: %s failed twice; stopping", label);
+	return r;
+}
+
+int cmd_lab(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct vm_cli c;
+	const char *kern[2] = { NULL, NULL };
+	char label[2][LABEL_MAX + 1], why[160];
+	char **cmd = NULL;
+	char *self;
+	int r, ex = EX_OK, i, boot_no = 0;
+	size_t n;
+
+	defaults(&c);
+	r = parse(argc, argv, &c, true, 2);
+	if (r)
+		return r < 0 ? EX_OK : r;
+	kern[0] = c.pos[0];
+	kern[1] = c.pos[1];
+	if (c.labels) {
+		const char *comma = strchr(c.labels, ',');
+
+		if (!comma || comma == c.labels || !comma[1] ||
+		    (size_t)(comma - c.labels) > LABEL_MAX ||
+		    strlen(comma + 1) > LABEL_MAX) {
+			fb_err("--labels: '%s' is not two labels, BASE,PATCH",
+			       c.labels);
+			return EX_USAGE;
+		}
+		snprintf(label[0], sizeof(label[0]), "%.*s",
+			 (int)(comma - c.labels), c.labels);
+		snprintf(label[1], sizeof(label[1]), "%s", comma + 1);
+	} else {
+		for (i = 0; i < 2; i++) {
+			r = vm_kernel_release(kern[i], label[i],
+					      sizeof(label[i]), &err);
+			if (r) {
+				fb_err("lab: %s", strbuf_str(&err));
+				strbuf_release(&err);
+				return vm_exit(r);
+			}
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (label_check(label[i], why, sizeof(why))) {
+			fb_err("lab: label '%s': %s", label[i], why);
+			return EX_USAGE;
+		}
+	if (!strcmp(label[0], label[1])) {
+		fb_err("lab: both kernels are %s: name them with --labels "
+		       "BASE,PATCH", label[0]);
+		return EX_USAGE;
+	}
+	/* the guest's command: run ARGS --label L (the label per boot) */
+	n = 0;
+	while (c.rest[n])
+		n++;
+	if (n && strcmp(c.rest[0], "run")) {
+		fb_err("lab: the guest's command is bench run; after -- come "
+		       "its arguments (run --config FILE ...)");
+		return EX_USAGE;
+	}
+	cmd = xcalloc(n + 4, sizeof(*cmd));
+	cmd[0] = "run";
+	for (i = 1; i < (int)n; i++)
+		cmd[i] = c.rest[i];
+	self = self_path();
+	c.o.bench = self;
+	c.o.cmd = cmd;
+	for (;;) {
+		struct report_bootplan p = { 0 };
+		struct db db = { 0 };
+		bool have_db = !access(c.o.db_path, F_OK);
+		int next;
+
+		if (have_db && (ex = report_cmd_open(&db, c.o.db_path)))
+			break;
+		r = report_plan(have_db ? &db : NULL, label[0], label[1],
+				(unsigned)c.boots, c.effect,
+				report_cmd_published, report_cmd_primary, &p,
+				&err);
+		ex = report_cmd_load_exit(r, &err);
+		db_close(&db);
+		next = p.next;
+		if (!ex && next >= 0 && p.boots[0] >= 2 && p.boots[1] >= 2 &&
+		    p.need_max >= 2 && p.boots[0] >= (size_t)p.need_max &&
+		    p.boots[1] >= (size_t)p.need_max) {
+			printf("lab: the plan says %ld boots of each kernel "
+			       "detect the change; both have them\n",
+			       p.need_max);
+			next = -1;
+		} else if (!ex && next < 0) {
+			printf("lab: both kernels have their %ld boots\n",
+			       c.boots);
+		}
+		report_plan_release(&p);
+		if (ex || next < 0)
+			break;
+		if (boot_no >= 2 * c.boots + 2) {
+			fb_err("lab: %d boots and the plan is not met (runs "
+			       "that are not complete?); stopping", boot_no);
+			ex = EX_SOFTWARE;
+			break;
+		}
+		cmd[n ? n : 1] = "--label";
+		cmd[(n ? n : 1) + 1] = label[next];
+		ex = lab_boot(&c, kern[next], label[next], ++boot_no);
+		if (ex)
+			break;
+	}
+	if (!ex) {
+		char *cargv[] = { "compare", "--db", (char *)c.o.db_path,
+				  "--format", (char *)(c.format ? c.format :
+						       "text"),
+				  label[0], label[1], NULL };
+		char *reinit[] = { "lab", NULL };
+
+		/* glibc's getopt keeps the order mode of its first scan (our
+		 * "-") until optind is 0: start it anew for compare's */
+		optind = 0;
+		getopt_long(1, reinit, "", NULL, NULL);
+		fflush(stdout);
+		ex = cmd_compare(7, cargv);
+	}
+	strbuf_release(&err);
+	free(cmd);
+	free(self);
+	return ex;
+}

@@ -1,0 +1,130 @@
+/* The run_vm rows of `bench vm` (schema 8): written in the guest's
+ * database before it is merged home, read by compare. */
+#include "db_vm.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN :
+	       sqlite3_column_double(st, i);
+}
+
+static int bind_texts(sqlite3_stmt *st, const char *const *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (sqlite3_bind_text(st, i + 1, v[i] ? v[i] : "", -1,
+				      SQLITE_TRANSIENT) != SQLITE_OK)
+			return -1;
+	return 0;
+}
+
+int db_vm_attach(struct db *db, const struct db_vm *vm,
+		 int (*fn)(const struct db_vm_run *, void *), void *arg)
+{
+	const char *text[] = { vm->accel, vm->accel_why, vm->shape, vm->kernel,
+			       vm->kernel_image, vm->qemu_version,
+			       vm->qemu_args, vm->guest_cmdline, vm->command,
+			       vm->console, vm->kmsg, vm->started_at };
+	sqlite3_stmt *ins = NULL, *sel = NULL;
+	int r, stop = 0;
+
+	if (db_exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	if (sqlite3_prepare_v2(db->h,
+			       "INSERT OR REPLACE INTO run_vm (run_id, accel, "
+			       "accel_why, shape, kernel, kernel_image, "
+			       "qemu_version, qemu_args, guest_cmdline, "
+			       "command, console, kmsg, boot_s, wall_s, "
+			       "first_sample_s) SELECT id, ?1, ?2, ?3, ?4, ?5, "
+			       "?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, "
+			       "(SELECT (julianday(min(s.taken_at)) - "
+			       "julianday(?12)) * 86400 FROM samples s JOIN "
+			       "cases c ON c.id = s.case_id WHERE c.run_id = "
+			       "runs.id) FROM runs", -1, &ins, NULL) ||
+	    bind_texts(ins, text, 12) ||
+	    (isnan(vm->boot_s) ? sqlite3_bind_null(ins, 13) :
+	     sqlite3_bind_double(ins, 13, vm->boot_s)) ||
+	    sqlite3_bind_double(ins, 14, vm->wall_s) ||
+	    sqlite3_step(ins) != SQLITE_DONE) {
+		r = db_fail(db, "cannot record the guest");
+		goto fail;
+	}
+	if (sqlite3_prepare_v2(db->h,
+			       "SELECT uuid, label, kernel_release, boot_id, "
+			       "status, v.first_sample_s FROM runs JOIN run_vm "
+			       "v ON v.run_id = runs.id ORDER BY runs.id", -1,
+			       &sel, NULL)) {
+		r = db_fail(db, "cannot read the guest's runs");
+		goto fail;
+	}
+	while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
+		struct db_vm_run run = {
+			.uuid = col_text(sel, 0),
+			.label = col_text(sel, 1),
+			.kernel_release = col_text(sel, 2),
+			.boot_id = col_text(sel, 3),
+			.status = col_text(sel, 4),
+			.first_sample_s = col_real(sel, 5),
+		};
+
+		if (fn && (stop = fn(&run, arg)))
+			break;
+	}
+	if (!stop && r != SQLITE_DONE) {
+		r = db_fail(db, "cannot read the guest's runs");
+		goto fail;
+	}
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	if (stop) {
+		db_rollback(db);
+		return stop;
+	}
+	return db_exec(db, "COMMIT") ? DB_ERR : DB_OK;
+fail:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	db_rollback(db);
+	return r;
+}
+
+int db_vm_shapes_each(struct db *db, const char *label,
+		      int (*fn)(const char *accel, const char *shape,
+				void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h,
+			       "SELECT DISTINCT coalesce(v.accel, ''), "
+			       "coalesce(v.shape, '') FROM runs LEFT JOIN "
+			       "run_vm v ON v.run_id = runs.id WHERE label = ?1 "
+			       "AND status = 'complete' ORDER BY 1, 2", -1, &st,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT)) {
+		sqlite3_finalize(st);
+		return db_fail(db, "cannot read the runs' VM shapes");
+	}
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? DB_OK :
+	       db_fail(db, "cannot read the runs' VM shapes");
+}

@@ -1,0 +1,45 @@
+/*
+ * The runs `bench vm` brought home from a guest (schema 8): how the guest
+ * was made, kept beside the guest's own run.
+ */
+#ifndef FB_DB_VM_H
+#define FB_DB_VM_H
+
+#include "db.h"
+
+struct db_vm {
+	const char *accel;		/* "kvm" or "tcg" */
+	const char *accel_why;
+	const char *shape;		/* "smp=32 sockets=2 ..." */
+	const char *kernel, *kernel_image;
+	const char *qemu_version, *qemu_args, *guest_cmdline, *command;
+	const char *started_at;		/* QEMU start, ISO 8601 UTC */
+	double boot_s;			/* NAN: unknown */
+	double wall_s;
+	const char *console, *kmsg;
+};
+
+/* One run of a guest's database, as db_vm_attach() found it. */
+struct db_vm_run {
+	const char *uuid, *label, *kernel_release, *boot_id, *status;
+	double first_sample_s;		/* NAN: no sample */
+};
+
+/*
+ * Give every run of db (a guest's database: the runs of its one boot) the
+ * row of vm, its first sample's time from started_at included, in one
+ * transaction, and pass each run to fn.  Returns DB_OK, DB_ERR, or what fn
+ * returned to stop.
+ */
+int db_vm_attach(struct db *db, const struct db_vm *vm,
+		 int (*fn)(const struct db_vm_run *, void *), void *arg);
+
+/*
+ * The distinct (accel, shape) of the complete runs of a label, accel and
+ * shape "" for a run not made by `bench vm`.
+ */
+int db_vm_shapes_each(struct db *db, const char *label,
+		      int (*fn)(const char *accel, const char *shape,
+				void *arg), void *arg);
+
+#endif

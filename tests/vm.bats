@@ -1,0 +1,293 @@
+#!/usr/bin/env bats
+# bench vm and bench lab: Debian's 6.1 kernels booted in QEMU guests (TCG
+# where KVM is not hardware virtualisation), the host's root read-only,
+# runs brought home.  Needs qemu-system-x86 and busybox-static (mk/deps.sh)
+# and two linux-image-6.1.0-N-amd64-unsigned packages, taken from the cache
+# (FOLIOBENCH_KERNEL_CACHE, default /var/cache/foliobench/kernels) or
+# fetched there with apt-get download.  Boots cost minutes under TCG, so
+# only the SAN=0 pass of `make test` runs them.
+#
+# FB_VM_BATS="tests/workers.bats tests/shadow_truncate.bats" also runs those
+# bats files inside the 32-vCPU guest (the kernel-compatibility checks of
+# issue 21); FB_VM_SMP=4 makes that guest smaller.
+
+load test_helper
+
+KCACHE=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
+ROOT=$BATS_TEST_DIRNAME/..
+
+# The newest two linux-image-6.1.0-N-amd64-unsigned .debs of the cache,
+# fetched first when fewer than two are there.
+fb_kernels() {
+	local have
+	have=$(ls "$KCACHE"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb \
+		2>/dev/null | sort -V | tail -n 2)
+	if [ "$(printf '%s\n' "$have" | grep -c .)" -lt 2 ]; then
+		local names
+		names=$(apt-cache search --names-only \
+			'^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
+			awk '{ print $1 }' | sort -V | tail -n 2)
+		[ "$(printf '%s\n' "$names" | grep -c .)" -eq 2 ] || return 1
+		mkdir -p "$KCACHE" &&
+		(cd "$KCACHE" && apt-get download $names > /dev/null 2>&1) ||
+			return 1
+		have=$(ls "$KCACHE"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb |
+			sort -V | tail -n 2)
+	fi
+	printf '%s\n' "$have"
+}
+
+setup_file() {
+	export FB_VM_SKIP=
+	case $FB_BIN in
+	*/san/*) FB_VM_SKIP="the sanitizer build: guests boot only in the SAN=0 pass (each boot takes minutes under TCG)" ;;
+	esac
+	if [ -z "$FB_VM_SKIP" ] && ! command -v qemu-system-x86_64 > /dev/null; then
+		FB_VM_SKIP="qemu-system-x86_64 is missing (Debian's qemu-system-x86)"
+	fi
+	if [ -z "$FB_VM_SKIP" ] && [ ! -x /bin/busybox ]; then
+		FB_VM_SKIP="/bin/busybox is missing (Debian's busybox-static)"
+	fi
+	if [ -z "$FB_VM_SKIP" ]; then
+		K=$(fb_kernels) || FB_VM_SKIP="no two Debian 6.1 kernel packages in $KCACHE, and apt-get download could not fetch them"
+		export K_OLD=${K%%$'\n'*} K_NEW=${K##*$'\n'}
+	fi
+	export VMDIR=$BATS_FILE_TMPDIR
+}
+
+setup() {
+	[ -z "$FB_VM_SKIP" ] || skip "$FB_VM_SKIP"
+	fb_setup
+	# a guest cannot change the host's knobs; what changes them here is
+	# another test run on this machine, not ours to judge
+	FB_IGNORE_KNOBS=1
+	export TMPDIR=$T/tmp
+	mkdir -p "$TMPDIR"
+}
+
+teardown() {
+	# every guest, its temp dir and its QEMU gone on every path
+	local left
+	left=$(ls -A "$TMPDIR" 2>/dev/null; pgrep -f "qemu-system-x86_64.*$TMPDIR")
+	if [ -n "$left" ]; then
+		echo "left behind: $left" >&2
+		return 1
+	fi
+	# a guest has its own /dev/shm, mounts and cgroups: the host's are
+	# judged only after a test that ran bench on the host (FB_HOST_RUN),
+	# not for what other runs on this machine have there
+	[ -z "$FB_HOST_RUN" ] || fb_teardown
+}
+
+# the release of a .deb: linux-image-6.1.0-57-amd64-unsigned_... -> 6.1.0-57-amd64
+rel() { basename "$1" | sed 's/^linux-image-//; s/-unsigned_.*//'; }
+
+@test "a 32-vCPU guest on 2 sockets: check shows its topology and scatter over sockets, then the small suite runs" {
+	local t0 t1
+	t0=$(date +%s)
+	run "$BENCH" vm "$K_NEW" --smp 32 --sockets 2 --threads-per-core 1 \
+		--numa --mem 4G --cgroup v2 --db "$VMDIR/suite.db" --timeout 900 \
+		--sh "\"\$FB_BIN\" check --config $ROOT/tests/fixtures/vm/suite.json &&
+		      \"\$FB_BIN\" run --config $ROOT/tests/fixtures/vm/suite.json --db /var/tmp/fbvm/results.db --quiet"
+	t1=$(date +%s)
+	printf '%s\n' "$output" > "$VMDIR/suite.out"
+	echo "# 32-vCPU TCG boot + check + suite: $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&3
+	assert_success
+	assert_output --partial "topology: 2 packages, 2 NUMA nodes"
+	assert_output --regexp "topology: 2 packages, [^;]*32 PUs"
+	assert_output --partial "4 workers: PUs 0,16,1,17"
+	assert_output --partial "bench: vm: run "
+	assert_output --partial "brought home into $VMDIR/suite.db"
+}
+
+# the suite's database, from the boot above
+suite_db() {
+	[ -s "$VMDIR/suite.db" ] || skip "the 32-vCPU boot above brought nothing home"
+	DB=$VMDIR/suite.db
+}
+
+@test "the guest's run keeps the guest's boot, kernel and topology, and how QEMU made it" {
+	suite_db
+	run q "SELECT label, kernel_release, vcpus, hostname, status FROM runs"
+	assert_output "$(rel "$K_NEW")|$(rel "$K_NEW")|32|foliobench-vm|complete"
+	[ "$(q 'SELECT boot_id FROM runs')" != "$(cat /proc/sys/kernel/random/boot_id)" ]
+	run q "SELECT accel, shape, qemu_version LIKE 'QEMU emulator version %', json_extract(qemu_args, '\$[0]'), guest_cmdline FROM run_vm"
+	assert_output "tcg|smp=32 sockets=2 threads=1 numa=on mem=4G cgroup=v2|1|qemu-system-x86_64|console=ttyS0 quiet panic=-1 rdinit=/init fb.cgroup=v2 cgroup_no_v1=all"
+	run q "SELECT accel_why FROM run_vm"
+	assert_output --regexp "^TCG: "
+	run q "SELECT boot_s > 1, first_sample_s > boot_s, wall_s > first_sample_s, console LIKE '%foliobench-vm: command start%', kmsg LIKE '%Linux version 6.1.0%' FROM run_vm"
+	assert_output "1|1|1|1|1"
+	echo "# boot: $(q 'SELECT printf("command started %.1f s after QEMU started, first sample %.1f s after QEMU started, QEMU %.1f s", boot_s, first_sample_s, wall_s) FROM run_vm')" >&3
+}
+
+@test "in the guest: shmem-remove with 1 to 32 threads, seq-read and small-truncate: every sample valid, every worker on its PU" {
+	suite_db
+	run q "SELECT c.workload, c.params, s.invalid_reason FROM samples s JOIN cases c ON c.id = s.case_id WHERE s.valid = 0 AND c.workload != 'shadow-truncate'"
+	assert_output ""
+	run q "SELECT count(*) FROM cases WHERE workload = 'shmem-remove' AND status = 'done'"
+	assert_output 6
+	run q "SELECT group_concat(DISTINCT workload) FROM cases WHERE status = 'done' AND workload IN ('seq-read', 'small-truncate')"
+	assert_output "seq-read,small-truncate"
+	run q "SELECT count(*), sum(w.pu_checked = w.pu), count(DISTINCT w.pu) FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = '32'"
+	assert_output "32|32|32"
+	# scatter: 4 workers on 0,16,1,17
+	run q "SELECT group_concat(pu) FROM (SELECT w.pu FROM sample_workers w JOIN samples s ON s.id = w.sample_id JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shmem-remove' AND json_extract(c.params, '\$.threads') = '4' AND s.rep = 0 ORDER BY w.worker)"
+	assert_output "0,16,1,17"
+}
+
+@test "in the guest: shadow-truncate at 1G on cgroup v2 gives valid samples (compat: 6.1 has no cachestat)" {
+	suite_db
+	run q "SELECT count(*), sum(s.valid) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shadow-truncate'"
+	echo "# shadow-truncate samples (count|valid): $output; $(q "SELECT group_concat(DISTINCT s.invalid_reason) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.workload = 'shadow-truncate' AND s.valid = 0")" >&3
+	[ "${output%%|*}" -ge 1 ]
+	if [ "$output" != "${output%%|*}|${output%%|*}" ] &&
+	   q "SELECT invalid_reason FROM samples" | grep -q "estimated from /proc/vmstat"; then
+		# issue 21's compat helper makes these valid (coverage bounded
+		# without cachestat); until that lands this is the known state
+		skip "compat (issue 21): shadow entries on 6.1 (no cachestat) are only estimated: $output valid"
+	fi
+	assert_output "${output%%|*}|${output%%|*}"
+}
+
+@test "bench lab of two Debian 6.1 kernels, 2 boots each: 4 runs of 4 boots, alternated, and a compare table" {
+	local a b t0 t1
+	a=$(rel "$K_OLD") b=$(rel "$K_NEW")
+	t0=$(date +%s)
+	run "$BENCH" lab "$K_OLD" "$K_NEW" --boots 2 --smp 4 --sockets 2 \
+		--mem 2G --db "$DB" --timeout 600 \
+		-- run --config "$ROOT/tests/fixtures/vm/lab.json" --quiet
+	t1=$(date +%s)
+	echo "# bench lab, 4 boots of 4 vCPUs: $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&3
+	printf '%s\n' "$output" | sed -n '/^workload\|^before\|^Median\|^shmem-remove/,$p' | sed 's/^/# /' >&3
+	assert_success
+	assert_output --partial "lab: boot 1: $K_OLD (label $a)"
+	assert_output --partial "lab: boot 4: $K_NEW (label $b)"
+	assert_output --partial "lab: both kernels have their 2 boots"
+	assert_output --regexp "shmem-remove +op=unlink size=64M"
+	run q "SELECT count(*), count(DISTINCT boot_id) FROM runs WHERE status = 'complete'"
+	assert_output "4|4"
+	run q "SELECT group_concat(label, ' ') FROM (SELECT label FROM runs ORDER BY started_at, id)"
+	assert_output "$a $b $a $b"
+	run q "SELECT count(*) FROM run_vm WHERE accel = 'tcg' AND shape = 'smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'"
+	assert_output 4
+	cp "$DB" "$VMDIR/lab.db"
+}
+
+@test "compare refuses TCG guests' runs beside the host's own, always" {
+	[ -s "$VMDIR/lab.db" ] || skip "the lab above brought nothing home"
+	local a
+	a=$(rel "$K_OLD")
+	cp "$VMDIR/lab.db" "$DB"
+	FB_HOST_RUN=1
+	fb_config '[ { "workload": "shmem-remove", "op": "unlink", "size": "16M" } ]'
+	run "$BENCH" run --config "$T/config.json" --label "$a" --quiet
+	assert_success
+	run "$BENCH" compare --db "$DB" "$a" "$(rel "$K_NEW")"
+	assert_failure 69
+	assert_output --partial "bench: refusing to compare $a with $(rel "$K_NEW"): runs under QEMU's TCG emulator (functional checks, not kernel measurements) beside runs that are not: $a has 'not a bench vm guest' | 'tcg smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'; "
+}
+
+@test "compare --strict refuses two sides whose VM shape differs, and warns without it" {
+	[ -s "$VMDIR/lab.db" ] || skip "the lab above brought nothing home"
+	local a b
+	a=$(rel "$K_OLD") b=$(rel "$K_NEW")
+	cp "$VMDIR/lab.db" "$DB"
+	# the base's guests as if booted with 8 vCPUs (the boots above are
+	# real; only the recorded shape of one side is changed)
+	q "UPDATE run_vm SET shape = replace(shape, 'smp=4', 'smp=8') WHERE run_id IN (SELECT id FROM runs WHERE label = '$a')"
+	run "$BENCH" compare --db "$DB" "$a" "$b"
+	assert_success
+	assert_output --partial "bench: warning: VM shape differs: $a has 'tcg smp=8 sockets=2 threads=1 numa=off mem=2G cgroup=v2', $b has 'tcg smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'"
+	run "$BENCH" compare --db "$DB" --strict "$a" "$b"
+	assert_failure 69
+	assert_output --partial "besides the kernel (--strict)"
+}
+
+@test "a guest past --timeout is stopped: exit 70, nothing brought home, nothing left" {
+	run "$BENCH" vm "$K_OLD" --smp 2 --mem 1G --db "$DB" --timeout 3s
+	assert_failure 70
+	assert_output --partial "the guest ran past --timeout 3 s and was stopped"
+	[ ! -e "$DB" ]
+}
+
+@test "bench lab retries a failed boot once and says so, then stops" {
+	run "$BENCH" lab "$K_OLD" "$K_NEW" --boots 1 --smp 2 --mem 1G \
+		--db "$DB" --timeout 2s
+	assert_failure 70
+	assert_output --partial "lab: boot 1: $K_OLD (label $(rel "$K_OLD"))"$'\n'
+	assert_output --partial "bench: warning: lab: boot 1 of $(rel "$K_OLD") failed: the guest ran past --timeout 2 s and was stopped"
+	assert_output --partial "lab: boot 1: $K_OLD (label $(rel "$K_OLD")), again"
+	assert_output --partial "bench: lab: $(rel "$K_OLD") failed twice; stopping"
+	refute_output --partial "lab: boot 2"
+	[ ! -e "$DB" ]
+}
+
+@test "SIGTERM stops the guest: exit 143, QEMU and the temp dir gone" {
+	"$BENCH" vm "$K_OLD" --smp 2 --mem 1G --db "$DB" > "$T/out" 2>&1 &
+	local pid=$! i
+	for i in $(seq 60); do
+		pgrep -f "qemu-system-x86_64.*$TMPDIR" > /dev/null && break
+		sleep 0.5
+	done
+	pgrep -f "qemu-system-x86_64.*$TMPDIR" > /dev/null
+	sleep 1
+	kill -TERM $pid
+	local st=0
+	wait $pid || st=$?
+	[ "$st" -eq 143 ]
+	grep -q "interrupted: the guest was stopped" "$T/out"
+}
+
+@test "a kernel that is none of release, tree or .deb: exit 66 naming it" {
+	run "$BENCH" vm 9.9.9-none --db "$DB"
+	assert_failure 66
+	assert_output "bench: vm: 9.9.9-none: kernel '9.9.9-none': not an installed release (no /boot/vmlinuz-9.9.9-none), a kernel build tree (arch/x86/boot/bzImage) or a linux-image .deb file"
+	echo "not a package" > "$T/bad.deb"
+	FOLIOBENCH_KERNEL_CACHE=$T/cache run "$BENCH" vm "$T/bad.deb" --db "$DB"
+	assert_failure 66
+	assert_output --partial "cannot unpack $T/bad.deb with dpkg-deb"
+	[ -z "$(ls -A "$T/cache/unpacked")" ]
+}
+
+@test "a kernel build tree boots: its bzImage, its release, its modules from INSTALL_MOD_PATH" {
+	local d=$KCACHE/unpacked/$(basename "${K_OLD%.deb}") r
+	[ -d "$d" ] || skip "the lab above did not unpack $K_OLD"
+	r=$(rel "$K_OLD")
+	mkdir -p "$T/tree/arch/x86/boot" "$T/tree/include/config" "$T/tree/lib/modules"
+	cp "$d/boot/vmlinuz-$r" "$T/tree/arch/x86/boot/bzImage"
+	echo "$r" > "$T/tree/include/config/kernel.release"
+	ln -s "$d/lib/modules/$r" "$T/tree/lib/modules/$r"
+	run "$BENCH" vm "$T/tree" --smp 2 --mem 1G --db "$DB" --sh 'uname -r; nproc; grep -c " 9p " /proc/mounts; grep -c "^overlay / overlay" /proc/mounts'
+	assert_success
+	assert_output --partial "$r"$'\n'"2"$'\n'"1"$'\n'"1"
+}
+
+@test "usage errors: a shape QEMU cannot make, --db after --, two commands" {
+	run "$BENCH" vm "$K_OLD" --smp 30 --sockets 4 --db "$DB"
+	assert_failure 64
+	assert_output "bench: vm: $K_OLD: --smp 30 is not a whole number of sockets (4) times threads per core (1)"
+	run "$BENCH" vm "$K_OLD" --db "$DB" -- run --db x.db
+	assert_failure 64
+	assert_output "bench: the guest's run goes home into the --db of bench vm, not one given after --"
+	run "$BENCH" vm "$K_OLD" --sh true -- check
+	assert_failure 64
+	run "$BENCH" vm "$K_OLD" --cgroup v3
+	assert_failure 64
+	assert_output "bench: --cgroup: 'v3' is not v1 or v2"
+	run "$BENCH" lab "$K_OLD" "$K_OLD"
+	assert_failure 64
+	assert_output "bench: lab: both kernels are $(rel "$K_OLD"): name them with --labels BASE,PATCH"
+	if [ ! -e /dev/kvm ]; then
+		run "$BENCH" vm "$K_OLD" --accel kvm --db "$DB"
+		assert_failure 69
+		assert_output "bench: vm: $K_OLD: --accel kvm: /dev/kvm cannot be opened: No such file or directory"
+	fi
+}
+
+@test "bats files inside the 32-vCPU guest (FB_VM_BATS)" {
+	[ -n "$FB_VM_BATS" ] || skip "FB_VM_BATS names no bats files to run in the guest"
+	run "$BENCH" vm "$K_NEW" --smp "${FB_VM_SMP:-32}" --sockets 2 --mem 8G --cgroup v2 \
+		--db "$DB" --timeout 3000 --sh "cd $ROOT && bats --tap $FB_VM_BATS"
+	printf '%s\n' "$output" | sed 's/^/# /' >&3
+	assert_success
+}
