@@ -11,14 +11,15 @@ pages=64; 20 runs after one warm-up, 126 samples), made with BENCH
 missing, and reused when it is there.  OUT.db holds the seed and as many
 copies of it as make at least SAMPLES samples (rows of `samples`): every
 table under runs is copied through its foreign keys with ids offset per
-copy, each copy's runs with new uuids, a boot of their own, host lab00 ..
-lab{H-1} in turn (24 hosts by default) and started a minute after the
-previous copy.  With --labels L > 1 the copies whose number is not a
-multiple of L get the labels base~N and patch~N (N = copy % L), so that
-base and patch are two labels among many.  OUT.db is in WAL mode, its
-foreign keys and PRAGMA integrity_check are checked unless --no-check, and
-it is written whole or not at all (OUT.db.tmp renamed).  The last line of
-the output says "OUT.db: R runs, S samples, V values".
+copy, each copy's runs with new uuids (from run id and copy number), a
+boot of their own, host lab00 .. lab{H-1} in turn (24 hosts by default)
+and started a minute after the previous copy.  With --labels L > 1 the
+copies whose number is not a multiple of L get the labels base~N and
+patch~N (N = copy % L), so that base and patch are two labels among many.
+OUT.db is in WAL mode, its foreign keys and PRAGMA integrity_check are
+checked unless --no-check, and it is written whole or not at all
+(OUT.db.tmp renamed).  The last line of the output says
+"OUT.db: R runs, S samples, V values".
 """
 import argparse
 import json
@@ -127,7 +128,8 @@ def grow(seed, out, samples, hosts, labels):
             elif c in fks and fks[c] in span:
                 e = "%s + c.n * %d" % (x, span[fks[c]])
             elif t == "runs" and c == "uuid":
-                e = "substr(%s, 1, 24) || printf('%%012x', c.n)" % x
+                e = ("printf('%%08x-0000-4000-8000-%%012x', x.%s, c.n)" %
+                     q(idcol))
             elif t == "runs" and c == "boot_id":
                 e = "%s || printf('.%%d', c.n)" % x
             elif t == "runs" and c == "hostname":

@@ -228,6 +228,11 @@ static int check_input(struct merge *m, int i)
 
 	if (i && !t->nfk)
 		return DB_OK;	/* not under runs: not copied */
+	if (query_int(m, "SELECT count(*) FROM src.sqlite_master WHERE "
+		      "type = 'table' AND name = ?1", t->name) != 1) {
+		snprintf(m->db.err, sizeof(m->db.err), "no table %s", t->name);
+		return DB_NOT_DB;
+	}
 	if (sqlite3_prepare_v2(m->db.h, "SELECT count(*) FROM "
 			       "pragma_table_info(?1, 'src') WHERE name = ?2",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -569,6 +574,7 @@ static int migrate_input(struct merge *m, int v)
 			snprintf(m->db.err, sizeof(m->db.err), "cannot migrate "
 				 "it in memory: migration %s: %.400s",
 				 schema_steps[i].file, mem.err);
+			r = DB_NOT_DB;
 			goto out;
 		}
 	if ((r = db_exec(&m->db, "DETACH DATABASE src")) ||
