@@ -248,4 +248,16 @@ late"
 	assert_output "c0000000-0000-0000-0000-000000000002|14 15 16"
 	run q "PRAGMA foreign_key_check"
 	assert_output ""
+	# one new run among eight: read through the maps, the same rows
+	python3 "$BATS_TEST_DIRNAME/../bench/scale_db.py" --seed "$T/b.db" \
+		--no-check 24 "$T/c.db" > /dev/null
+	"$BENCH" merge "$DB" "$T/c.db" > /dev/null
+	sqlite3 "$T/c.db" "UPDATE runs SET uuid = 'd' || substr(uuid, 2) WHERE id = 5"
+	run "$BENCH" merge "$DB" "$T/c.db"
+	assert_success
+	assert_output "$T/c.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0); 7 already there"
+	run q "select r.uuid, group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
+	assert_output "d0000001-0000-4000-8000-000000000002|35:0 36:1 37:2|3"
+	run q "PRAGMA foreign_key_check"
+	assert_output ""
 }
