@@ -167,11 +167,10 @@ wal_input() {
 	two_machines
 	sqlite3 "$T/a.db" "PRAGMA journal_mode = WAL" > /dev/null
 	# a writer still open: its commit is only in a.db-wal
-	{ echo "PRAGMA wal_autocheckpoint = 0;"
-	  echo "UPDATE runs SET label = 'late' WHERE id = 2;"
-	  sleep 30; } | sqlite3 "$T/a.db" &
-	W=$!
-	fb_after "kill $W"
+	exec 9> >(sqlite3 "$T/a.db" > /dev/null)
+	fb_after "exec 9>&-"
+	echo "PRAGMA wal_autocheckpoint = 0;" >&9
+	echo "UPDATE runs SET label = 'late' WHERE id = 2;" >&9
 	for _ in $(seq 100); do
 		[ -s "$T/a.db-wal" ] && break
 		sleep 0.1
