@@ -1,7 +1,7 @@
 /*
  * `bench merge OUT.db IN.db...`: the runs of several lab machines in one
  * database.  Idempotent (runs are keyed by uuid), the inputs are never
- * written (an older one is migrated in a temporary copy), and it says
+ * written (an older one is migrated in a copy in memory), and it says
  * what each input added.  Exit codes: 0 ok, 64 usage, 65 an input is not
  * a foliobench database, 66 no such input, 74 I/O error, 76 a newer
  * schema (the output is left as it was for that input and the rest).
@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"Adds the runs of each IN.db that OUT.db lacks (by run uuid), "
 		"with their cases,\nsamples, values and kernel warnings.  "
 		"OUT.db is made when missing; the inputs\nare never written "
-		"(an older schema is migrated in a temporary copy).\n");
+		"(an older schema is migrated in a copy in memory).\n");
 }
 
 static void report(const char *in, const struct db_merge_stats *st)

@@ -1,15 +1,26 @@
 /*
- * Merging result databases.  The input is copied (backup API) into a
- * temporary file and that copy migrated, so an older input is read in the
- * current schema and the input file itself is never written.  The copy is
- * attached to the output as "src", and the new runs with everything under
- * them are copied in one transaction, in foreign-key order, each row's
- * references mapped from the input's ids to the output's.
+ * Merging result databases.  The merge has a connection of its own to the
+ * output, on which the input is attached as "src", read-only: a WAL input
+ * whose -wal holds nothing is attached immutable (no lock, no -wal or -shm
+ * made next to it, so a read-only file system is no obstacle), any other
+ * read-only with SQLite's locks.  An input of an older schema is copied
+ * into memory and migrated there; nothing is ever written next to the
+ * input or in a temporary directory (temp_store is memory), so a merge
+ * that is killed or finds the disk full leaves no copy behind.
  *
  * The tables and columns come from the output's own schema (PRAGMA
  * table_info, foreign_key_list), so that a table a later migration adds is
- * merged without a change here.  Those names are the only text put into
- * SQL, quoted as identifiers; every value is bound.
+ * merged without a change here; every column is checked to exist in the
+ * input first.  Those names are the only text put into SQL, quoted as
+ * identifiers, with double-quoted strings turned off on every connection
+ * (SQLITE_DBCONFIG_DQS_*), so that a name that does not resolve is an
+ * error and never read as a string.
+ *
+ * The new runs (by uuid) and everything under them are copied in one
+ * transaction, in foreign-key order, one INSERT ... SELECT a table: a temp
+ * table maps each table's ids in the input to the ones they get in the
+ * output (max(id) + 1, 2, ... in the input's order), and the rows are
+ * selected through the maps of their parents.
  */
 #include "merge.h"
 
@@ -18,9 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "common/common.h"
+#include "schema_sql.h"
 
 struct fk {
 	int col;		/* index into the table's columns */
@@ -35,12 +49,15 @@ struct table {
 	struct fk fk[8];
 	int nfk;
 	bool done;
+	int64_t added;		/* rows copied (the map's rows) */
 };
 
 struct merge {
-	struct db *db;
+	struct db db;		/* the merge's own connection to the output */
+	const char *in_path;
 	struct table t[DB_MERGE_MAX_TABLES];
 	int n;
+	bool by_map;		/* few new runs: read the input through maps */
 };
 
 /* An identifier, double-quoted. */
@@ -59,9 +76,55 @@ static void map_ident(struct strbuf *sb, const char *table)
 {
 	struct strbuf n = STRBUF_INIT;
 
+	strbuf_addf(sb, "temp.");
 	strbuf_addf(&n, "fbmap_%s", table);
 	ident(sb, strbuf_str(&n));
 	strbuf_release(&n);
+}
+
+/*
+ * A file name as a URI that SQLite reads back as exactly that file: every
+ * byte but [A-Za-z0-9/._~-] %-escaped, an absolute path with an empty
+ * authority, a relative one after "./" (never ":memory:").
+ */
+static void uri(struct strbuf *sb, const char *path, const char *query)
+{
+	const char *p;
+
+	strbuf_addf(sb, "file:%s", path[0] == '/' ? "//" : "./");
+	for (p = path; *p; p++) {
+		unsigned char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("/._~-", c))
+			strbuf_addf(sb, "%c", c);
+		else
+			strbuf_addf(sb, "%%%02X", c);
+	}
+	strbuf_addf(sb, "%s", query);
+}
+
+/* No double-quoted string literals: an unknown name is an error. */
+static void no_dqs(sqlite3 *h)
+{
+	sqlite3_db_config(h, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
+	sqlite3_db_config(h, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
+}
+
+/* One number from SQL with at most one text parameter; -1 on error. */
+static int64_t query_int(struct merge *m, const char *sql, const char *arg)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(m->db.h, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }
 
 static int find_table(const struct merge *m, const char *name)
@@ -92,15 +155,15 @@ static int load_table(struct merge *m, int i)
 	int r, npk = 0, pkcol = -1;
 	bool int_pk = false;
 
-	if (sqlite3_prepare_v2(m->db->h, "SELECT name, upper(type), pk FROM "
+	if (sqlite3_prepare_v2(m->db.h, "SELECT name, upper(type), pk FROM "
 			       "pragma_table_info(?1, 'main') ORDER BY cid",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(m->db, "cannot read the schema");
+		return db_fail(&m->db, "cannot read the schema");
 	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_TRANSIENT);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (t->ncols == (int)ARRAY_SIZE(t->cols)) {
 			sqlite3_finalize(st);
-			snprintf(m->db->err, sizeof(m->db->err), "table %s has "
+			snprintf(m->db.err, sizeof(m->db.err), "table %s has "
 				 "too many columns to merge", t->name);
 			return DB_ERR;
 		}
@@ -116,7 +179,7 @@ static int load_table(struct merge *m, int i)
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
-		return db_fail(m->db, "cannot read the schema");
+		return db_fail(&m->db, "cannot read the schema");
 	t->id_col = npk == 1 && int_pk ? pkcol : -1;
 	return DB_OK;
 }
@@ -127,10 +190,10 @@ static int load_fks(struct merge *m, int i)
 	sqlite3_stmt *st;
 	int r;
 
-	if (sqlite3_prepare_v2(m->db->h, "SELECT \"from\", \"table\" FROM "
+	if (sqlite3_prepare_v2(m->db.h, "SELECT \"from\", \"table\" FROM "
 			       "pragma_foreign_key_list(?1, 'main')", -1, &st,
 			       NULL) != SQLITE_OK)
-		return db_fail(m->db, "cannot read the schema");
+		return db_fail(&m->db, "cannot read the schema");
 	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_TRANSIENT);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		int col = find_col(t, (const char *)sqlite3_column_text(st, 0));
@@ -140,7 +203,7 @@ static int load_fks(struct merge *m, int i)
 		if (col < 0 || par < 0 || m->t[par].id_col < 0 ||
 		    t->nfk == (int)ARRAY_SIZE(t->fk)) {
 			sqlite3_finalize(st);
-			snprintf(m->db->err, sizeof(m->db->err), "table %s: a "
+			snprintf(m->db.err, sizeof(m->db.err), "table %s: a "
 				 "foreign key this merge cannot follow",
 				 t->name);
 			return DB_ERR;
@@ -149,8 +212,45 @@ static int load_fks(struct merge *m, int i)
 		t->fk[t->nfk++].parent = par;
 	}
 	sqlite3_finalize(st);
-	return r == SQLITE_DONE ? DB_OK : db_fail(m->db, "cannot read the "
+	return r == SQLITE_DONE ? DB_OK : db_fail(&m->db, "cannot read the "
 						  "schema");
+}
+
+/*
+ * Every column of a table the merge copies must be in the input: DB_NOT_DB
+ * naming the first one missing.
+ */
+static int check_input(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	sqlite3_stmt *st;
+	int c, r = DB_OK;
+
+	if (i && !t->nfk)
+		return DB_OK;	/* not under runs: not copied */
+	if (query_int(m, "SELECT count(*) FROM src.sqlite_master WHERE "
+		      "type = 'table' AND name = ?1", t->name) != 1) {
+		snprintf(m->db.err, sizeof(m->db.err), "no table %s", t->name);
+		return DB_NOT_DB;
+	}
+	if (sqlite3_prepare_v2(m->db.h, "SELECT count(*) FROM "
+			       "pragma_table_info(?1, 'src') WHERE name = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(&m->db, "cannot read the input's schema");
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	for (c = 0; c < t->ncols && !r; c++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 2, t->cols[c], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			r = db_fail(&m->db, "cannot read the input's schema");
+		} else if (!sqlite3_column_int(st, 0)) {
+			snprintf(m->db.err, sizeof(m->db.err), "table %s has "
+				 "no column %s", t->name, t->cols[c]);
+			r = DB_NOT_DB;
+		}
+	}
+	sqlite3_finalize(st);
+	return r;
 }
 
 static int load_schema(struct merge *m)
@@ -158,15 +258,15 @@ static int load_schema(struct merge *m)
 	sqlite3_stmt *st;
 	int r, i;
 
-	if (sqlite3_prepare_v2(m->db->h, "SELECT name FROM main.sqlite_master "
+	if (sqlite3_prepare_v2(m->db.h, "SELECT name FROM main.sqlite_master "
 			       "WHERE type = 'table' AND name NOT LIKE "
 			       "'sqlite_%' ORDER BY name = 'runs' DESC, rowid",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(m->db, "cannot read the schema");
+		return db_fail(&m->db, "cannot read the schema");
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (m->n == DB_MERGE_MAX_TABLES) {
 			sqlite3_finalize(st);
-			snprintf(m->db->err, sizeof(m->db->err), "more than "
+			snprintf(m->db.err, sizeof(m->db.err), "more than "
 				 "%d tables to merge", DB_MERGE_MAX_TABLES);
 			return DB_ERR;
 		}
@@ -175,9 +275,9 @@ static int load_schema(struct merge *m)
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
-		return db_fail(m->db, "cannot read the schema");
+		return db_fail(&m->db, "cannot read the schema");
 	if (!m->n || strcmp(m->t[0].name, "runs")) {
-		snprintf(m->db->err, sizeof(m->db->err), "no runs table");
+		snprintf(m->db.err, sizeof(m->db.err), "no runs table");
 		return DB_ERR;
 	}
 	for (i = 0; i < m->n; i++)
@@ -186,129 +286,172 @@ static int load_schema(struct merge *m)
 	for (i = 0; i < m->n; i++)
 		if ((r = load_fks(m, i)))
 			return r;
+	for (i = 0; i < m->n; i++)
+		if ((r = check_input(m, i)))
+			return r;
 	return DB_OK;
 }
 
 /*
- * Copy the rows of table i that belong to runs new to the output: runs by
- * uuid, any other table by its foreign keys into what was copied.
+ * The rows of table i to copy, as " FROM ...": runs whose uuid the output
+ * lacks; any other table's rows whose every foreign key is in its parent's
+ * map (pK.new the parent's new id), read in the input's order or, with
+ * few new runs, through the first parent's map.
  */
-static int copy_table(struct merge *m, int i, int64_t *added)
+static void rows_from(struct merge *m, int i, struct strbuf *sb)
 {
 	struct table *t = &m->t[i];
-	struct strbuf sel = STRBUF_INIT, ins = STRBUF_INIT, map = STRBUF_INIT;
-	sqlite3_stmt *s = NULL, *in = NULL, *mp = NULL, *lk[8] = { NULL };
-	int c, k, r = DB_ERR, nbind;
+	int k;
 
-	*added = 0;
-	strbuf_addf(&sel, "SELECT ");
-	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(&sel, "%s", c ? ", " : "");
-		ident(&sel, t->cols[c]);
+	if (!i) {
+		strbuf_addf(sb, " FROM src.");
+		ident(sb, t->name);
+		strbuf_addf(sb, " AS s WHERE s.\"uuid\" NOT IN (SELECT "
+			    "\"uuid\" FROM main.");
+		ident(sb, t->name);
+		strbuf_addf(sb, ")");
+		return;
 	}
-	strbuf_addf(&sel, " FROM src.");
-	ident(&sel, t->name);
-	if (i == 0) {
-		strbuf_addf(&sel, " WHERE uuid NOT IN (SELECT uuid FROM "
-			    "main.runs)");
+	strbuf_addf(sb, " FROM ");
+	if (m->by_map) {
+		map_ident(sb, m->t[t->fk[0].parent].name);
+		strbuf_addf(sb, " AS p0 CROSS JOIN src.");
+		ident(sb, t->name);
+		strbuf_addf(sb, " AS s ON s.");
 	} else {
-		for (k = 0; k < t->nfk; k++) {
-			strbuf_addf(&sel, " %s ", k ? "AND" : "WHERE");
-			ident(&sel, t->cols[t->fk[k].col]);
-			strbuf_addf(&sel, " IN (SELECT old FROM temp.");
-			map_ident(&sel, m->t[t->fk[k].parent].name);
-			strbuf_addf(&sel, ")");
-		}
+		strbuf_addf(sb, "src.");
+		ident(sb, t->name);
+		strbuf_addf(sb, " AS s CROSS JOIN ");
+		map_ident(sb, m->t[t->fk[0].parent].name);
+		strbuf_addf(sb, " AS p0 ON s.");
 	}
-	strbuf_addf(&sel, " ORDER BY rowid");
-	strbuf_addf(&ins, "INSERT INTO main.");
-	ident(&ins, t->name);
-	strbuf_addf(&ins, " (");
-	for (c = 0, nbind = 0; c < t->ncols; c++) {
-		if (c == t->id_col)
-			continue;
-		strbuf_addf(&ins, "%s", nbind++ ? ", " : "");
-		ident(&ins, t->cols[c]);
+	ident(sb, t->cols[t->fk[0].col]);
+	strbuf_addf(sb, " = p0.old");
+	for (k = 1; k < t->nfk; k++) {
+		strbuf_addf(sb, " CROSS JOIN ");
+		map_ident(sb, m->t[t->fk[k].parent].name);
+		strbuf_addf(sb, " AS p%d ON s.", k);
+		ident(sb, t->cols[t->fk[k].col]);
+		strbuf_addf(sb, " = p%d.old", k);
 	}
-	strbuf_addf(&ins, ") VALUES (");
-	for (c = 0; c < nbind; c++)
-		strbuf_addf(&ins, "%s?", c ? ", " : "");
-	strbuf_addf(&ins, ")");
+}
+
+/* Run sql with ?1 bound to v (when v >= 0); DB_ERR naming the table. */
+static int run_sql(struct merge *m, const struct table *t, const char *sql,
+		   int64_t v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db.h, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(&m->db, t->name);
+	if (v >= 0)
+		sqlite3_bind_int64(st, 1, v);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? DB_OK : db_fail(&m->db, t->name);
+}
+
+/*
+ * Copy the rows of table i that belong to runs new to the output: runs by
+ * uuid, any other table by its foreign keys into what was copied.  A table
+ * with an INTEGER PRIMARY KEY gets its map first; its rows take the next
+ * ids after the output's largest, in the input's id order.
+ */
+static int copy_table(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+	int c, k, r;
+	int64_t base = 0;
+
+	t->added = 0;
 	if (t->id_col >= 0) {
-		/* the old id to the new one, named after the table */
-		strbuf_addf(&map, "CREATE TEMP TABLE ");
-		map_ident(&map, t->name);
-		strbuf_addf(&map, " (old INTEGER PRIMARY KEY, new INTEGER)");
-		if (db_exec(m->db, map.buf))
+		strbuf_addf(&sql, "CREATE TABLE ");
+		map_ident(&sql, t->name);
+		strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER "
+			    "NOT NULL)");
+		if ((r = db_exec(&m->db, sql.buf)))
 			goto out;
-		strbuf_release(&map);
-		strbuf_addf(&map, "INSERT INTO temp.");
-		map_ident(&map, t->name);
-		strbuf_addf(&map, " VALUES (?, ?)");
-		if (sqlite3_prepare_v2(m->db->h, map.buf, -1, &mp, NULL))
-			goto sqlerr;
 	}
-	for (k = 0; k < t->nfk; k++) {
-		strbuf_release(&map);
-		strbuf_addf(&map, "SELECT new FROM temp.");
-		map_ident(&map, m->t[t->fk[k].parent].name);
-		strbuf_addf(&map, " WHERE old = ?");
-		if (sqlite3_prepare_v2(m->db->h, map.buf, -1, &lk[k], NULL))
-			goto sqlerr;
-	}
-	if (sqlite3_prepare_v2(m->db->h, sel.buf, -1, &s, NULL) ||
-	    sqlite3_prepare_v2(m->db->h, ins.buf, -1, &in, NULL))
-		goto sqlerr;
-	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		for (c = 0, nbind = 0; c < t->ncols; c++) {
-			if (c == t->id_col)
-				continue;
-			nbind++;
-			for (k = 0; k < t->nfk; k++)
-				if (t->fk[k].col == c)
-					break;
-			if (k == t->nfk) {
-				sqlite3_bind_value(in, nbind,
-						   sqlite3_column_value(s, c));
-				continue;
-			}
-			sqlite3_reset(lk[k]);
-			sqlite3_bind_int64(lk[k], 1,
-					   sqlite3_column_int64(s, c));
-			if (sqlite3_step(lk[k]) != SQLITE_ROW)
-				goto sqlerr;
-			sqlite3_bind_int64(in, nbind,
-					   sqlite3_column_int64(lk[k], 0));
-		}
-		if (sqlite3_step(in) != SQLITE_DONE)
-			goto sqlerr;
-		sqlite3_reset(in);
-		if (mp) {
-			sqlite3_reset(mp);
-			sqlite3_bind_int64(mp, 1,
-					   sqlite3_column_int64(s, t->id_col));
-			sqlite3_bind_int64(mp, 2,
-					   sqlite3_last_insert_rowid(m->db->h));
-			if (sqlite3_step(mp) != SQLITE_DONE)
-				goto sqlerr;
-		}
-		(*added)++;
-	}
-	if (r != SQLITE_DONE)
-		goto sqlerr;
-	r = DB_OK;
-	goto out;
-sqlerr:
-	r = db_fail(m->db, t->name);
-out:
+	/* nothing new above: nothing to copy here */
 	for (k = 0; k < t->nfk; k++)
-		sqlite3_finalize(lk[k]);
-	sqlite3_finalize(s);
-	sqlite3_finalize(in);
-	sqlite3_finalize(mp);
-	strbuf_release(&sel);
-	strbuf_release(&ins);
-	strbuf_release(&map);
+		if (!m->t[t->fk[k].parent].added) {
+			r = DB_OK;
+			goto out;
+		}
+	if (t->id_col >= 0) {
+		strbuf_release(&sql);
+		strbuf_addf(&sql, "SELECT coalesce(max(");
+		ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, "), 0) FROM main.");
+		ident(&sql, t->name);
+		base = query_int(m, sql.buf, NULL);
+		if (base < 0) {
+			r = db_fail(&m->db, t->name);
+			goto out;
+		}
+		strbuf_release(&sql);
+		strbuf_addf(&sql, "INSERT INTO ");
+		map_ident(&sql, t->name);
+		strbuf_addf(&sql, " (old, new) SELECT s.");
+		ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
+		ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, ")");
+		rows_from(m, i, &sql);
+		if ((r = run_sql(m, t, sql.buf, base)))
+			goto out;
+		t->added = sqlite3_changes64(m->db.h);
+		if (!t->added)
+			goto out;
+	}
+	strbuf_release(&sql);
+	strbuf_addf(&sql, "INSERT INTO main.");
+	ident(&sql, t->name);
+	strbuf_addf(&sql, " (");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(&sql, "%s", c ? ", " : "");
+		ident(&sql, t->cols[c]);
+	}
+	strbuf_addf(&sql, ") SELECT ");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(&sql, "%s", c ? ", " : "");
+		for (k = 0; k < t->nfk; k++)
+			if (t->fk[k].col == c)
+				break;
+		if (c == t->id_col)
+			strbuf_addf(&sql, "m.new");
+		else if (k < t->nfk)
+			strbuf_addf(&sql, "p%d.new", k);
+		else {
+			strbuf_addf(&sql, "s.");
+			ident(&sql, t->cols[c]);
+		}
+	}
+	if (t->id_col >= 0) {
+		/* the map holds exactly the rows, in the order of their ids */
+		strbuf_addf(&sql, " FROM ");
+		map_ident(&sql, t->name);
+		strbuf_addf(&sql, " AS m CROSS JOIN src.");
+		ident(&sql, t->name);
+		strbuf_addf(&sql, " AS s ON s.");
+		ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, " = m.old");
+		for (k = 0; k < t->nfk; k++) {
+			strbuf_addf(&sql, " CROSS JOIN ");
+			map_ident(&sql, m->t[t->fk[k].parent].name);
+			strbuf_addf(&sql, " AS p%d ON p%d.old = s.", k, k);
+			ident(&sql, t->cols[t->fk[k].col]);
+		}
+	} else {
+		rows_from(m, i, &sql);
+	}
+	if ((r = run_sql(m, t, sql.buf, -1)))
+		goto out;
+	t->added = sqlite3_changes64(m->db.h);
+out:
+	strbuf_release(&sql);
 	return r;
 }
 
@@ -335,172 +478,215 @@ static int copy_all(struct merge *m, struct db_merge_stats *st)
 			}
 			if (!ready)
 				continue;
-			snprintf(st->table[st->ntables].name,
-				 sizeof(st->table[0].name), "%s", t->name);
-			r = copy_table(m, i, &st->table[st->ntables].added);
+			r = copy_table(m, i);
 			if (r)
 				return r;
-			st->ntables++;
+			if (!i)
+				m->by_map = t->added * 4 < query_int(m,
+					"SELECT count(*) FROM src.runs", NULL);
+			snprintf(st->table[st->ntables].name,
+				 sizeof(st->table[0].name), "%s", t->name);
+			st->table[st->ntables++].added = t->added;
 			t->done = true;
 			done++;
 			progress = true;
 		}
 	}
 	if (done < m->n) {
-		snprintf(m->db->err, sizeof(m->db->err), "the tables' foreign "
+		snprintf(m->db.err, sizeof(m->db.err), "the tables' foreign "
 			 "keys form a cycle");
 		return DB_ERR;
 	}
 	return DB_OK;
 }
 
-/* A consistent copy of the input, never written, in the current schema. */
-static int copy_input(struct db *out, const char *in_path, char *tmp,
-		      size_t n, struct db_merge_stats *st)
+/*
+ * How to attach the input: immutable where it is a WAL database whose -wal
+ * is absent or empty (the file holds every commit; reading it so makes no
+ * -wal or -shm beside it), read-only with the usual locks otherwise.
+ */
+static const char *input_query(const char *path)
 {
-	sqlite3 *src = NULL, *dst = NULL;
-	sqlite3_backup *bk;
-	struct db cp;
-	const char *dir = getenv("TMPDIR");
-	int fd, r = DB_ERR, v = -1;
-	sqlite3_stmt *q;
+	unsigned char h[20];
+	char wal[4200];
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool is_wal = false;
 
-	if (access(in_path, F_OK)) {
-		snprintf(out->err, sizeof(out->err), "%s", strerror(errno));
-		return DB_MISSING;
+	if (fd >= 0) {
+		is_wal = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+			 !memcmp(h, "SQLite format 3", 16) && h[18] == 2;
+		close(fd);
 	}
-	if (sqlite3_open_v2(in_path, &src, SQLITE_OPEN_READONLY, NULL)) {
-		snprintf(out->err, sizeof(out->err), "%s", sqlite3_errmsg(src));
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (is_wal && (stat(wal, &sb) || !sb.st_size))
+		return "?immutable=1";
+	return "?mode=ro";
+}
+
+/* ATTACH name AS as, on the merge's connection. */
+static int attach(struct merge *m, const char *name, const char *as)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st;
+	int r = DB_OK;
+
+	strbuf_addf(&sql, "ATTACH DATABASE ?1 AS %s", as);
+	if (sqlite3_prepare_v2(m->db.h, sql.buf, -1, &st, NULL) != SQLITE_OK) {
+		strbuf_release(&sql);
+		return db_fail(&m->db, "cannot attach the input");
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(&m->db, "cannot attach the input");
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return r;
+}
+
+/*
+ * The input of schema version v < this tool's, migrated in memory and
+ * attached as "src" in the place of the file.
+ */
+static int migrate_input(struct merge *m, int v)
+{
+	struct db mem = { .h = NULL };
+	sqlite3_backup *bk;
+	int i, r = DB_ERR;
+
+	if (sqlite3_open_v2(":memory:", &mem.h, SQLITE_OPEN_READWRITE, NULL)) {
+		snprintf(m->db.err, sizeof(m->db.err), "out of memory");
 		goto out;
 	}
-	if (!sqlite3_prepare_v2(src, "PRAGMA user_version", -1, &q, NULL)) {
-		if (sqlite3_step(q) == SQLITE_ROW)
-			v = sqlite3_column_int(q, 0);
-		sqlite3_finalize(q);
-	}
-	if (v < 0 || sqlite3_prepare_v2(src, "SELECT uuid FROM runs LIMIT 0",
-					-1, &q, NULL)) {
-		snprintf(out->err, sizeof(out->err), "%s", sqlite3_errmsg(src));
-		r = DB_NOT_DB;
+	no_dqs(mem.h);
+	bk = sqlite3_backup_init(mem.h, "main", m->db.h, "src");
+	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
+		sqlite3_backup_finish(bk);
+		r = db_fail(&mem, "cannot read the input");
+		snprintf(m->db.err, sizeof(m->db.err), "%s", mem.err);
 		goto out;
 	}
-	sqlite3_finalize(q);
+	if (sqlite3_backup_finish(bk) != SQLITE_OK)
+		goto mem_err;
+	for (i = 0; i < schema_nsteps; i++)
+		if (schema_steps[i].version > v &&
+		    db_exec(&mem, schema_steps[i].sql)) {
+			snprintf(m->db.err, sizeof(m->db.err), "cannot migrate "
+				 "it in memory: migration %s: %.400s",
+				 schema_steps[i].file, mem.err);
+			r = DB_NOT_DB;
+			goto out;
+		}
+	if ((r = db_exec(&m->db, "DETACH DATABASE src")) ||
+	    (r = attach(m, ":memory:", "src")))
+		goto out;
+	r = DB_ERR;
+	bk = sqlite3_backup_init(m->db.h, "src", mem.h, "main");
+	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
+		sqlite3_backup_finish(bk);
+		db_fail(&m->db, "cannot keep the migrated input");
+		goto out;
+	}
+	if (sqlite3_backup_finish(bk) == SQLITE_OK) {
+		r = DB_OK;
+		goto out;
+	}
+mem_err:
+	r = db_fail(&mem, "cannot copy the input into memory");
+	snprintf(m->db.err, sizeof(m->db.err), "%s", mem.err);
+out:
+	sqlite3_close_v2(mem.h);
+	return r;
+}
+
+/* The merge's connection to out, with the input attached as "src". */
+static int open_merge(struct merge *m, const char *out_path,
+		      struct db_merge_stats *st)
+{
+	struct strbuf name = STRBUF_INIT;
+	int r, v;
+
+	uri(&name, out_path, "");
+	if (sqlite3_open_v2(name.buf, &m->db.h, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		r = db_fail(&m->db, "cannot open the output");
+		goto out;
+	}
+	no_dqs(m->db.h);
+	sqlite3_busy_timeout(m->db.h, DB_BUSY_MS);
+	/*
+	 * Foreign keys are not checked row by row: every row copied takes
+	 * its parents' ids from their maps, which hold only rows copied into
+	 * main in this transaction (a third of the time of the largest table).
+	 */
+	if ((r = db_exec(&m->db, "PRAGMA foreign_keys = OFF")) ||
+	    (r = db_exec(&m->db, "PRAGMA synchronous = NORMAL")) ||
+	    (r = db_exec(&m->db, "PRAGMA temp_store = MEMORY")))
+		goto out;
+	strbuf_release(&name);
+	uri(&name, m->in_path, input_query(m->in_path));
+	if ((r = attach(m, name.buf, "src")))
+		goto out;
+	v = (int)query_int(m, "PRAGMA src.user_version", NULL);
+	if (v < 0 || query_int(m, "SELECT count(*) FROM src.sqlite_master "
+			       "WHERE type = 'table' AND name = 'runs'",
+			       NULL) != 1) {
+		r = db_fail(&m->db, "cannot read it");
+		if (v >= 0)
+			snprintf(m->db.err, sizeof(m->db.err), "no runs "
+				 "table");
+		r = r == DB_ERR || r == DB_CORRUPT || v >= 0 ? DB_NOT_DB : r;
+		goto out;
+	}
 	st->in_version = v;
 	if (v > DB_SCHEMA_VERSION) {
-		snprintf(out->err, sizeof(out->err), "schema version %d is "
+		snprintf(m->db.err, sizeof(m->db.err), "schema version %d is "
 			 "newer than this tool's %d", v, DB_SCHEMA_VERSION);
 		r = DB_TOO_NEW;
 		goto out;
 	}
-	snprintf(tmp, n, "%s/foliobench-merge.XXXXXX", dir && *dir ? dir :
-		 "/tmp");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(out->err, sizeof(out->err), "cannot make %.300s: %s",
-			 tmp, strerror(errno));
-		tmp[0] = '\0';
-		goto out;
-	}
-	close(fd);
-	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL))
-		goto dst_err;
-	bk = sqlite3_backup_init(dst, "main", src, "main");
-	if (!bk)
-		goto dst_err;
-	sqlite3_backup_step(bk, -1);
-	if (sqlite3_backup_finish(bk) != SQLITE_OK)
-		goto dst_err;
-	sqlite3_close_v2(dst);
-	dst = NULL;
-	r = db_open(&cp, tmp, false);	/* migrates the copy */
-	if (r)
-		snprintf(out->err, sizeof(out->err), "cannot migrate a copy "
-			 "of %.200s: %.280s", in_path, cp.err);
-	db_close(&cp);
-	goto out;
-dst_err:
-	snprintf(out->err, sizeof(out->err), "cannot copy %.150s to %.150s: "
-		 "%.150s", in_path, tmp, sqlite3_errmsg(dst));
-	r = DB_ERR;
+	r = v < DB_SCHEMA_VERSION ? migrate_input(m, v) : DB_OK;
 out:
-	sqlite3_close_v2(dst);
-	sqlite3_close_v2(src);
+	strbuf_release(&name);
 	return r;
-}
-
-static void remove_copy(const char *tmp)
-{
-	char side[4200];
-
-	if (!tmp[0])
-		return;
-	unlink(tmp);
-	snprintf(side, sizeof(side), "%s-wal", tmp);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", tmp);
-	unlink(side);
 }
 
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 {
 	struct merge *m;
-	char tmp[4096] = "";
-	sqlite3_stmt *q = NULL;
-	bool attached = false;
 	int r;
 
 	memset(st, 0, sizeof(*st));
+	if (access(in_path, F_OK)) {
+		snprintf(out->err, sizeof(out->err), "%s", strerror(errno));
+		return DB_MISSING;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(out->err, sizeof(out->err), "out of memory");
 		return DB_ERR;
 	}
-	m->db = out;
-	r = copy_input(out, in_path, tmp, sizeof(tmp), st);
+	m->in_path = in_path;
+	r = open_merge(m, out->path, st);
 	if (r)
 		goto out;
-	r = DB_ERR;
-	if (sqlite3_prepare_v2(out->h, "ATTACH DATABASE ? AS src", -1, &q,
-			       NULL) ||
-	    sqlite3_bind_text(q, 1, tmp, -1, SQLITE_TRANSIENT) ||
-	    sqlite3_step(q) != SQLITE_DONE) {
-		db_fail(out, "cannot attach the copy");
-		goto out;
-	}
-	attached = true;
-	sqlite3_finalize(q);
-	q = NULL;
-	if (db_exec(out, "BEGIN IMMEDIATE"))
-		goto out;
-	r = load_schema(m);
-	if (!r && sqlite3_prepare_v2(out->h, "SELECT count(*) FROM src.runs "
-				     "WHERE uuid IN (SELECT uuid FROM "
-				     "main.runs)", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
-		st->runs_present = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	q = NULL;
+	r = db_exec(&m->db, "BEGIN IMMEDIATE");
+	if (!r)
+		r = load_schema(m);
+	if (!r)
+		st->runs_present = query_int(m, "SELECT count(*) FROM src.runs "
+					     "WHERE uuid IN (SELECT uuid FROM "
+					     "main.runs)", NULL);
 	if (!r)
 		r = copy_all(m, st);
-	if (!r && db_exec(out, "COMMIT"))
-		r = DB_ERR;
-	if (r) {
-		db_rollback(out);
-	}
+	if (!r)
+		r = db_exec(&m->db, "COMMIT");
+	if (r)
+		db_rollback(&m->db);
 out:
-	sqlite3_finalize(q);
-	/* the map tables live in temp: drop them with the attachment */
-	for (int i = 0; attached && i < m->n; i++) {
-		struct strbuf d = STRBUF_INIT;
-
-		strbuf_addf(&d, "DROP TABLE IF EXISTS temp.");
-		map_ident(&d, m->t[i].name);
-		db_exec(out, d.buf);
-		strbuf_release(&d);
-	}
-	if (attached)
-		db_exec(out, "DETACH DATABASE src");
-	remove_copy(tmp);
+	snprintf(out->err, sizeof(out->err), "%s", m->db.err);
+	/* the maps live in temp, in memory: they go with the connection */
+	sqlite3_close_v2(m->db.h);
 	free(m);
 	return r;
 }

@@ -26,10 +26,12 @@ struct db_merge_stats {
 
 /*
  * Merge the database at in_path into out (open, current schema).  The
- * input is never written: it is opened read-only, copied with SQLite's
- * backup API into a temporary file, the copy migrated and read from.
- * Returns DB_OK, DB_MISSING, DB_NOT_DB, DB_TOO_NEW (out->err says which
- * version) or DB_ERR; the output is unchanged unless DB_OK.
+ * input is never written and nothing is made beside it or in TMPDIR: it is
+ * attached read-only (immutable when it is a WAL database with an empty or
+ * no -wal), an older schema copied into memory and migrated there.
+ * Returns DB_OK, DB_MISSING, DB_NOT_DB (also a table or column of the
+ * schema missing from it: out->err names them), DB_TOO_NEW (out->err says
+ * which version) or DB_ERR; the output is unchanged unless DB_OK.
  */
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st);
 

@@ -103,3 +103,160 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	run "$BENCH" compare --db "$DB" --strict base patch
 	assert_failure 69
 }
+
+@test "an input that lacks a column or a table is refused, naming file, table and column" {
+	two_machines
+	# SQLite would read a double-quoted name it cannot find as a string
+	sqlite3 "$T/a.db" "DROP INDEX runs_label; ALTER TABLE runs DROP COLUMN label"
+	run "$BENCH" merge "$DB" "$T/a.db"
+	assert_failure 65
+	assert_output "bench: $T/a.db is not a foliobench database: table runs has no column label"
+	cp "$T/b.db" "$T/c.db"
+	sqlite3 "$T/b.db" "ALTER TABLE sample_values DROP COLUMN value"
+	run "$BENCH" merge "$DB" "$T/b.db"
+	assert_failure 65
+	assert_output "bench: $T/b.db is not a foliobench database: table sample_values has no column value"
+	sqlite3 "$T/c.db" "DROP TABLE sample_workers"
+	run "$BENCH" merge "$DB" "$T/c.db"
+	assert_failure 65
+	assert_output "bench: $T/c.db is not a foliobench database: no table sample_workers"
+	fx_schema1 "$T/old.db" old-1
+	sqlite3 "$T/old.db" "DROP TABLE samples"
+	run "$BENCH" merge "$DB" "$T/old.db"
+	assert_failure 65
+	assert_output "bench: $T/old.db is not a foliobench database: cannot migrate it in memory: migration 004_workers.sql: no such table: samples"
+	run q "select count(*) from runs"
+	assert_output 0
+	run q "select count(*) from sample_values"
+	assert_output 0
+}
+
+# A WAL database on a tmpfs of the test's own: wal_input DIR NAME
+wal_input() {
+	mkdir -p "$1"
+	mount -t tmpfs -o size=8M fbtest-merge "$1"
+	fb_after umount "$1"
+	two_machines
+	cp "$T/a.db" "$1/$2"
+	sqlite3 "$1/$2" "PRAGMA journal_mode = WAL" > /dev/null
+}
+
+@test "merge writes nothing beside its input and reads a WAL input on a read-only file system" {
+	[ "$(id -u)" = 0 ] || skip "mounting needs root"
+	wal_input "$T/ro" a.db
+	sum=$(md5sum < "$T/ro/a.db")
+	"$BENCH" merge "$DB" "$T/b.db"
+	run "$BENCH" merge "$DB" "$T/ro/a.db"
+	assert_success
+	assert_output --partial "$T/ro/a.db: added 2 runs (cases 2, samples 7"
+	run ls -A "$T/ro"
+	assert_output "a.db"
+	mount -o remount,ro "$T/ro"
+	rm -f "$DB" "$DB"-*
+	run "$BENCH" merge "$DB" "$T/ro/a.db"
+	assert_success
+	assert_output --partial "$T/ro/a.db: added 2 runs (cases 2, samples 7"
+	run ls -A "$T/ro"
+	assert_output "a.db"
+	[ "$(md5sum < "$T/ro/a.db")" = "$sum" ]
+	run q "select count(*) from sample_values"
+	assert_output 21
+}
+
+@test "a WAL input whose -wal holds commits not yet in the file is read with them" {
+	two_machines
+	sqlite3 "$T/a.db" "PRAGMA journal_mode = WAL" > /dev/null
+	# a writer still open: its commit is only in a.db-wal
+	exec 9> >(sqlite3 "$T/a.db" > /dev/null)
+	fb_after "exec 9>&-"
+	echo "PRAGMA wal_autocheckpoint = 0;" >&9
+	echo "UPDATE runs SET label = 'late' WHERE id = 2;" >&9
+	for _ in $(seq 100); do
+		[ -s "$T/a.db-wal" ] && break
+		sleep 0.1
+	done
+	[ -s "$T/a.db-wal" ]
+	run "$BENCH" merge "$DB" "$T/a.db"
+	assert_success
+	run q "select label from runs order by id"
+	assert_output "base
+late"
+}
+
+@test "a merge killed midway, or with its TMPDIR full, leaves nothing behind" {
+	[ "$(id -u)" = 0 ] || skip "mounting needs root"
+	two_machines
+	"$BENCH" merge "$DB" "$T/a.db" > /dev/null
+	cp "$DB" "$T/before.db"
+	# machine B's runs 5000 times over (3*10^4 samples): seconds of merge
+	python3 "$BATS_TEST_DIRNAME/../bench/scale_db.py" --seed "$T/b.db" \
+		--no-check 30000 "$T/big.db" > /dev/null
+	sqlite3 "$T/big.db" "PRAGMA journal_mode = WAL" > /dev/null
+	mkdir -p "$T/tmp"
+	for sig in KILL TERM INT; do
+		rm -f "$DB" "$DB"-*
+		cp "$T/before.db" "$DB"
+		TMPDIR=$T/tmp "$BENCH" merge "$DB" "$T/big.db" > /dev/null 2>&1 &
+		pid=$!
+		# killed once it writes (or has copied the input)
+		for _ in $(seq 500); do
+			[ "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)" -gt 1000000 ] && break
+			[ -n "$(ls -A "$T/tmp")" ] && break
+			sleep 0.01
+		done
+		kill -$sig $pid 2>/dev/null || true
+		wait $pid || true
+		run ls -A "$T/tmp"
+		assert_output ""
+		run ls -A "$T"
+		refute_output --partial "big.db-"
+		# all or nothing
+		run q "PRAGMA integrity_check; select count(*) in (2, 10002) from runs"
+		assert_output "ok
+1"
+	done
+	# a full TMPDIR is no obstacle: nothing goes there
+	mount -t tmpfs -o size=64k fbtest-merge "$T/tmp"
+	fb_after umount "$T/tmp"
+	dd if=/dev/zero of="$T/tmp/fill" bs=4k 2>/dev/null || true
+	run env TMPDIR=$T/tmp "$BENCH" merge "$DB" "$T/big.db"
+	assert_success
+	assert_output --partial "$T/big.db: added "
+	run ls -A "$T/tmp"
+	assert_output "fill"
+	run q "PRAGMA integrity_check"
+	assert_output ok
+	run q "select count(*) from runs"
+	assert_output 10002
+}
+
+@test "merging an input already merged adds nothing and reads no more than its runs" {
+	two_machines
+	"$BENCH" merge "$DB" "$T/a.db" "$T/b.db" > /dev/null
+	before=$(q "select count(*) from runs; select count(*) from samples; select max(id) from samples")
+	run "$BENCH" merge "$DB" "$T/b.db" "$T/a.db"
+	assert_success
+	assert_line --partial "added 0 runs (cases 0, samples 0, sample_values 0"
+	[ "$(q "select count(*) from runs; select count(*) from samples; select max(id) from samples")" = "$before" ]
+	# a third machine with one run already there and one new: ids go on
+	sqlite3 "$T/b.db" "UPDATE runs SET uuid = 'c' || substr(uuid, 2) WHERE id = 2"
+	run "$BENCH" merge "$DB" "$T/b.db"
+	assert_success
+	assert_output "$T/b.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0); 1 already there"
+	run q "select r.uuid, group_concat(s.id, ' ') from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id where r.uuid like 'c%' group by r.id"
+	assert_output "c0000000-0000-0000-0000-000000000002|14 15 16"
+	run q "PRAGMA foreign_key_check"
+	assert_output ""
+	# one new run among eight: read through the maps, the same rows
+	python3 "$BATS_TEST_DIRNAME/../bench/scale_db.py" --seed "$T/b.db" \
+		--no-check 24 "$T/c.db" > /dev/null
+	"$BENCH" merge "$DB" "$T/c.db" > /dev/null
+	sqlite3 "$T/c.db" "UPDATE runs SET uuid = 'd' || substr(uuid, 2) WHERE id = 5"
+	run "$BENCH" merge "$DB" "$T/c.db"
+	assert_success
+	assert_output "$T/c.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0); 7 already there"
+	run q "select r.uuid, group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
+	assert_output "d0000001-0000-4000-8000-000000000002|35:0 36:1 37:2|3"
+	run q "PRAGMA foreign_key_check"
+	assert_output ""
+}
