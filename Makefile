@@ -43,7 +43,7 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare export report clean \
-	bench-seqread bench-shmem install uninstall fuzz fuzz-build
+	bench-seqread bench-shmem bench-scale install uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -157,6 +157,13 @@ bench-seqread: all
 # shmem-remove's unlink against `fallocate && time rm` (SIZE, ROUNDS).
 bench-shmem: all
 	$(Q)sh bench/shmem_vs_rm.sh $(B)/bench
+
+# The reading commands on a lab's database of 10^4, 10^5 and 10^6 samples
+# (made once under build/scale from real runs): a table of times and
+# growth.  BENCH=another/bench times another binary on the same files;
+# SIZES and REPEAT narrow it.
+bench-scale: all
+	$(Q)sh bench/scale.sh $(B)/bench build/scale $(BENCH)
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]: the binary,
 # the example config, the man page and the systemd units.  The installed

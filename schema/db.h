@@ -28,12 +28,13 @@ enum db_code {
 	DB_BUSY = -1006,	/* locked by another process past the timeout */
 	DB_READONLY = -1007,	/* the file or its file system is read-only */
 	DB_CORRUPT = -1008,	/* damaged: truncated, or pages that make no sense */
+	DB_BADROW = -1009,	/* a row no report can use: err names it */
 };
 
 /* How long a write waits for another process's lock before DB_BUSY. */
 #define DB_BUSY_MS 10000
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 /* Open (and create/migrate when create) the database; WAL, foreign keys. */
 int db_open(struct db *db, const char *path, bool create);
