@@ -44,8 +44,8 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare compare-vm export report \
-	clean bench-seqread bench-shmem bench-smalltrunc probes install uninstall \
-	fuzz fuzz-build
+	clean bench-seqread bench-shmem bench-smalltrunc bench-scale probes install \
+	uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -198,6 +198,13 @@ bench-shmem: all $(PROBES)
 
 bench-smalltrunc: all $(PROBES)
 	$(Q)sh bench/smalltrunc_vs_bare.sh $(B)/bench $(B)/probe
+
+# The reading commands on a lab's database of 10^4, 10^5 and 10^6 samples
+# (made once under build/scale from real runs): a table of times and
+# growth.  BENCH=another/bench times another binary on the same files;
+# SIZES and REPEAT narrow it.
+bench-scale: all
+	$(Q)sh bench/scale.sh $(B)/bench build/scale $(BENCH)
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]: the binary,
 # the example config, the man page and the systemd units.  The installed

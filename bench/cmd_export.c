@@ -116,7 +116,7 @@ int cmd_export(int argc, char **argv)
 		r = report_print_benchstat(stdout, &db, &s, report_cmd_primary,
 					   fb_version, &err);
 		if (r == REPORT_EDB || r == REPORT_EBUSY ||
-		    r == REPORT_ENOMEM) {
+		    r == REPORT_ENOMEM || r == REPORT_EDATA) {
 			ex = report_cmd_load_exit(r, &err);
 		} else if (r) {
 			fb_err("cannot write the export: %s", strerror(-r));

@@ -74,6 +74,12 @@ static void list_free(char **list, size_t n)
 
 /* --- loading one side --------------------------------------------------- */
 
+/* Where a series keeps each boot's values: slot[boot] - 1, 0 for none. */
+struct ser_boots {
+	size_t *slot;
+	size_t alloc;		/* of the series' boots */
+};
+
 struct load {
 	struct db *db;
 	struct report_side *s;
@@ -82,6 +88,15 @@ struct load {
 	struct strbuf *err;
 	int half;
 	bool drop_noisy;	/* leave out samples flagged noisy */
+	/* the side's runs by id, for the values: sorted, and the last hit */
+	struct run_ix { int64_t id; size_t i; } *run_ix;
+	size_t last_run;
+	/* series by (workload, params, metric): open addressing, 2^k slots */
+	size_t *ser_hash, hash_size;
+	struct ser_boots *sb;	/* beside s->ser */
+	size_t sb_alloc;
+	struct boot_hash { const char *id; size_t boot; } *boot_hash;
+	size_t boot_hash_size;
 };
 
 static int dup_all(char **out[], const char *in[], size_t n)
@@ -91,6 +106,57 @@ static int dup_all(char **out[], const char *in[], size_t n)
 	for (i = 0; i < n; i++)
 		*out[i] = xstrdup(in[i]);
 	return 0;
+}
+
+static uint64_t hash_str(uint64_t h, const char *p)
+{
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+/* The boot of this id among the side's boots; s->nboots if none yet. */
+static size_t boot_find(struct load *l, const char *id)
+{
+	size_t m, i;
+
+	if (!l->boot_hash_size)
+		return l->s->nboots;
+	m = l->boot_hash_size - 1;
+	for (i = hash_str(0xcbf29ce484222325ull, id) & m; l->boot_hash[i].id;
+	     i = (i + 1) & m)
+		if (!strcmp(l->boot_hash[i].id, id))
+			return l->boot_hash[i].boot;
+	return l->s->nboots;
+}
+
+static void boot_hash_put(struct boot_hash *h, size_t size, const char *id,
+			  size_t boot)
+{
+	size_t m = size - 1, i;
+
+	for (i = hash_str(0xcbf29ce484222325ull, id) & m; h[i].id;
+	     i = (i + 1) & m)
+		;
+	h[i].id = id;
+	h[i].boot = boot;
+}
+
+/* Boot ids stay where s->boot_ids holds them while the runs load. */
+static void boot_hash_add(struct load *l, const char *id, size_t boot)
+{
+	size_t i;
+
+	if (2 * (boot + 1) > l->boot_hash_size) {
+		size_t n = l->boot_hash_size ? 2 * l->boot_hash_size : 64;
+
+		free(l->boot_hash);
+		l->boot_hash = xcalloc(n, sizeof(*l->boot_hash));
+		l->boot_hash_size = n;
+		for (i = 0; i < boot; i++)
+			boot_hash_put(l->boot_hash, n, l->s->boot_ids[i], i);
+	}
+	boot_hash_put(l->boot_hash, l->boot_hash_size, id, boot);
 }
 
 static int load_run(const struct db_report_run *r, void *arg)
@@ -132,12 +198,13 @@ static int load_run(const struct db_report_run *r, void *arg)
 			return REPORT_ENOMEM;
 	}
 	/* Boots in the order of their first complete run. */
-	for (b = 0; b < s->nboots; b++)
-		if (!strcmp(s->boot_ids[b], r->boot_id))
-			break;
-	if (b == s->nboots && list_add(&s->boot_ids, &s->nboots,
-				       &l->boots_alloc, r->boot_id))
-		return REPORT_ENOMEM;
+	b = boot_find(l, r->boot_id);
+	if (b == s->nboots) {
+		if (list_add(&s->boot_ids, &s->nboots, &l->boots_alloc,
+			     r->boot_id))
+			return REPORT_ENOMEM;
+		boot_hash_add(l, s->boot_ids[b], b);
+	}
 	d->boot = (int)b;
 	return 0;
 }
@@ -183,21 +250,129 @@ static void keep_half(struct report_side *s, int half)
 	s->nboots = nb;
 }
 
-static struct report_run *find_run(struct report_side *s, int64_t id)
+static int run_ix_cmp(const void *a, const void *b)
 {
+	const struct run_ix *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Index the side's runs by id (after keep_half). */
+static void index_runs(struct load *l)
+{
+	struct report_side *s = l->s;
 	size_t i;
 
-	for (i = 0; i < s->nruns; i++)
-		if (s->runs[i].id == id)
-			return &s->runs[i];
-	return NULL;
+	l->run_ix = xcalloc(s->nruns ? s->nruns : 1, sizeof(*l->run_ix));
+	for (i = 0; i < s->nruns; i++) {
+		l->run_ix[i].id = s->runs[i].id;
+		l->run_ix[i].i = i;
+	}
+	qsort(l->run_ix, s->nruns, sizeof(*l->run_ix), run_ix_cmp);
+	l->last_run = 0;
+}
+
+/* Values come run after run: the last run found, else a binary search. */
+static struct report_run *find_run(struct load *l, int64_t id)
+{
+	struct report_side *s = l->s;
+	struct run_ix key = { .id = id }, *hit;
+
+	if (l->last_run < s->nruns && s->runs[l->last_run].id == id)
+		return &s->runs[l->last_run];
+	hit = bsearch(&key, l->run_ix, s->nruns, sizeof(*l->run_ix),
+		      run_ix_cmp);
+	if (!hit)
+		return NULL;
+	l->last_run = hit->i;
+	return &s->runs[hit->i];
 }
 
 static bool same_series(const struct report_series *x,
 			const struct db_report_value *v)
 {
-	return !strcmp(x->workload, v->workload) &&
-	       !strcmp(x->params, v->params) && !strcmp(x->metric, v->metric);
+	return !strcmp(x->metric, v->metric) &&
+	       !strcmp(x->params, v->params) &&
+	       !strcmp(x->workload, v->workload);
+}
+
+static uint64_t series_hash(const char *workload, const char *params,
+			    const char *metric)
+{
+	return hash_str(hash_str(hash_str(0xcbf29ce484222325ull, workload),
+				 params), metric);
+}
+
+static void ser_hash_put(struct load *l, size_t i)
+{
+	const struct report_series *x = &l->s->ser[i];
+	size_t m = l->hash_size - 1, k;
+
+	for (k = series_hash(x->workload, x->params, x->metric) & m;
+	     l->ser_hash[k]; k = (k + 1) & m)
+		;
+	l->ser_hash[k] = i + 1;
+}
+
+/* The series of v, or NULL: the last one hit, else by hash. */
+static struct report_series *find_series(struct load *l,
+					 const struct db_report_value *v)
+{
+	struct report_side *s = l->s;
+	size_t m, k;
+
+	if (l->last < s->nser && same_series(&s->ser[l->last], v))
+		return &s->ser[l->last];
+	if (l->last + 1 < s->nser && same_series(&s->ser[l->last + 1], v)) {
+		l->last++;
+		return &s->ser[l->last];
+	}
+	if (!l->hash_size)
+		return NULL;
+	m = l->hash_size - 1;
+	for (k = series_hash(v->workload, v->params, v->metric) & m;
+	     l->ser_hash[k]; k = (k + 1) & m)
+		if (same_series(&s->ser[l->ser_hash[k] - 1], v)) {
+			l->last = l->ser_hash[k] - 1;
+			return &s->ser[l->last];
+		}
+	return NULL;
+}
+
+/* A new series was added at the end of s->ser: hash it, give it slots. */
+static void series_added(struct load *l)
+{
+	struct report_side *s = l->s;
+	size_t i, n = s->nser;
+
+	if (2 * n > l->hash_size) {
+		l->hash_size = l->hash_size ? 2 * l->hash_size : 64;
+		free(l->ser_hash);
+		l->ser_hash = xcalloc(l->hash_size, sizeof(*l->ser_hash));
+		for (i = 0; i + 1 < n; i++)
+			ser_hash_put(l, i);
+	}
+	ser_hash_put(l, n - 1);
+	if (l->ser_alloc > l->sb_alloc) {
+		l->sb = xrealloc(l->sb, l->ser_alloc * sizeof(*l->sb));
+		memset(l->sb + l->sb_alloc, 0,
+		       (l->ser_alloc - l->sb_alloc) * sizeof(*l->sb));
+		l->sb_alloc = l->ser_alloc;
+	}
+	l->sb[n - 1].slot = xcalloc(s->nboots ? s->nboots : 1,
+				    sizeof(*l->sb[n - 1].slot));
+}
+
+static void load_release(struct load *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->sb_alloc; i++)
+		free(l->sb[i].slot);
+	free(l->sb);
+	free(l->ser_hash);
+	free(l->run_ix);
+	free(l->boot_hash);
 }
 
 static int load_value(const struct db_report_value *v, void *arg)
@@ -207,18 +382,12 @@ static int load_value(const struct db_report_value *v, void *arg)
 	struct report_series *x = NULL;
 	struct report_boot_vals *bv;
 	struct report_run *run;
-	size_t i;
+	struct ser_boots *xb;
 
-	run = find_run(s, v->run_id);
+	run = find_run(l, v->run_id);
 	if (!run)		/* a run of the other half */
 		return 0;
-	if (l->last < s->nser && same_series(&s->ser[l->last], v))
-		x = &s->ser[l->last];
-	for (i = 0; !x && i < s->nser; i++)
-		if (same_series(&s->ser[i], v)) {
-			x = &s->ser[i];
-			l->last = i;
-		}
+	x = find_series(l, v);
 	if (!x) {
 		if (grow(&s->ser, &l->ser_alloc, s->nser + 1, sizeof(*s->ser)))
 			return REPORT_ENOMEM;
@@ -234,7 +403,9 @@ static int load_value(const struct db_report_value *v, void *arg)
 				return REPORT_ENOMEM;
 		}
 		x->higher = !strcmp(v->better, "higher");
+		series_added(l);
 	}
+	xb = &l->sb[x - s->ser];
 	if (v->asked && !x->asked) {
 		x->asked = strdup(v->asked);
 		if (!x->asked)
@@ -256,23 +427,16 @@ static int load_value(const struct db_report_value *v, void *arg)
 			    x->metric);
 		return REPORT_EDATA;
 	}
-	bv = NULL;
-	for (i = x->nboots; i > 0; i--)
-		if (x->boots[i - 1].boot == run->boot) {
-			bv = &x->boots[i - 1];
-			break;
-		}
-	if (!bv) {
-		/* boots is sized exactly: at most one entry per boot */
-		struct report_boot_vals *nb;
-
-		nb = realloc(x->boots, (x->nboots + 1) * sizeof(*nb));
-		if (!nb)
+	if (xb->slot[run->boot]) {
+		bv = &x->boots[xb->slot[run->boot] - 1];
+	} else {
+		if (grow(&x->boots, &xb->alloc, x->nboots + 1,
+			 sizeof(*x->boots)))
 			return REPORT_ENOMEM;
-		x->boots = nb;
 		bv = &x->boots[x->nboots++];
 		memset(bv, 0, sizeof(*bv));
 		bv->boot = run->boot;
+		xb->slot[run->boot] = x->nboots;
 	}
 	if (grow(&bv->v, &bv->alloc, bv->n + 1, sizeof(*bv->v)))
 		return REPORT_ENOMEM;
@@ -447,13 +611,17 @@ db_err:
 
 int report_db_status(const struct db *db, int r, struct strbuf *err)
 {
-	if (r > DB_ERR || r < DB_CORRUPT)
+	if (r > DB_ERR || r < DB_BADROW)
 		return r;
 	if (r == DB_BUSY) {
 		strbuf_addf(err, "cannot read %s: another process holds it "
 			    "locked, still after %d s (%s)", db->path,
 			    DB_BUSY_MS / 1000, db->err);
 		return REPORT_EBUSY;
+	}
+	if (r == DB_BADROW) {
+		strbuf_addf(err, "%s: %s", db->path, db->err);
+		return REPORT_EDATA;
 	}
 	strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
 	return REPORT_EDB;
@@ -465,12 +633,12 @@ int report_side_load(struct db *db, const char *label, int half,
 	return report_side_load_noisy(db, label, half, false, s, err);
 }
 
-int report_side_load_noisy(struct db *db, const char *label, int half,
-			   bool drop_noisy, struct report_side *s,
-			   struct strbuf *err)
+static int side_load(struct load *l, const char *label)
 {
-	struct load l = { .db = db, .s = s, .err = err, .half = half,
-			  .drop_noisy = drop_noisy };
+	struct db *db = l->db;
+	struct report_side *s = l->s;
+	struct strbuf *err = l->err;
+	int half = l->half;
 	size_t i;
 	int r;
 
@@ -490,7 +658,7 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 	}
 	if (!s->label || !s->db_label)
 		return REPORT_ENOMEM;
-	r = db_report_runs_each(db, label, load_run, &l);
+	r = db_report_runs_each(db, label, load_run, l);
 	if (r)
 		goto fail;
 	if (half) {
@@ -503,11 +671,12 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 		}
 		keep_half(s, half);
 	}
-	r = db_report_values_each_noisy(db, label, l.drop_noisy, load_value,
-					&l);
+	index_runs(l);
+	r = db_report_values_each_noisy(db, label, l->drop_noisy, load_value,
+					l);
 	if (r)
 		goto fail;
-	r = db_report_cases_not_done_each(db, label, load_notdone, &l);
+	r = db_report_cases_not_done_each(db, label, load_notdone, l);
 	if (r)
 		goto fail;
 	for (i = 0; i < s->nser; i++) {
@@ -543,6 +712,18 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 	return 0;
 fail:
 	return report_db_status(db, r, err);
+}
+
+int report_side_load_noisy(struct db *db, const char *label, int half,
+			   bool drop_noisy, struct report_side *s,
+			   struct strbuf *err)
+{
+	struct load l = { .db = db, .s = s, .err = err, .half = half,
+			  .drop_noisy = drop_noisy };
+	int r = side_load(&l, label);
+
+	load_release(&l);
+	return r;
 }
 
 void report_side_release(struct report_side *s)

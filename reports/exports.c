@@ -202,6 +202,7 @@ struct bs_walk {
 	int64_t sample, run;
 	struct strbuf line;
 	size_t nvals, nlines;
+	size_t run_at;		/* the run of the last value */
 };
 
 static const struct report_series *find_ser(const struct report_side *s,
@@ -227,21 +228,29 @@ static void bs_flush(struct bs_walk *w)
 	w->nvals = 0;
 }
 
-static const struct report_run *run_of(const struct report_side *s,
-				       int64_t id)
+/*
+ * The run of a value: values come in the order of s->runs, so the search
+ * goes on from the last run found and wraps around once.
+ */
+static const struct report_run *run_of(struct bs_walk *w, int64_t id)
 {
-	size_t i;
+	const struct report_side *s = w->s;
+	size_t k, i;
 
-	for (i = 0; i < s->nruns; i++)
-		if (s->runs[i].id == id)
+	for (k = 0; k < s->nruns; k++) {
+		i = (w->run_at + k) % s->nruns;
+		if (s->runs[i].id == id) {
+			w->run_at = i;
 			return &s->runs[i];
+		}
+	}
 	return NULL;
 }
 
 static int bs_value(const struct db_report_value *v, void *arg)
 {
 	struct bs_walk *w = arg;
-	const struct report_run *run = run_of(w->s, v->run_id);
+	const struct report_run *run = run_of(w, v->run_id);
 	const struct report_series *x;
 	size_t k;
 
@@ -328,7 +337,7 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 					   const char *metric),
 			   const char *tool_version, struct strbuf *err)
 {
-	struct bs_walk w = { f, s, primary, -1, -1, STRBUF_INIT, 0, 0 };
+	struct bs_walk w = { f, s, primary, -1, -1, STRBUF_INIT, 0, 0, 0 };
 	int r;
 
 	fprintf(f, "# foliobench %s: every valid sample of ", tool_version);

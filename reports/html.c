@@ -232,18 +232,40 @@ static double series_max(const struct report_series *x)
 }
 
 /*
- * The samples (x, y, colour), one block; the boot medians as short bars
+ * Samples a plot shows one by one: past this, one point a boot median (a
+ * page of 10^6 points is unreadable, and too large to open).
+ */
+#define PLOT_MAX_SAMPLES 5000
+
+static size_t strip_samples(const struct strip *s, size_t ns)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < ns; k++)
+		n += s[k].x ? s[k].x->nall : 0;
+	return n;
+}
+
+/*
+ * The samples (x, y, colour), one block (or each boot's median, where the
+ * samples are too many to show); the boot medians as short bars
  * (vectors), one block; the mean with its CI (yerrorbars), one block.
  */
 static void strip_data(struct strbuf *g, const struct strip *s, size_t ns,
 		       double div)
 {
+	bool thin = strip_samples(s, ns) > PLOT_MAX_SAMPLES;
 	size_t k, i, j;
 
 	for (k = 0; k < ns; k++) {
 		const struct report_series *x = s[k].x;
 
-		for (i = 0; x && i < x->nboots; i++) {
+		for (i = 0; thin && x && i < x->nboots; i++)
+			strbuf_addf(g, "%.6f %.9g %u\n",
+				    s[k].x0 + x->boots[i].boot,
+				    x->med[i] / div,
+				    palette[s[k].colour][x->boots[i].boot % 6]);
+		for (i = 0; !thin && x && i < x->nboots; i++) {
 			const struct report_boot_vals *b = &x->boots[i];
 			unsigned rgb = palette[s[k].colour][b->boot % 6];
 
@@ -315,7 +337,10 @@ static int strip_plot(struct strbuf *out, const char *idp,
 	script_head(&g, strbuf_str(&lab));
 	strbuf_addf(&g, "set xtics scale 0 (");
 	for (k = 0; k < ns; k++) {
-		for (b = 0; b < s[k].nb; b++)
+		/* many boots: about 20 numbered, the first always */
+		size_t step = s[k].nb > 40 ? (s[k].nb + 19) / 20 : 1;
+
+		for (b = 0; b < s[k].nb; b += step)
 			strbuf_addf(&g, "%s'%zu' %.1f", k || b ? ", " : "",
 				    b + 1, s[k].x0 + (double)b);
 		if (s[k].x && s[k].alone)
@@ -901,6 +926,9 @@ static void counts_caption(struct out *o, const struct strip *s, size_t ns)
 		else
 			put(o, ": not measured");
 	}
+	if (strip_samples(s, ns) > PLOT_MAX_SAMPLES)
+		put(o, "; one point a boot median (the plot shows every "
+		    "sample only up to %d)", PLOT_MAX_SAMPLES);
 }
 
 /* Flush what the page holds so far; -errno when the stream fails. */

@@ -68,8 +68,14 @@ static int start(struct child *c, struct strbuf *err)
 		if (dup2(pin[0], 0) < 0 || dup2(pout[1], 1) < 0 ||
 		    dup2(perr[1], 2) < 0)
 			_exit(127);
-		/* --default-settings: no ~/.gnuplot, the same plot anywhere */
-		execlp(prog, prog, "--default-settings", (char *)NULL);
+		/*
+		 * --default-settings: no ~/.gnuplot, the same plot anywhere;
+		 * the script as a file: gnuplot reads a pipe that is its
+		 * stdin one byte a read(2), a file through stdio's buffer
+		 * (0.37 s of CPU for 124 KB of data, then 0.1 s)
+		 */
+		execlp(prog, prog, "--default-settings", "/dev/stdin",
+		       (char *)NULL);
 		dprintf(2, "cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
@@ -175,12 +181,17 @@ static int exchange(struct child *c, const char *script, size_t len,
 	return 0;
 }
 
-/* Is l gnuplot's "line N: message" (or "\"-\" line N: ...")? */
+/*
+ * Is l gnuplot's "line N: message" (or "\"-\" line N: ...", "\"/dev/stdin\"
+ * line N: ...")?
+ */
 static const char *error_line(const char *l)
 {
 	l += strspn(l, " \t");
 	if (!strncmp(l, "\"-\" ", 4))
 		l += 4;
+	else if (!strncmp(l, "\"/dev/stdin\" ", 13))
+		l += 13;
 	if (strncmp(l, "line ", 5) || !isdigit((unsigned char)l[5]))
 		return NULL;
 	return l;
@@ -220,6 +231,14 @@ static int embed(const char *svg, const char *idp, struct strbuf *out,
 		return PLOT_EFAIL;
 	}
 	while (*p) {
+		/* up to the next letter a reference starts with, in one go */
+		size_t run = strcspn(p, "ihu");
+
+		if (run) {
+			strbuf_addf(out, "%.*s", (int)run, p);
+			p += run;
+			continue;
+		}
 		for (i = 0; i < ARRAY_SIZE(ref); i++) {
 			size_t n = strlen(ref[i]);
 

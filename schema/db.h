@@ -28,6 +28,7 @@ enum db_code {
 	DB_BUSY = -1006,	/* locked by another process past the timeout */
 	DB_READONLY = -1007,	/* the file or its file system is read-only */
 	DB_CORRUPT = -1008,	/* damaged: truncated, or pages that make no sense */
+	DB_BADROW = -1009,	/* a row no report can use: err names it */
 };
 
 /* How long a write waits for another process's lock before DB_BUSY. */

@@ -5,6 +5,7 @@
  */
 #include "db_report.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +45,76 @@ static int step_end(struct db *db, sqlite3_stmt *st, int r, const char *what)
 		return r;
 	}
 	sqlite3_finalize(st);
+	return DB_OK;
+}
+
+/*
+ * A row that would make a report say something false: refuse it, naming
+ * it.  Finalizes st.
+ */
+static int bad_row(struct db *db, sqlite3_stmt *st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad_row(struct db *db, sqlite3_stmt *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+	sqlite3_finalize(st);
+	return DB_BADROW;
+}
+
+/* A unit of time, alone or per something ("ns", "ns/folio"). */
+static bool time_unit(const char *u)
+{
+	static const char *const t[] = { "ns", "us", "\xc2\xb5s", "ms", "s" };
+	size_t i, n = strcspn(u, "/");
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strlen(t[i]) == n && !strncmp(u, t[i], n))
+			return true;
+	return false;
+}
+
+/* A run's boot id as the reports group on it: a NULL or '' pools boots. */
+static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
+			 int64_t run_id)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	if (sqlite3_column_type(st, col) != SQLITE_TEXT || !t || !*t)
+		return bad_row(db, st, "runs row %lld has %s boot_id: its "
+			       "runs cannot be told from another boot's",
+			       (long long)run_id, sqlite3_column_type(st, col)
+			       == SQLITE_NULL ? "a NULL" : "an empty or "
+			       "non-text");
+	return DB_OK;
+}
+
+/*
+ * A value a median can take: a number (or NULL, not measurable), never
+ * text or a blob (they read as 0), and no negative time.
+ */
+static int check_value(struct db *db, sqlite3_stmt *st, int col,
+		       const struct db_report_value *v)
+{
+	int type = sqlite3_column_type(st, col);
+
+	if (type == SQLITE_TEXT || type == SQLITE_BLOB)
+		return bad_row(db, st, "sample_values row of sample %lld "
+			       "(run %lld), metric %s, holds %s, not a "
+			       "number: '%.40s'", (long long)v->sample_id,
+			       (long long)v->run_id, v->metric,
+			       type == SQLITE_TEXT ? "text" : "a blob",
+			       col_text(st, col));
+	if (type != SQLITE_NULL && v->value < 0 && time_unit(v->unit))
+		return bad_row(db, st, "sample_values row of sample %lld "
+			       "(run %lld), metric %s, holds a negative "
+			       "time: %g %s", (long long)v->sample_id,
+			       (long long)v->run_id, v->metric, v->value,
+			       v->unit);
 	return DB_OK;
 }
 
@@ -148,7 +219,11 @@ int db_report_runs_each(struct db *db, const char *label,
 			.kwarn_at_us = sqlite3_column_int64(st, 16),
 			.kwarn_first = col_text(st, 17),
 		};
-		int stop = fn(&run, arg);
+		int stop;
+
+		if (check_boot_id(db, st, 3, run.id))
+			return DB_BADROW;
+		stop = fn(&run, arg);
 
 		if (stop) {
 			sqlite3_finalize(st);
@@ -205,7 +280,11 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 			.asked = sqlite3_column_type(st, 10) == SQLITE_NULL ?
 				 NULL : col_text(st, 10),
 		};
-		int stop = fn(&v, arg);
+		int stop;
+
+		if (check_value(db, st, 7, &v))
+			return DB_BADROW;
+		stop = fn(&v, arg);
 
 		if (stop) {
 			sqlite3_finalize(st);

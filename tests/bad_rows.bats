@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# Rows no report can use (issue 18, item 18): a value stored as text or a
+# blob (it would read as 0), a negative time, a run with a NULL or empty
+# boot id (it would pool two boots).  Every command that reads samples
+# refuses them with 65 and names the row; nothing is written.
+
+load test_helper
+load fixtures/fixture
+
+bats_require_minimum_version 1.5.0
+
+# Each reading command on $DB, base against patch where it takes two:
+# every one must exit 65 with the line in $1 on stderr.
+all_refuse() {
+	local want=$1 cmd
+	local -a cmds=(
+		"compare 6.18.0-base 6.18.0-patch"
+		"compare --format json 6.18.0-base 6.18.0-patch"
+		"compare --aa 6.18.0-base"
+		"export 6.18.0-base"
+		"export --format benchstat 6.18.0-base"
+		"export --format csv 6.18.0-base"
+		"plan 6.18.0-base 6.18.0-patch"
+		"report -o $T/r.html 6.18.0-base 6.18.0-patch")
+	for cmd in "${cmds[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$BENCH" ${cmd%% *} --db "$DB" ${cmd#* }
+		if [ "$status" != 65 ] || [ "$stderr" != "bench: $DB: $want" ]; then
+			echo "bench $cmd: exit $status, stderr:" >&2
+			echo "$stderr" >&2
+			return 1
+		fi
+		[ ! -e "$T/r.html" ] || { echo "bench $cmd wrote a page" >&2; return 1; }
+	done
+}
+
+@test "a value stored as text is refused, not read as 0" {
+	fx_known "$DB"
+	local id
+	id=$(q "SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id
+		JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-base'
+		AND s.warmup = 0 AND s.valid = 1")
+	q "UPDATE sample_values SET value = '101 ms' WHERE sample_id = $id AND metric = 'wall'"
+	all_refuse "sample_values row of sample $id (run 1), metric wall, holds text, not a number: '101 ms'"
+}
+
+@test "a value stored as a blob is refused" {
+	fx_known "$DB"
+	q "UPDATE sample_values SET value = x'0102' WHERE sample_id = (SELECT max(s.id) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 8 AND s.valid = 1) AND metric = 'wall'"
+	run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	assert_equal "$status" 65
+	assert_equal "$stderr" "bench: $DB: sample_values row of sample $(q "SELECT max(s.id) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 8 AND s.valid = 1") (run 8), metric wall, holds a blob, not a number: '$(printf '\001\002')'"
+}
+
+@test "a negative time is refused, not shown as +18100%" {
+	fx_known "$DB"
+	local id
+	id=$(q "SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id
+		WHERE c.run_id = 2 AND s.warmup = 0 AND s.valid = 1")
+	q "UPDATE sample_values SET value = -100200000 WHERE sample_id = $id AND metric = 'wall'"
+	all_refuse "sample_values row of sample $id (run 2), metric wall, holds a negative time: -1.002e+08 ns"
+	# a time per folio is a time too
+	q "UPDATE sample_values SET value = 100200000 WHERE sample_id = $id AND metric = 'wall';
+	   UPDATE sample_values SET value = -1 WHERE sample_id = $id AND metric = 'ns_per_folio'"
+	run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	assert_equal "$status" 65
+	assert_equal "$stderr" "bench: $DB: sample_values row of sample $id (run 2), metric ns_per_folio, holds a negative time: -1 ns/folio"
+}
+
+@test "a run with a NULL or empty boot id is refused, not pooled" {
+	fx_known "$DB"
+	q "UPDATE runs SET boot_id = '' WHERE id = 3"
+	all_refuse "runs row 3 has an empty or non-text boot_id: its runs cannot be told from another boot's"
+	# a database whose runs table lost NOT NULL (written by another tool)
+	q "PRAGMA writable_schema = ON;
+	   UPDATE sqlite_schema SET sql = replace(sql, 'boot_id		TEXT NOT NULL', 'boot_id TEXT') WHERE name = 'runs';"
+	q "UPDATE runs SET boot_id = 'base-boot-2' WHERE id = 3;
+	   UPDATE runs SET boot_id = NULL WHERE id IN (2, 4)"
+	[ "$(q "SELECT count(*) FROM runs WHERE boot_id IS NULL")" = 2 ]
+	all_refuse "runs row 2 has a NULL boot_id: its runs cannot be told from another boot's"
+}
+
+@test "the same rows in a label not read are no concern of the reading" {
+	fx_known "$DB"
+	q "UPDATE runs SET label = 'other' WHERE id = 9"
+	q "UPDATE sample_values SET value = 'x' WHERE sample_id IN (SELECT s.id FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 9)"
+	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	assert_success
+}
