@@ -71,6 +71,24 @@ load test_helper
 	[ "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)" = "$before" ]
 }
 
+@test "PMD folios on a kernel without per-size THP counters (6.1) run, counted by thp_file_alloc" {
+	# 6.1 has PMD shmem folios (shmem_enabled, huge= mounts) but no
+	# hugepages-*kB directories; FOLIOBENCH_NO_MTHP=1 hides this kernel's
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": ["unlink", "memfd-close"], "folio": ["pmd", "64k"] } ]'
+	FOLIOBENCH_NO_MTHP=1 run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line "shmem-remove op=unlink size=64M folio=64k: skipped: this kernel offers no 64k shmem folios (no /sys/kernel/mm/transparent_hugepage/hugepages-64kB)"
+	run q "select c.status, count(s.id) from cases c left join samples s on s.case_id = c.id group by c.id order by c.id"
+	assert_output "done|2
+skipped|0
+done|2
+skipped|0"
+	# 32 PMD folios each (others' allocations can only add to the
+	# machine-wide count), and ShmemHugePages grew by the file
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.folios_by_thp_file_alloc') = 1 and json_extract(verify, '$.large_folios_of_size') >= 32 and json_extract(verify, '$.shmem_huge_bytes') >= 67108864"
+	assert_output 4
+}
+
 @test "an mTHP size the kernel does not hand to tmpfs files is stored invalid" {
 	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] || skip "no 64kB mTHP"
 	# a tmpfs of the test's own that hands out 4K folios only
