@@ -647,7 +647,7 @@ static void final_table(const struct config *cfg, struct tally *tl,
 		}
 		if (!any)
 			printf("%-16s %-44s %s\n", w->name, pc->title,
-			       pr[i].verdict == WL_SKIP ? "skipped" :
+			       pr[i].verdict != WL_OK ? "skipped" :
 			       "no valid sample");
 	}
 }
@@ -847,12 +847,20 @@ static int settle(struct runner *rn)
 	r = placement_init(&rn->pl, &rn->cfg, &rn->err);
 	if (r == -2) {
 		say_err("refused: %s", strbuf_str(&rn->err));
+		/* check shows the machine even when nothing can run on it */
+		if (o->check_only)
+			printf("topology: %s; usable PUs none (%s)\n",
+			       rn->pl.shape, rn->pl.sources);
 		return RUNNER_EREFUSED;
 	}
 	if (r) {
 		say_err("%s: %s", rn->cfg_path, strbuf_str(&rn->err));
 		return RUNNER_ECONFIG;
 	}
+	if (o->check_only && geteuid() != 0)
+		printf("topology: %s; usable PUs %s (%s); placement %s\n",
+		       rn->pl.shape, rn->pl.usable, rn->pl.sources,
+		       place_name(rn->pl.place));
 	if (geteuid() != 0) {
 		say_err("refused: foliobench needs root (it mounts, makes "
 			"cgroups and sets THP knobs); run it with sudo");
@@ -893,7 +901,7 @@ static int preflight_all(struct runner *rn)
 	const struct run_opts *o = rn->o;
 	struct config *cfg = &rn->cfg;
 	struct prepared *pr;
-	int i, nrefused = 0;
+	int i, nrefused = 0, nok = 0;
 
 	snprintf(rn->scratch, sizeof(rn->scratch), "%s/foliobench.%d",
 		 cfg->scratch, (int)getpid());
@@ -921,24 +929,39 @@ static int preflight_all(struct runner *rn)
 				e.msg);
 			nrefused++;
 		}
+		nok += pr[i].verdict == WL_OK;
 		if (o->check_only)
 			printf("%-6s %s %s%s%s%s%s\n",
 			       pr[i].verdict == WL_OK ? "ok" :
 			       pr[i].verdict == WL_SKIP ? "skip" : "refuse",
 			       pc->wl->name, pc->title,
-			       pr[i].verdict == WL_SKIP ? ": " : "",
-			       pr[i].verdict == WL_SKIP ? e.msg : "",
+			       pr[i].verdict != WL_OK ? ": " : "",
+			       pr[i].verdict != WL_OK ? e.msg : "",
 			       c.info[0] ? "; " : "", c.info);
 	}
-	if (nrefused)
-		return RUNNER_EREFUSED;
+	/*
+	 * A case this machine cannot hold is skipped with its reason and the
+	 * others run; only when none is left to run is the run refused (69),
+	 * with nothing made.
+	 */
+	if (nrefused && nok)
+		say_err("%s the %d case%s that fit%s; the %d refused %s "
+			"skipped", o->check_only ? "would run" : "running",
+			nok, nok == 1 ? "" : "s", nok == 1 ? "s" : "",
+			nrefused, o->check_only ? "would be" :
+			"are recorded as");
+	else if (nrefused && cfg->ncases > 1)
+		say_err("refused: no case fits this machine; nothing %s",
+			o->check_only ? "would run" : "was run");
 	if (o->check_only) {
 		printf("%d cases: runs %u per boot after %u warm-up; database "
 		       "%s; measuring on CPU %d\n", cfg->ncases, cfg->runs,
 		       cfg->warmup, rn->db_path, rn->pl.cpu);
 		check_topology(cfg, &rn->pl, pr);
-		return RUNNER_DONE;
+		return nrefused && !nok ? RUNNER_EREFUSED : RUNNER_DONE;
 	}
+	if (nrefused && !nok)
+		return RUNNER_EREFUSED;
 	return RUNNER_OK;
 }
 
@@ -1096,7 +1119,8 @@ static int run_case(struct runner *rn, int i)
 	if (r)
 		return give_up(rn, db_failed("cannot record a case in",
 					     rn->db_path, r, rn->db.err));
-	if (pr->verdict == WL_SKIP) {
+	/* skipped: the workload's reason, or a refusal of this machine's */
+	if (pr->verdict != WL_OK) {
 		db_case_status(&rn->db, case_id, "skipped", pr->msg,
 			       pr->info[0] ? pr->info : NULL);
 		P.reps_total -= nreps;

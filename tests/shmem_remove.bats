@@ -147,11 +147,45 @@ skipped|0"
 @test "check lists what would run and creates nothing" {
 	fb_config '[ { "workload": "shmem-remove", "size": ["64M", "1T"] } ]'
 	run "$BENCH" check --config "$T/config.json"
-	assert_failure 69
+	# a case that fits is left: it would run, the refused one skipped
+	assert_success
 	assert_line --partial "bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm"
 	assert_line "ok     shmem-remove size=64M"
-	assert_line --regexp "^refuse shmem-remove size=1T"
+	assert_line --regexp "^refuse shmem-remove size=1T: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line "bench: would run the 1 case that fits; the 1 refused would be skipped"
+	assert_line --regexp "^topology: .*; usable PUs .*; placement scatter$"
 	[ ! -e "$DB" ]
+}
+
+@test "check shows the topology also when no case fits (69)" {
+	fb_config '[ { "workload": "shmem-remove", "size": ["1T", "512G"] } ]'
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line "bench: refused: no case fits this machine; nothing would run"
+	assert_line --regexp "^topology: .*; usable PUs .*; placement scatter$"
+	assert_line --regexp "^noise: "
+	[ ! -e "$DB" ]
+	# nor when no PU is left to run on
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	sed -i 's/"runs"/"cpus": "4000", "runs"/' "$T/config.json"
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line --regexp "^topology: [0-9]+ packages?, .*; usable PUs none \(cpus 4000, .*\)$"
+}
+
+@test "a case that does not fit is skipped with the reason, the others run" {
+	fb_config '[ { "workload": "shmem-remove", "size": ["1T", "64M"] } ]' 0 1
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line --regexp "^bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line "bench: running the 1 case that fits; the 1 refused are recorded as skipped"
+	assert_line --regexp "^shmem-remove size=1T: skipped: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line --regexp "^shmem-remove +size=1T +skipped$"
+	run q "select json_extract(c.params, '$.size'), c.status, coalesce(c.reason like 'needs 1 TiB free in /dev/shm, %', 0), count(s.id) from cases c left join samples s on s.case_id = c.id group by c.id order by c.seq"
+	assert_output "1T|skipped|1|0
+64M|done|0|1"
+	run q "select status from runs"
+	assert_output complete
 }
 
 @test "runs lists the recorded runs" {
