@@ -306,6 +306,7 @@ struct prepared {
 	enum wl_verdict verdict;
 	char msg[512];
 	char info[384];
+	double slowdown;	/* of its PUs at once (noise_parallel) */
 };
 
 /*
@@ -535,6 +536,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			last = r->t_end;
 	}
 	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
+	noise_judge_parallel(z, n, pr->slowdown);
 	c->wl->combine(c, ws, n, last - first, s);
 	s->t_begin = first;
 	s->t_end = last;
@@ -652,13 +654,64 @@ static void final_table(const struct config *cfg, struct tally *tl,
 	}
 }
 
+/* The same PUs as an earlier case's, whose slowdown is known: its index. */
+static int same_pus(const struct prepared *pr, int i)
+{
+	int k;
+
+	for (k = 0; k < i; k++)
+		if (pr[k].pus && pr[k].nworkers == pr[i].nworkers &&
+		    !memcmp(pr[k].pus, pr[i].pus,
+			    (size_t)pr[i].nworkers * sizeof(int)))
+			return k;
+	return -1;
+}
+
+/*
+ * Steal does not show vCPUs that share fewer host CPUs (TCG, a host that
+ * does not report it): each worker count's PUs run a fixed loop at once
+ * before the cases, and the samples of a count whose PUs are
+ * oversubscribed are flagged noisy with the reason.  With check, said.
+ */
+static void probe_parallel(struct prepared *pr, int ncases, bool say)
+{
+	int i, k;
+
+	for (i = 0; i < ncases && !stop_sig; i++) {
+		if (!pr[i].pus || pr[i].nworkers < 2 ||
+		    pr[i].verdict != WL_OK)
+			continue;
+		k = same_pus(pr, i);
+		if (k >= 0 && pr[k].slowdown > 0) {
+			pr[i].slowdown = pr[k].slowdown;
+			continue;
+		}
+		pr[i].slowdown = noise_parallel(pr[i].pus, pr[i].nworkers);
+		if (pr[i].slowdown <= NOISE_SLOWDOWN_MAX)
+			continue;
+		if (say)
+			printf("noise: %d workers' PUs are oversubscribed: a "
+			       "fixed loop on all at once ran %.1fx slower "
+			       "than on one alone (about %.1f CPUs' worth)\n",
+			       pr[i].nworkers, pr[i].slowdown,
+			       pr[i].nworkers / pr[i].slowdown);
+		else
+			say_err("warning: %d workers' PUs are oversubscribed: "
+				"a fixed loop on all at once ran %.1fx slower "
+				"than on one alone (about %.1f CPUs' worth); "
+				"their samples are flagged noisy",
+				pr[i].nworkers, pr[i].slowdown,
+				pr[i].nworkers / pr[i].slowdown);
+	}
+}
+
 /*
  * `bench check`: the topology, the PUs each worker count would use, and
  * why numbers taken now may be noisy.
  */
 static void check_topology(const struct config *cfg,
 			   const struct placement *pl,
-			   const struct prepared *pr)
+			   struct prepared *pr)
 {
 	struct strbuf why = STRBUF_INIT;
 	char list[512];
@@ -681,6 +734,7 @@ static void check_topology(const struct config *cfg,
 		       pr[i].nworkers == 1 ? "" : "s", list);
 	}
 	fflush(stdout);
+	probe_parallel(pr, cfg->ncases, true);
 	noise_now(pl->cpus, pl->ncpus, &why);
 	if (!why.len)
 		printf("noise: nothing seen in the last second\n");
@@ -1176,6 +1230,7 @@ static int run_cases(struct runner *rn)
 {
 	int i, r;
 
+	probe_parallel(rn->pr, rn->cfg.ncases, false);
 	P.t_start = now_ns();
 	for (i = 0; i < rn->cfg.ncases; i++)
 		P.reps_total += rn->cfg.cases[i].warmup +

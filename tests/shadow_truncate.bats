@@ -156,6 +156,22 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output 2
 }
 
+@test "compare says which side's shadow-truncate rows rest on a bound" {
+	fb_config '[ { "workload": "shadow-truncate", "size": "256M" } ]' 0 1
+	FOLIOBENCH_NO_CACHESTAT=1 run "$BENCH" run --config "$T/config.json" --quiet --label base
+	assert_success
+	run "$BENCH" run --config "$T/config.json" --quiet --label patch
+	assert_success
+	run "$BENCH" compare --db "$DB" base patch
+	assert_success
+	assert_line "bench: warning: base's shadow entries are bounded, not counted (its kernel has no cachestat(2), 6.5+): coverage and shadow_entries are their least count in shadow-truncate size=256M fs=fuse dir=scratch op=truncate keep=auto ballast=auto reclaim=auto limit=auto coverage=90"
+	if [ "$CACHESTAT" = 1 ]; then
+		refute_line --partial "patch's shadow entries are bounded"
+	else
+		assert_line --partial "patch's shadow entries are bounded"
+	fi
+}
+
 @test "without cachestat a coverage the least count misses is invalid, said to be the least count" {
 	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "coverage": 100 } ]'
 	FOLIOBENCH_NO_CACHESTAT=1 run "$BENCH" run --config "$T/config.json" --quiet
