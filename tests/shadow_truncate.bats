@@ -32,7 +32,9 @@ fi
 # cachestat(2) came in 6.5 (6.1 LTS lacks it): before it the shadow
 # entries are bounded by mincore(2) and workingset_nodereclaim, a bound that
 # meets the count where nothing else empties a slot, as on an idle machine
-if printf '6.5\n%s\n' "$(uname -r)" | sort -V -C; then
+# (FOLIOBENCH_NO_CACHESTAT=1 bats tests/shadow_truncate.bats: as on 6.1)
+if [ "$FOLIOBENCH_NO_CACHESTAT" != 1 ] &&
+   printf '6.5\n%s\n' "$(uname -r)" | sort -V -C; then
 	CACHESTAT=1 COUNTED="counted with cachestat(2)"
 else
 	CACHESTAT=0
@@ -130,13 +132,15 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 }
 
 @test "a coverage above what the pins allow makes invalid samples with the reason" {
+	local least=""
+	[ "$CACHESTAT" = 1 ] || least=" (the least count without cachestat(2))"
 	fb_config '[ { "workload": "shadow-truncate", "size": "256M", "coverage": 100 } ]'
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
-	assert_line "shadow-truncate size=256M coverage=100: rep 0 invalid: shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached"
+	assert_line "shadow-truncate size=256M coverage=100: rep 0 invalid: shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached$least"
 	assert_line --regexp '^shadow-truncate +size=256M coverage=100 +no valid sample$'
 	run q "select valid, invalid_reason from samples order by id limit 1"
-	assert_output "0|shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached"
+	assert_output "0|shadow coverage 98.4% is below the 100% threshold: 64512 of 65536 pages left a shadow entry, 0 are cached$least"
 	run q "select count(*) from samples where valid = 0"
 	assert_output 2
 }

@@ -165,33 +165,35 @@ move_worker() {
 	assert_output "1|1|1"
 }
 
-# Run "$@" in a CPU cgroup of the test's own held to half a CPU's time
-# (cfs quota, v1 or v2): two workers there share what one alone gets.
-half_cpu() {
-	local cg
+# A CPU cgroup of the test's own held to a twentieth of a CPU's time (cfs
+# quota, v1 or v2), into CG: two workers there share what one alone gets,
+# however busy the machine is besides.
+half_cpu_cg() {
 	if [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
-		cg=/sys/fs/cgroup/cpu/fbtest.$$
-		mkdir "$cg" && fb_after "rmdir $cg"
-		echo 10000 > "$cg/cpu.cfs_period_us"
-		echo 5000 > "$cg/cpu.cfs_quota_us"
+		CG=/sys/fs/cgroup/cpu/fbtest.$BATS_ROOT_PID.$BATS_TEST_NUMBER
+		mkdir "$CG" && fb_after "rmdir $CG"
+		echo 20000 > "$CG/cpu.cfs_period_us"
+		echo 1000 > "$CG/cpu.cfs_quota_us"
 	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
-		cg=/sys/fs/cgroup/fbtest.$$
-		mkdir "$cg" && fb_after "rmdir $cg"
-		echo "5000 10000" > "$cg/cpu.max"
+		CG=/sys/fs/cgroup/fbtest.$BATS_ROOT_PID.$BATS_TEST_NUMBER
+		mkdir "$CG" && fb_after "rmdir $CG"
+		echo "1000 20000" > "$CG/cpu.max"
 	else
-		skip "no cgroup CPU controller to hold a run to half a CPU"
+		skip "no cgroup CPU controller to hold a run to part of a CPU"
 	fi
-	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
 }
+# Run "$@" in CG.
+in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@"; }
 
 @test "PUs shared beyond their capacity flag the samples noisy with the reason, steal or none" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	wcfg '"cpus": "0-1",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
-	run half_cpu "$BENCH" check --config "$T/config.json"
+	half_cpu_cg
+	run in_cg "$BENCH" check --config "$T/config.json"
 	assert_success
 	assert_line --regexp "^noise: 2 workers' PUs are oversubscribed: a fixed loop on all at once ran [0-9.]+x slower than on one alone \(about [0-9.]+ CPUs' worth\)$"
-	run half_cpu "$BENCH" run --config "$T/config.json" --quiet
+	run in_cg "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	assert_line --regexp "^bench: warning: 2 workers' PUs are oversubscribed: .*; their samples are flagged noisy$"
 	run q "select noisy, json_extract(noise, '$.noisy_reason') from samples where workers = 2"

@@ -113,7 +113,7 @@ struct state {
 };
 
 /*
- * Per-size THP directories (hugepages-*kB, with shmem counters from 6.10)
+ * Per-size THP directories (hugepages-*kB: mTHP, 6.8; shmem counters later)
  * are new; 6.1 has PMD shmem folios without them.  FOLIOBENCH_NO_MTHP=1
  * makes this kernel look like 6.1 for the tests.
  */
@@ -607,7 +607,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		by_size |= strtoull(st->size_dir[i] + 10, NULL, 10) * 1024 ==
 			   st->folio;
 	/*
-	 * Before 6.10 (6.1 LTS) no counter per size: PMD folios are counted
+	 * Without a counter per size (6.1 LTS): PMD folios are counted
 	 * by thp_file_alloc, machine-wide, so others' can only add to it.
 	 */
 	if (st->folio > 4096 && !by_size) {
