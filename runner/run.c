@@ -673,13 +673,16 @@ static int same_pus(const struct prepared *pr, int i)
  * before the cases, and the samples of a count whose PUs are
  * oversubscribed are flagged noisy with the reason.  With check, said.
  */
-static void probe_parallel(struct prepared *pr, int ncases, bool say)
+static void probe_parallel(const struct config *cfg, struct prepared *pr,
+			   bool say)
 {
+	char what[200];
 	int i, k;
 
-	for (i = 0; i < ncases && !stop_sig; i++) {
+	for (i = 0; i < cfg->ncases && !stop_sig; i++) {
+		/* workers of their own (not seq-read's threads) */
 		if (!pr[i].pus || pr[i].nworkers < 2 ||
-		    pr[i].verdict != WL_OK)
+		    pr[i].verdict != WL_OK || !cfg->cases[i].wl->parallel)
 			continue;
 		k = same_pus(pr, i);
 		if (k >= 0 && pr[k].slowdown > 0) {
@@ -689,19 +692,16 @@ static void probe_parallel(struct prepared *pr, int ncases, bool say)
 		pr[i].slowdown = noise_parallel(pr[i].pus, pr[i].nworkers);
 		if (pr[i].slowdown <= NOISE_SLOWDOWN_MAX)
 			continue;
+		snprintf(what, sizeof(what), "%d workers' PUs are "
+			 "oversubscribed: a fixed loop on all at once ran "
+			 "%.1fx slower than on one alone (about %.1f CPUs' "
+			 "worth)", pr[i].nworkers, pr[i].slowdown,
+			 pr[i].nworkers / pr[i].slowdown);
 		if (say)
-			printf("noise: %d workers' PUs are oversubscribed: a "
-			       "fixed loop on all at once ran %.1fx slower "
-			       "than on one alone (about %.1f CPUs' worth)\n",
-			       pr[i].nworkers, pr[i].slowdown,
-			       pr[i].nworkers / pr[i].slowdown);
+			printf("noise: %s\n", what);
 		else
-			say_err("warning: %d workers' PUs are oversubscribed: "
-				"a fixed loop on all at once ran %.1fx slower "
-				"than on one alone (about %.1f CPUs' worth); "
-				"their samples are flagged noisy",
-				pr[i].nworkers, pr[i].slowdown,
-				pr[i].nworkers / pr[i].slowdown);
+			say_err("warning: %s; their samples are flagged noisy",
+				what);
 	}
 }
 
@@ -734,7 +734,7 @@ static void check_topology(const struct config *cfg,
 		       pr[i].nworkers == 1 ? "" : "s", list);
 	}
 	fflush(stdout);
-	probe_parallel(pr, cfg->ncases, true);
+	probe_parallel(cfg, pr, true);
 	noise_now(pl->cpus, pl->ncpus, &why);
 	if (!why.len)
 		printf("noise: nothing seen in the last second\n");
@@ -1230,7 +1230,7 @@ static int run_cases(struct runner *rn)
 {
 	int i, r;
 
-	probe_parallel(rn->pr, rn->cfg.ncases, false);
+	probe_parallel(&rn->cfg, rn->pr, false);
 	P.t_start = now_ns();
 	for (i = 0; i < rn->cfg.ncases; i++)
 		P.reps_total += rn->cfg.cases[i].warmup +
