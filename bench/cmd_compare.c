@@ -226,7 +226,7 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 	return ex;
 }
 
-/* Say how many samples of each side steal made noisy. */
+/* Say how many samples of each side steal or oversubscription made noisy. */
 static void warn_noisy(struct db *db, const char *base, const char *patch,
 		       bool aa, bool drop)
 {
@@ -237,15 +237,57 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 		return;
 	if (aa)
 		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
-			"over steal_max); %s", (long long)na, (long long)ta,
+			"over steal_max, or PUs oversubscribed); %s", (long long)na, (long long)ta,
 			base, drop ? "left out (--drop-noisy)" :
 			"--drop-noisy leaves them out");
 	else
-		fb_warn("samples flagged noisy (steal over steal_max): %s %lld "
+		fb_warn("samples flagged noisy (steal over steal_max, or PUs "
+			"oversubscribed): %s %lld "
 			"of %lld, %s %lld of %lld; %s", base, (long long)na,
 			(long long)ta, patch, (long long)nb, (long long)tb,
 			drop ? "left out (--drop-noisy)" :
 			"--drop-noisy leaves them out");
+}
+
+struct bounded {
+	const char *label;
+	struct strbuf rows;
+};
+
+/* "shadow-truncate size=256M op=truncate": the case, its params in order. */
+static int add_bounded(const char *workload, const char *params, void *arg)
+{
+	struct bounded *b = arg;
+	const char *p = params;
+	char key[64], val[128];
+	int n;
+
+	strbuf_addf(&b->rows, "%s%s", b->rows.len ? "; " : "", workload);
+	/* the params object is flat: "key":"value" pairs */
+	while ((p = strchr(p, '"')) &&
+	       sscanf(p, "\"%63[^\"]\":\"%127[^\"]\"%n", key, val, &n) == 2) {
+		strbuf_addf(&b->rows, " %s=%s", key, val);
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * A footnote to the table: the rows of a side whose counts rest on a
+ * bound (shadow-truncate on a kernel without cachestat(2): coverage is the
+ * least count mincore and workingset_nodereclaim allow).
+ */
+static void note_bounded(struct db *db, const char *label)
+{
+	struct bounded b = { label, STRBUF_INIT };
+
+	if (!db_report_bounded_each(db, label, add_bounded, &b) &&
+	    b.rows.len)
+		fb_warn("%s's shadow entries are bounded, not counted "
+			"(its kernel has no cachestat(2), 6.5+): coverage and "
+			"shadow_entries are their least count in %s",
+			label, strbuf_str(&b.rows));
+	strbuf_release(&b.rows);
 }
 
 enum report_files report_cmd_files(const char *name)
@@ -514,6 +556,9 @@ int cmd_compare(int argc, char **argv)
 	if (!aa && (ex = check_vm(&db, a.db_label, b.db_label, &ntopo)))
 		goto out;
 	warn_noisy(&db, a.db_label, b.db_label, aa, drop);
+	note_bounded(&db, a.db_label);
+	if (!aa)
+		note_bounded(&db, b.db_label);
 	ex = report_cmd_kwarn(&c, strict);
 	if (ex)
 		goto out;

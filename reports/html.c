@@ -732,7 +732,8 @@ static void header(struct out *o, const struct report_page *p)
 	}
 	if (p->noisy[0] || p->noisy[1]) {
 		put(o, "<p class=\"warn noisy\">Samples flagged noisy (steal "
-		    "over steal_max), plotted and counted like the others "
+		    "over steal_max, or PUs oversubscribed), plotted and "
+		    "counted like the others "
 		    "(<code>bench compare --drop-noisy</code> leaves them "
 		    "out):");
 		for (k = 0; k < 2 && p->side[k]; k++) {

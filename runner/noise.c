@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +81,160 @@ void noise_end(struct noise *z, const int *pus, int n, uint64_t wall,
 	z->steal_pct = wall && n ? 100.0 * z->steal_ns /
 				   ((double)wall * n) : 0;
 	z->noisy = z->steal_pct > steal_max;
+	if (z->noisy)
+		snprintf(z->why, sizeof(z->why), "steal %.2f%% of the wall "
+			 "time, over steal_max %.4g%%", z->steal_pct,
+			 steal_max);
+}
+
+/* The loop: a multiply and an add a turn, kept in a register. */
+static void spin(uint64_t turns)
+{
+	uint64_t x = 1, i;
+
+	for (i = 0; i < turns; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ __volatile__("" : "+r"(x));
+	}
+}
+
+/* released together: a thread that cannot start leaves none waiting */
+struct start {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready;
+	bool go;
+};
+
+struct spinner {
+	pthread_t th;
+	struct start *st;
+	int pu;
+	uint64_t turns, ns, cpu_ns;
+	bool started;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int bind_self(int pu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(pu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *sp = arg;
+	uint64_t t0, c0;
+
+	bind_self(sp->pu);
+	pthread_mutex_lock(&sp->st->lock);
+	sp->st->ready++;
+	pthread_cond_broadcast(&sp->st->cond);
+	while (!sp->st->go)
+		pthread_cond_wait(&sp->st->cond, &sp->st->lock);
+	pthread_mutex_unlock(&sp->st->lock);
+	c0 = thread_cpu_ns();
+	t0 = now_ns();
+	spin(sp->turns);
+	sp->ns = now_ns() - t0;
+	sp->cpu_ns = thread_cpu_ns() - c0;
+	return NULL;
+}
+
+/*
+ * All n at once; the time of the last to finish, 0 on failure; *cpu: the
+ * CPU time of the first.
+ */
+static uint64_t spin_all(const int *pus, int n, uint64_t turns,
+			 uint64_t *cpu)
+{
+	struct spinner *sp = calloc((size_t)n, sizeof(*sp));
+	struct start st = { PTHREAD_MUTEX_INITIALIZER,
+			    PTHREAD_COND_INITIALIZER, 0, false };
+	uint64_t most = 0;
+	int i, ok = 1, started = 0;
+
+	if (!sp)
+		return 0;
+	for (i = 0; i < n && ok; i++) {
+		sp[i].st = &st;
+		sp[i].pu = pus[i];
+		sp[i].turns = turns;
+		ok = !pthread_create(&sp[i].th, NULL, spinner_main, &sp[i]);
+		sp[i].started = ok;
+		started += ok;
+	}
+	/* every thread on its PU before any starts */
+	pthread_mutex_lock(&st.lock);
+	while (st.ready < started)
+		pthread_cond_wait(&st.cond, &st.lock);
+	st.go = true;
+	pthread_cond_broadcast(&st.cond);
+	pthread_mutex_unlock(&st.lock);
+	for (i = 0; i < n; i++) {
+		if (!sp[i].started)
+			continue;
+		pthread_join(sp[i].th, NULL);
+		if (sp[i].ns > most)
+			most = sp[i].ns;
+	}
+	if (cpu)
+		*cpu = sp[0].cpu_ns;
+	free(sp);
+	return ok ? most : 0;
+}
+
+double noise_parallel(const int *pus, int n)
+{
+	uint64_t turns = 1 << 16, alone = UINT64_MAX, all = UINT64_MAX, t;
+	uint64_t cpu = 0;
+	int i;
+
+	if (n < 2)
+		return 0;
+	/*
+	 * A loop of about 40 ms of CPU time on pus[0] (a shorter one runs
+	 * mostly on a waker's credit, and shows no sharing)
+	 */
+	for (;;) {
+		if (!spin_all(pus, 1, turns, &cpu))
+			return 0;
+		if (cpu >= 40000000 || turns >= (1ull << 40))
+			break;
+		turns *= cpu < 500000 ? 8 : 2;
+	}
+	for (i = 0; i < 3; i++) {
+		t = spin_all(pus, 1, turns, NULL);
+		if (t && t < alone)
+			alone = t;
+		t = spin_all(pus, n, turns, NULL);
+		if (t && t < all)
+			all = t;
+	}
+	if (alone == UINT64_MAX || all == UINT64_MAX)
+		return 0;
+	return (double)all / (double)alone;
+}
+
+void noise_judge_parallel(struct noise *z, int n, double slowdown)
+{
+	z->slowdown = slowdown;
+	if (slowdown <= NOISE_SLOWDOWN_MAX || z->noisy)
+		return;
+	z->noisy = true;
+	snprintf(z->why, sizeof(z->why), "oversubscribed: %d PUs at once ran "
+		 "a fixed loop %.1fx slower than one alone (about %.1f CPUs' "
+		 "worth)", n, slowdown, (double)n / slowdown);
 }
 
 void noise_json(const struct noise *z, struct strbuf *sb)
@@ -95,6 +251,13 @@ void noise_json(const struct noise *z, struct strbuf *sb)
 		strbuf_addf(sb, "\"freq_mhz\":%.0f,", z->freq_mhz);
 	else
 		strbuf_addf(sb, "\"freq_mhz\":null,");
+	if (z->slowdown > 0)
+		strbuf_addf(sb, "\"parallel_slowdown\":%.3g,", z->slowdown);
+	if (z->why[0]) {
+		strbuf_addf(sb, "\"noisy_reason\":");
+		strbuf_json_str(sb, z->why);
+		strbuf_addf(sb, ",");
+	}
 	strbuf_addf(sb, "\"steal_max_pct\":%.4g,\"noisy\":%s}", z->steal_max,
 		    z->noisy ? "true" : "false");
 }

@@ -19,8 +19,19 @@ struct noise {
 	int64_t nvcsw, nivcsw;	/* of the measuring threads */
 	double freq_mhz;	/* mean over the PUs; NAN when not exposed */
 	double steal_max;	/* the threshold it was judged by */
+	double slowdown;	/* of the PUs at once (noise_parallel); 0: n/a */
 	bool noisy;
+	char why[160];		/* what made it noisy */
 };
+
+/*
+ * PUs at once that run a fixed loop this many times slower than one alone
+ * are oversubscribed (vCPUs sharing host CPUs, a CPU quota, other work on
+ * them), whatever the steal says: 32 vCPUs on 2 host CPUs run it some 16
+ * times slower, 2 workers held to one CPU's time twice.  The loop is one
+ * dependent multiply-add chain, which SMT siblings hardly slow.
+ */
+#define NOISE_SLOWDOWN_MAX	1.5
 
 /* Steal ticks (USER_HZ) of these PUs summed; -1 if unreadable. */
 int noise_steal_ticks(const int *pus, int n, uint64_t *sum);
@@ -30,6 +41,17 @@ void noise_begin(struct noise *z, const int *pus, int n);
 /* Close the record over wall ns on n PUs, judged against steal_max %. */
 void noise_end(struct noise *z, const int *pus, int n, uint64_t wall,
 	       double steal_max);
+/*
+ * How many times slower a fixed register-only loop runs on all n PUs at
+ * once (one thread each, the last to finish) than on pus[0] alone, the
+ * least of three tries each: about 1 where the PUs are CPUs of their own,
+ * n / CPUs where n vCPUs share fewer host CPUs.  steal does not show that
+ * under TCG, nor inside a guest whose host does not report it.  0 if it
+ * cannot be measured.  Takes some 200 ms times the slowdown.
+ */
+double noise_parallel(const int *pus, int n);
+/* Flag z noisy when its PUs ran the loop over NOISE_SLOWDOWN_MAX slower. */
+void noise_judge_parallel(struct noise *z, int n, double slowdown);
 /* The record as a JSON object. */
 void noise_json(const struct noise *z, struct strbuf *sb);
 /*

@@ -306,6 +306,7 @@ struct prepared {
 	enum wl_verdict verdict;
 	char msg[512];
 	char info[384];
+	double slowdown;	/* of its PUs at once (noise_parallel) */
 };
 
 /*
@@ -538,6 +539,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			busy = r->runner_ns;
 	}
 	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
+	noise_judge_parallel(z, n, pr->slowdown);
 	c->wl->combine(c, ws, n, last - first, s);
 	s->t_begin = first;
 	s->t_end = last;
@@ -652,8 +654,59 @@ static void final_table(const struct config *cfg, struct tally *tl,
 		}
 		if (!any)
 			printf("%-16s %-44s %s\n", w->name, pc->title,
-			       pr[i].verdict == WL_SKIP ? "skipped" :
+			       pr[i].verdict != WL_OK ? "skipped" :
 			       "no valid sample");
+	}
+}
+
+/* The same PUs as an earlier case's, whose slowdown is known: its index. */
+static int same_pus(const struct prepared *pr, int i)
+{
+	int k;
+
+	for (k = 0; k < i; k++)
+		if (pr[k].pus && pr[k].nworkers == pr[i].nworkers &&
+		    !memcmp(pr[k].pus, pr[i].pus,
+			    (size_t)pr[i].nworkers * sizeof(int)))
+			return k;
+	return -1;
+}
+
+/*
+ * Steal does not show vCPUs that share fewer host CPUs (TCG, a host that
+ * does not report it): each worker count's PUs run a fixed loop at once
+ * before the cases, and the samples of a count whose PUs are
+ * oversubscribed are flagged noisy with the reason.  With check, said.
+ */
+static void probe_parallel(const struct config *cfg, struct prepared *pr,
+			   bool say)
+{
+	char what[200];
+	int i, k;
+
+	for (i = 0; i < cfg->ncases && !stop_sig; i++) {
+		/* workers of their own (not seq-read's threads) */
+		if (!pr[i].pus || pr[i].nworkers < 2 ||
+		    pr[i].verdict != WL_OK || !cfg->cases[i].wl->parallel)
+			continue;
+		k = same_pus(pr, i);
+		if (k >= 0 && pr[k].slowdown > 0) {
+			pr[i].slowdown = pr[k].slowdown;
+			continue;
+		}
+		pr[i].slowdown = noise_parallel(pr[i].pus, pr[i].nworkers);
+		if (pr[i].slowdown <= NOISE_SLOWDOWN_MAX)
+			continue;
+		snprintf(what, sizeof(what), "%d workers' PUs are "
+			 "oversubscribed: a fixed loop on all at once ran "
+			 "%.1fx slower than on one alone (about %.1f CPUs' "
+			 "worth)", pr[i].nworkers, pr[i].slowdown,
+			 pr[i].nworkers / pr[i].slowdown);
+		if (say)
+			printf("noise: %s\n", what);
+		else
+			say_err("warning: %s; their samples are flagged noisy",
+				what);
 	}
 }
 
@@ -663,7 +716,7 @@ static void final_table(const struct config *cfg, struct tally *tl,
  */
 static void check_topology(const struct config *cfg,
 			   const struct placement *pl,
-			   const struct prepared *pr)
+			   struct prepared *pr)
 {
 	struct strbuf why = STRBUF_INIT;
 	char list[512];
@@ -686,6 +739,7 @@ static void check_topology(const struct config *cfg,
 		       pr[i].nworkers == 1 ? "" : "s", list);
 	}
 	fflush(stdout);
+	probe_parallel(cfg, pr, true);
 	noise_now(pl->cpus, pl->ncpus, &why);
 	if (!why.len)
 		printf("noise: nothing seen in the last second\n");
@@ -852,12 +906,20 @@ static int settle(struct runner *rn)
 	r = placement_init(&rn->pl, &rn->cfg, &rn->err);
 	if (r == -2) {
 		say_err("refused: %s", strbuf_str(&rn->err));
+		/* check shows the machine even when nothing can run on it */
+		if (o->check_only)
+			printf("topology: %s; usable PUs none (%s)\n",
+			       rn->pl.shape, rn->pl.sources);
 		return RUNNER_EREFUSED;
 	}
 	if (r) {
 		say_err("%s: %s", rn->cfg_path, strbuf_str(&rn->err));
 		return RUNNER_ECONFIG;
 	}
+	if (o->check_only && geteuid() != 0)
+		printf("topology: %s; usable PUs %s (%s); placement %s\n",
+		       rn->pl.shape, rn->pl.usable, rn->pl.sources,
+		       place_name(rn->pl.place));
 	if (geteuid() != 0) {
 		say_err("refused: foliobench needs root (it mounts, makes "
 			"cgroups and sets THP knobs); run it with sudo");
@@ -937,7 +999,7 @@ static int preflight_all(struct runner *rn)
 	const struct run_opts *o = rn->o;
 	struct config *cfg = &rn->cfg;
 	struct prepared *pr;
-	int i, nrefused = 0;
+	int i, nrefused = 0, nok = 0;
 
 	snprintf(rn->scratch, sizeof(rn->scratch), "%s/foliobench.%d",
 		 cfg->scratch, (int)getpid());
@@ -965,24 +1027,39 @@ static int preflight_all(struct runner *rn)
 				e.msg);
 			nrefused++;
 		}
+		nok += pr[i].verdict == WL_OK;
 		if (o->check_only)
 			printf("%-6s %s %s%s%s%s%s\n",
 			       pr[i].verdict == WL_OK ? "ok" :
 			       pr[i].verdict == WL_SKIP ? "skip" : "refuse",
 			       pc->wl->name, pc->title,
-			       pr[i].verdict == WL_SKIP ? ": " : "",
-			       pr[i].verdict == WL_SKIP ? e.msg : "",
+			       pr[i].verdict != WL_OK ? ": " : "",
+			       pr[i].verdict != WL_OK ? e.msg : "",
 			       c.info[0] ? "; " : "", c.info);
 	}
-	if (nrefused)
-		return RUNNER_EREFUSED;
+	/*
+	 * A case this machine cannot hold is skipped with its reason and the
+	 * others run; only when none is left to run is the run refused (69),
+	 * with nothing made.
+	 */
+	if (nrefused && nok)
+		say_err("%s the %d case%s that fit%s; the %d refused %s "
+			"skipped", o->check_only ? "would run" : "running",
+			nok, nok == 1 ? "" : "s", nok == 1 ? "s" : "",
+			nrefused, o->check_only ? "would be" :
+			"are recorded as");
+	else if (nrefused && cfg->ncases > 1)
+		say_err("refused: no case fits this machine; nothing %s",
+			o->check_only ? "would run" : "was run");
 	if (o->check_only) {
 		printf("%d cases: runs %u per boot after %u warm-up; database "
 		       "%s; measuring on CPU %d\n", cfg->ncases, cfg->runs,
 		       cfg->warmup, rn->db_path, rn->pl.cpu);
 		check_topology(cfg, &rn->pl, pr);
-		return RUNNER_DONE;
+		return nrefused && !nok ? RUNNER_EREFUSED : RUNNER_DONE;
 	}
+	if (nrefused && !nok)
+		return RUNNER_EREFUSED;
 	return RUNNER_OK;
 }
 
@@ -1137,7 +1214,8 @@ static int run_case(struct runner *rn, int i)
 	if (r)
 		return give_up(rn, db_failed("cannot record a case in",
 					     rn->db_path, r, rn->db.err));
-	if (pr->verdict == WL_SKIP) {
+	/* skipped: the workload's reason, or a refusal of this machine's */
+	if (pr->verdict != WL_OK) {
 		db_case_status(&rn->db, case_id, "skipped", pr->msg,
 			       pr->info[0] ? pr->info : NULL);
 		P.reps_total -= nreps;
@@ -1193,6 +1271,7 @@ static int run_cases(struct runner *rn)
 {
 	int i, r;
 
+	probe_parallel(&rn->cfg, rn->pr, false);
 	P.t_start = now_ns();
 	for (i = 0; i < rn->cfg.ncases; i++)
 		P.reps_total += rn->cfg.cases[i].warmup +

@@ -515,6 +515,35 @@ int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 	return step_end(db, st, r, "cannot count noisy samples");
 }
 
+int db_report_bounded_each(struct db *db, const char *label,
+			   int (*fn)(const char *workload, const char *params,
+				     void *),
+			   void *arg)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = prepare(db,
+		    "SELECT DISTINCT c.workload, c.params FROM runs r "
+		    "JOIN cases c ON c.run_id = r.id "
+		    "JOIN samples s ON s.case_id = c.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND s.warmup = 0 AND s.valid = 1 "
+		    "AND json_extract(s.verify, '$.coverage_bounded') = 1 "
+		    "ORDER BY c.workload, c.params", label, &st);
+	if (r)
+		return r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	return step_end(db, st, r, "cannot read samples");
+}
+
 int db_report_shapes_each(struct db *db, const char *label,
 			  int (*fn)(const char *shape, void *arg), void *arg)
 {

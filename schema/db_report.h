@@ -59,6 +59,15 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 					  void *),
 				void *arg);
 /* Valid measured samples of a label's complete runs, and the noisy ones. */
+/*
+ * The cases (workload, params JSON) of a label with a valid sample whose
+ * count rests on a bound, not a count (verify's coverage_bounded: a
+ * kernel without cachestat(2)), one call each, in order.
+ */
+int db_report_bounded_each(struct db *db, const char *label,
+			   int (*fn)(const char *workload, const char *params,
+				     void *),
+			   void *arg);
 int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		    int64_t *total);
 /* The distinct topology shapes of a label's complete runs. */

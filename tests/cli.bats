@@ -92,9 +92,15 @@ load fixtures/fixture
 	cfgfile=$(mktemp /tmp/foliobench-test.XXXXXX)
 	cp "$T/config.json" "$cfgfile"; chmod 644 "$cfgfile"
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BENCH" run --config "$cfgfile"
-	rm -f "$cfgfile"
 	assert_failure 69
 	assert_output "bench: refused: foliobench needs root (it mounts, makes cgroups and sets THP knobs); run it with sudo"
+	[ ! -e "$DB" ]
+	# check shows the machine all the same
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BENCH" check --config "$cfgfile"
+	rm -f "$cfgfile"
+	assert_failure 69
+	assert_line --regexp "^topology: [0-9]+ packages?, .*; usable PUs [-0-9,]+ \(cpus .*\); placement scatter$"
+	assert_line "bench: refused: foliobench needs root (it mounts, makes cgroups and sets THP knobs); run it with sudo"
 	[ ! -e "$DB" ]
 }
 

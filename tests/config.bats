@@ -140,8 +140,31 @@ run_cfg() {
 	[ "$status" -eq 0 ] || [ "$status" -eq 69 ]
 	assert_line --regexp '^(ok|refuse) +shmem-remove op=ftruncate size=8G folio=4k'
 	# every line is a case, a refusal, a mend, or the summary
-	run grep -cvE '^(ok|skip|refuse) |^bench: (refused|mended|marked)|^[0-9]+ cases: |^topology: |^[0-9]+ workers?: |^noise: ' <<< "$output"
+	run grep -cvE '^(ok|skip|refuse) |^bench: (refused|mended|marked|would run)|^[0-9]+ cases: |^topology: |^[0-9]+ workers?: |^noise: ' <<< "$output"
 	assert_output 0
+}
+
+@test "the example config on a machine with a small /dev/shm runs what fits and skips the 8G files it cannot hold" {
+	# a 7.8 GiB /dev/shm (16 GiB VM) as a 3 GiB tmpfs of the test's own
+	mkdir "$T/shm"
+	mount -t tmpfs -o size=3G fbtest-shm "$T/shm"
+	fb_after "umount '$T/shm'"
+	sed "s|\"scratch\": \"/dev/shm\"|\"scratch\": \"$T/shm\"|" \
+		"$BATS_TEST_DIRNAME/../config.example.json" > "$T/example.json"
+	grep -q "\"scratch\": \"$T/shm\"" "$T/example.json"
+	run "$BENCH" check --config "$T/example.json" --db "$DB"
+	assert_success
+	assert_line --regexp "^refuse shmem-remove op=ftruncate size=8G folio=4k: needs 8 GiB free in $T/shm, has [0-9.]+ [GM]iB: short by [0-9.]+ GiB$"
+	# the 4K files of the three ops that keep them in /dev/shm; PMD files
+	# go on a private mount and memfds nowhere, sized by memory alone
+	run grep -c "^refuse shmem-remove .*size=8G folio=4k" <<< "$output"
+	assert_output 3
+	run "$BENCH" check --config "$T/example.json" --db "$DB"
+	assert_line --regexp "^ok +seq-read size=1G"
+	assert_line --regexp "^ok +shmem-remove op=memfd-close size=8G folio=4k$"
+	assert_line --regexp "^bench: would run the [0-9]+ cases that fit; the [0-9]+ refused would be skipped$"
+	assert_line --regexp "^topology: "
+	umount "$T/shm"
 }
 
 @test "a sweep expands to the cartesian product" {

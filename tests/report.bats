@@ -352,7 +352,7 @@ EOF
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/n.html" 6.18.0-base 6.18.0-patch
 	assert_success
 	run grep -o 'Samples flagged noisy[^<]*<code>[^<]*</code>[^<]*' "$T/n.html"
-	assert_output "Samples flagged noisy (steal over steal_max), plotted and counted like the others (<code>bench compare --drop-noisy</code> leaves them out): 6.18.0-base 2 of $(q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-base' AND r.status = 'complete' AND s.warmup = 0 AND s.valid = 1"); 6.18.0-patch 0 of 24."
+	assert_output "Samples flagged noisy (steal over steal_max, or PUs oversubscribed), plotted and counted like the others (<code>bench compare --drop-noisy</code> leaves them out): 6.18.0-base 2 of $(q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-base' AND r.status = 'complete' AND s.warmup = 0 AND s.valid = 1"); 6.18.0-patch 0 of 24."
 	fx_known "$T/quiet.db"
 	run --separate-stderr "$BENCH" report --db "$T/quiet.db" -o "$T/q.html" 6.18.0-base
 	assert_success

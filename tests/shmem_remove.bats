@@ -71,8 +71,29 @@ load test_helper
 	[ "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)" = "$before" ]
 }
 
+@test "PMD folios on a kernel without per-size THP counters (6.1) run, counted by thp_file_alloc" {
+	# 6.1 has PMD shmem folios (shmem_enabled, huge= mounts) but no
+	# hugepages-*kB directories; FOLIOBENCH_NO_MTHP=1 hides this kernel's
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": ["unlink", "memfd-close"], "folio": ["pmd", "64k"] } ]'
+	FOLIOBENCH_NO_MTHP=1 run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line "shmem-remove op=unlink size=64M folio=64k: skipped: this kernel offers no 64k shmem folios (no /sys/kernel/mm/transparent_hugepage/hugepages-64kB)"
+	run q "select c.status, count(s.id) from cases c left join samples s on s.case_id = c.id group by c.id order by c.id"
+	assert_output "done|2
+skipped|0
+done|2
+skipped|0"
+	# 32 PMD folios each (others' allocations can only add to the
+	# machine-wide count), and ShmemHugePages grew by the file
+	run q "select count(*) from samples where valid = 1 and json_extract(verify, '$.folios_by_thp_file_alloc') = 1 and json_extract(verify, '$.large_folios_of_size') >= 32 and json_extract(verify, '$.shmem_huge_bytes') >= 67108864"
+	assert_output 4
+}
+
 @test "an mTHP size the kernel does not hand to tmpfs files is stored invalid" {
-	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] || skip "no 64kB mTHP"
+	# (FOLIOBENCH_NO_MTHP=1 bats tests/shmem_remove.bats: as on 6.1)
+	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] &&
+		[ "$FOLIOBENCH_NO_MTHP" != 1 ] ||
+		skip "no 64kB mTHP (hugepages-64kB: mTHP came in 6.8, for shmem later)"
 	# a tmpfs of the test's own that hands out 4K folios only
 	mkdir "$T/nohuge"
 	mount -t tmpfs -o size=128M,huge=never fbtest-nohuge "$T/nohuge"
@@ -86,7 +107,10 @@ load test_helper
 }
 
 @test "an mTHP sample is valid exactly when the kernel gave that size" {
-	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] || skip "no 64kB mTHP"
+	# (FOLIOBENCH_NO_MTHP=1 bats tests/shmem_remove.bats: as on 6.1)
+	[ -d /sys/kernel/mm/transparent_hugepage/hugepages-64kB ] &&
+		[ "$FOLIOBENCH_NO_MTHP" != 1 ] ||
+		skip "no 64kB mTHP (hugepages-64kB: mTHP came in 6.8, for shmem later)"
 	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": "unlink", "folio": "64k" } ]'
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
@@ -129,11 +153,45 @@ load test_helper
 @test "check lists what would run and creates nothing" {
 	fb_config '[ { "workload": "shmem-remove", "size": ["64M", "1T"] } ]'
 	run "$BENCH" check --config "$T/config.json"
-	assert_failure 69
+	# a case that fits is left: it would run, the refused one skipped
+	assert_success
 	assert_line --partial "bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm"
 	assert_line "ok     shmem-remove size=64M"
-	assert_line --regexp "^refuse shmem-remove size=1T"
+	assert_line --regexp "^refuse shmem-remove size=1T: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line "bench: would run the 1 case that fits; the 1 refused would be skipped"
+	assert_line --regexp "^topology: .*; usable PUs .*; placement scatter$"
 	[ ! -e "$DB" ]
+}
+
+@test "check shows the topology also when no case fits (69)" {
+	fb_config '[ { "workload": "shmem-remove", "size": ["1T", "512G"] } ]'
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line "bench: refused: no case fits this machine; nothing would run"
+	assert_line --regexp "^topology: .*; usable PUs .*; placement scatter$"
+	assert_line --regexp "^noise: "
+	[ ! -e "$DB" ]
+	# nor when no PU is left to run on
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]'
+	sed -i 's/"runs"/"cpus": "4000", "runs"/' "$T/config.json"
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 69
+	assert_line --regexp "^topology: [0-9]+ packages?, .*; usable PUs none \(cpus 4000, .*\)$"
+}
+
+@test "a case that does not fit is skipped with the reason, the others run" {
+	fb_config '[ { "workload": "shmem-remove", "size": ["1T", "64M"] } ]' 0 1
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line --regexp "^bench: refused: shmem-remove size=1T: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line "bench: running the 1 case that fits; the 1 refused are recorded as skipped"
+	assert_line --regexp "^shmem-remove size=1T: skipped: needs 1 TiB free in /dev/shm, has [0-9.]+ GiB: short by [0-9.]+ GiB$"
+	assert_line --regexp "^shmem-remove +size=1T +skipped$"
+	run q "select json_extract(c.params, '$.size'), c.status, coalesce(c.reason like 'needs 1 TiB free in /dev/shm, %', 0), count(s.id) from cases c left join samples s on s.case_id = c.id group by c.id order by c.seq"
+	assert_output "1T|skipped|1|0
+64M|done|0|1"
+	run q "select status from runs"
+	assert_output complete
 }
 
 @test "runs lists the recorded runs" {

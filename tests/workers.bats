@@ -165,6 +165,46 @@ move_worker() {
 	assert_output "1|1|1"
 }
 
+# A CPU cgroup of the test's own held to a twentieth of a CPU's time (cfs
+# quota, v1 or v2), into CG: two workers there share what one alone gets,
+# however busy the machine is besides.
+half_cpu_cg() {
+	if [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		CG=/sys/fs/cgroup/cpu/fbtest.$BATS_ROOT_PID.$BATS_TEST_NUMBER
+		mkdir "$CG" && fb_after "rmdir $CG"
+		echo 20000 > "$CG/cpu.cfs_period_us"
+		echo 1000 > "$CG/cpu.cfs_quota_us"
+	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		CG=/sys/fs/cgroup/fbtest.$BATS_ROOT_PID.$BATS_TEST_NUMBER
+		mkdir "$CG" && fb_after "rmdir $CG"
+		echo "1000 20000" > "$CG/cpu.max"
+	else
+		skip "no cgroup CPU controller to hold a run to part of a CPU"
+	fi
+}
+# Run "$@" in CG.
+in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@"; }
+
+@test "PUs shared beyond their capacity flag the samples noisy with the reason, steal or none" {
+	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
+	wcfg '"cpus": "0-1",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
+	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
+	half_cpu_cg
+	run in_cg "$BENCH" check --config "$T/config.json"
+	assert_success
+	assert_line --regexp "^noise: 2 workers' PUs are oversubscribed: a fixed loop on all at once ran [0-9.]+x slower than on one alone \(about [0-9.]+ CPUs' worth\)$"
+	run in_cg "$BENCH" run --config "$T/config.json" --quiet
+	assert_success
+	assert_line --regexp "^bench: warning: 2 workers' PUs are oversubscribed: .*; their samples are flagged noisy$"
+	run q "select noisy, json_extract(noise, '$.noisy_reason') from samples where workers = 2"
+	assert_output --regexp "^1\|oversubscribed: 2 PUs at once ran a fixed loop [0-9.]+x slower than one alone \(about [0-9.]+ CPUs' worth\)$"
+	run q "select count(*) from samples where workers = 2 and json_extract(noise, '$.parallel_slowdown') > 1.5"
+	assert_output 1
+	# one worker has nothing to share: no probe
+	run q "select json_type(noise, '$.parallel_slowdown') is null from samples where workers = 1"
+	assert_output 1
+}
+
 @test "check prints the topology, each worker count's PUs and what is noisy now" {
 	wcfg '"placement": "compact",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2, 1024] } ]'
 	run "$BENCH" check --config "$T/config.json"
@@ -224,21 +264,26 @@ move_worker() {
 	run "$BENCH" compare --db "$DB" base patch --per-worker --format csv
 	assert_failure 64
 	# two of the patch's samples flagged noisy: counted, then left out
+	# (none else: this busy machine's own may have been flagged)
+	q "update samples set noisy = 0"
 	q "update samples set noisy = 1 where id in (select s.id from samples s join cases c on s.case_id = c.id join runs r on c.run_id = r.id where r.label = 'patch' and s.workers = 2 limit 2)"
 	run "$BENCH" compare --db "$DB" base patch
 	assert_success
-	assert_line "bench: warning: samples flagged noisy (steal over steal_max): base 0 of 6, patch 2 of 6; --drop-noisy leaves them out"
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max, or PUs oversubscribed): base 0 of 6, patch 2 of 6; --drop-noisy leaves them out"
 	run "$BENCH" compare --db "$DB" base patch --drop-noisy --format csv
 	assert_success
-	assert_line "bench: warning: samples flagged noisy (steal over steal_max): base 0 of 6, patch 2 of 6; left out (--drop-noisy)"
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max, or PUs oversubscribed): base 0 of 6, patch 2 of 6; left out (--drop-noisy)"
 	assert_line --regexp '^shmem-remove,".*""threads"":""2"".*",[^,]*,wall,ns,lower,yes,base,1,3,3,.*,patch,1,1,1,'
 	assert_line --regexp '^shmem-remove,".*""threads"":""1"".*",[^,]*,wall,ns,lower,yes,base,1,3,3,.*,patch,1,3,3,'
-	# another machine shape is a difference besides the kernel
+	# another machine shape is a difference besides the kernel: one that
+	# is not this machine's own (the lab's 32-vCPU VM is the first)
 	shape=$(q "select topology_shape from runs where label = 'base'")
-	q "update runs set topology_shape = '2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT' where label = 'patch'"
+	other='2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT'
+	[ "$shape" != "$other" ] || other='1 package, 1 NUMA node, 3 cores, 6 PUs, SMT 2'
+	q "update runs set topology_shape = '$other' where label = 'patch'"
 	run "$BENCH" compare --db "$DB" base patch --strict
 	assert_failure 69
-	assert_line "bench: warning: CPU topology differs: base has '$shape', patch has '2 packages, 2 NUMA nodes, 32 cores, 32 PUs, no SMT'"
+	assert_line "bench: warning: CPU topology differs: base has '$shape', patch has '$other'"
 	assert_line "bench: refusing to compare base with patch: 1 difference besides the kernel (--strict)"
 }
 

@@ -152,9 +152,11 @@ static const struct metric metrics[] = {
 	  "wall time per shadow entry removed" },
 	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
 	  "pages with a shadow entry before the call (cachestat nr_evicted; "
-	  "one large folio's entry counts all its pages)", true },
+	  "one large folio's entry counts all its pages; before 6.5, the "
+	  "least count that mincore and workingset_nodereclaim allow)", true },
 	{ "cached_pages", "count", LOWER_IS_BETTER, false,
-	  "pages still cached before the call (cachestat nr_cache)", true },
+	  "pages still cached before the call (cachestat nr_cache; before "
+	  "6.5, mincore)", true },
 	{ "coverage", "%", HIGHER_IS_BETTER, false,
 	  "shadow entries per page of the file", true },
 	{ NULL },
@@ -499,6 +501,16 @@ struct msg {
 	char text[200];
 };
 
+/*
+ * The machine-wide counters that say whether shadow entries went without
+ * a trace in cachestat's absence: nodes freed by the shadow shrinker, and
+ * page cache dropped with its shadow entries by drop_caches or with an
+ * inode by the inode shrinker.
+ */
+struct counts {
+	uint64_t nodereclaim, nodes, drop, inodesteal;
+};
+
 struct state {
 	struct plan plan;
 	struct memcg m;
@@ -521,11 +533,13 @@ struct state {
 	uint64_t during_preempt;	/* involuntary switches then */
 	uint64_t read_cpu_ns;	/* the reader's, pinning and reclaim included */
 	uint64_t server_cpu_ns;	/* the FUSE server's during setup */
-	uint64_t nodereclaim0, nodereclaim1, nodereclaim2;
-	uint64_t nodes0, nodes1;
+	/* /proc/vmstat at setup's start, after its wait, after the call */
+	struct counts vm[3];
+	bool refreshed;		/* stat_refresh folded each of them */
 	bool have_cachestat;
 	struct fb_cachestat cs;
-	uint64_t cached_est;
+	uint64_t resident;	/* without cachestat: mincore's count */
+	uint64_t memcg_nodereclaim;	/* v2: the cgroup's own, at setup end */
 };
 
 static void say(int fd, int kind, const char *what, uint64_t done,
@@ -925,20 +939,77 @@ static void __attribute__((noreturn)) reader(const struct reader_args *a)
 
 /* ---- the runner's side ---- */
 
-static uint64_t vmstat(const char *key)
+/*
+ * The counters, each CPU's pending deltas folded in first: unfolded, they
+ * drift by up to a threshold per CPU, more than a 256 MiB file's 1024
+ * nodes on 32 CPUs.  Returns whether the fold was done.
+ */
+static bool read_counts(struct counts *k)
 {
+	bool refreshed = !vmstat_refresh();
 	FILE *f = fopen("/proc/vmstat", "re");
 	char name[64];
-	unsigned long long v, r = 0;
+	unsigned long long v;
 
+	memset(k, 0, sizeof(*k));
 	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %llu", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			r = v;
+		return false;
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strcmp(name, "workingset_nodereclaim"))
+			k->nodereclaim = v;
+		else if (!strcmp(name, "workingset_nodes"))
+			k->nodes = v;
+		else if (!strcmp(name, "drop_pagecache"))
+			k->drop = v;
+		else if (!strcmp(name, "pginodesteal") ||
+			 !strcmp(name, "kswapd_inodesteal"))
+			k->inodesteal += v;
+	}
+	fclose(f);
+	return refreshed;
+}
+
+static uint64_t since(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+/*
+ * Pages of the file in the page cache, by mincore(2) over a mapping of it
+ * a GiB at a time: cachestat's nr_cache on kernels before 6.5.  Nothing is
+ * faulted in or read.  0 or -errno.
+ */
+static int resident_pages(const char *path, uint64_t size, uint64_t *res)
+{
+	unsigned char *vec = malloc(GiB / PAGE);
+	uint64_t off, i, n = 0;
+	int fd, r = 0;
+
+	if (!vec)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(vec);
+		return -errno;
+	}
+	for (off = 0; off < size && !r; off += GiB) {
+		size_t len = (size_t)(size - off < GiB ? size - off : GiB);
+		void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			       (off_t)off);
+
+		if (p == MAP_FAILED) {
+			r = -errno;
 			break;
 		}
-	fclose(f);
+		if (mincore(p, len, vec))
+			r = -errno;
+		for (i = 0; !r && i < (len + PAGE - 1) / PAGE; i++)
+			n += vec[i] & 1;
+		munmap(p, len);
+	}
+	close(fd);
+	free(vec);
+	*res = n;
 	return r;
 }
 
@@ -1214,6 +1285,19 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	r = make_file(c, st, e);
 	if (r)
 		return r;
+	r = do_cachestat(st->path, &st->cs);
+	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
+		return wl_errf(e, "cannot cachestat %s: %s", st->path,
+			       strerror(-r));
+	st->have_cachestat = !r;
+	/*
+	 * Without cachestat the shadow entries are bounded from the pages
+	 * not cached at the end, which needs every page cached once:
+	 * read(2) adds each page it returns, readahead(2) may skip some
+	 * under the cgroup's limit.
+	 */
+	if (!st->have_cachestat)
+		st->ra = false;
 	/* memory.reclaim keeps it below; the limit backs that up */
 	r = memcg_set_limit(&st->m, st->plan.limit);
 	if (r)
@@ -1222,8 +1306,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			       strerror(-r));
 	if (st->plan.keep == KEEP_PIN)
 		st->pin_vmas = !raise_map_count(st->plan.size / PIN_STRIDE);
-	st->nodereclaim0 = vmstat("workingset_nodereclaim");
-	st->nodes0 = vmstat("workingset_nodes");
+	st->refreshed = read_counts(&st->vm[0]);
 	st->server_cpu_ns = st->fuse ? fuse_zero_cpu_ns(&st->fz) : 0;
 	r = start_reader(c, st, e);
 	if (!r)
@@ -1244,23 +1327,19 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		return wl_errf(e, "cannot read /proc/vmstat: %s", strerror(-r));
 	if (*c->stop)
 		return wl_errf(e, "interrupted");
-	st->nodereclaim1 = vmstat("workingset_nodereclaim");
-	st->nodes1 = vmstat("workingset_nodes");
 	/* what the timed call will find, counted just before it */
-	r = do_cachestat(st->path, &st->cs);
-	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
-		return wl_errf(e, "cannot cachestat %s: %s", st->path,
+	if (st->have_cachestat)
+		r = do_cachestat(st->path, &st->cs);
+	else
+		r = resident_pages(st->path, st->plan.size, &st->resident);
+	if (r)
+		return wl_errf(e, "cannot %s %s: %s", st->have_cachestat ?
+			       "cachestat" : "mincore", st->path,
 			       strerror(-r));
-	st->have_cachestat = !r;
-	if (!st->have_cachestat) {
-		uint64_t cache = 0;
-
-		if (st->m.version == MEMCG_V2)
-			memcg_stat(&st->m, "file", &cache);
-		else
-			memcg_stat(&st->m, "cache", &cache);
-		st->cached_est = cache / PAGE;
-	}
+	if (st->m.version == MEMCG_V2)
+		memcg_stat(&st->m, "workingset_nodereclaim",
+			   &st->memcg_nodereclaim);
+	st->refreshed &= read_counts(&st->vm[1]);
 	st->t_setup = now_ns() - t0;
 	return 0;
 }
@@ -1312,35 +1391,72 @@ static uint64_t file_pages(const struct state *st)
 	return (st->plan.size + PAGE - 1) / PAGE;
 }
 
-/* Shadow entries and cached pages, measured or estimated. */
-static void counts(const struct state *st, uint64_t *evicted,
-		   uint64_t *cached)
+/*
+ * Why no bound holds without cachestat, into buf; false if one does.  The
+ * bound counts on knowing every way a slot emptied: a fold of the
+ * counters, and no drop_caches or inode steal (machine-wide, so another's
+ * voids ours too: cautious).
+ */
+static bool unbounded(const struct state *st, char *buf, size_t n)
 {
-	uint64_t pages = file_pages(st), nodes, per;
+	const struct counts *a = &st->vm[0], *b = &st->vm[2];
+
+	if (!st->refreshed)
+		snprintf(buf, n, "/proc/sys/vm/stat_refresh cannot be written "
+			 "(not root?): unfolded, workingset_nodereclaim may lag "
+			 "by a threshold per CPU");
+	else if (since(a->drop, b->drop))
+		snprintf(buf, n, "drop_caches ran during the setup "
+			 "(drop_pagecache +%llu): it takes shadow entries "
+			 "without a count", (unsigned long long)
+			 since(a->drop, b->drop));
+	else if (since(a->inodesteal, b->inodesteal))
+		snprintf(buf, n, "the inode shrinker dropped page cache with "
+			 "inodes during the setup (pginodesteal and "
+			 "kswapd_inodesteal +%llu): shadow entries may have "
+			 "gone with them", (unsigned long long)
+			 since(a->inodesteal, b->inodesteal));
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Shadow entries and cached pages: counted by cachestat, or without it
+ * (kernels before 6.5) bounded.  Every page was cached once (read(2)
+ * through all of it), so a page not cached now left a shadow entry when
+ * reclaimed, or an empty slot where its pin was dropped or the shadow
+ * shrinker freed its node (64 slots each, machine-wide: cautious).  What
+ * the pins and freed nodes may account for is taken off: *evicted is the
+ * least count, *most the most.
+ */
+static void counts(const struct state *st, uint64_t *evicted,
+		   uint64_t *cached, uint64_t *most)
+{
+	uint64_t pages = file_pages(st), lost, res;
+	char why[256];
 
 	if (st->have_cachestat) {
-		*evicted = st->cs.nr_evicted;
+		*evicted = *most = st->cs.nr_evicted;
 		*cached = st->cs.nr_cache;
 		return;
 	}
-	/*
-	 * Without cachestat: the nodes made only of shadow entries that
-	 * appeared during setup (a machine-wide count), each full but for
-	 * the pin's slot.  An estimate, and said to be one.
-	 */
-	nodes = st->nodes1 > st->nodes0 ? st->nodes1 - st->nodes0 : 0;
-	per = st->plan.keep == KEEP_PIN ? 63 : 64;
-	*cached = st->cached_est;
-	*evicted = nodes * per;
-	if (*evicted > pages - (*cached < pages ? *cached : pages))
-		*evicted = pages - (*cached < pages ? *cached : pages);
+	res = st->resident < pages ? st->resident : pages;
+	*cached = res;
+	*most = pages - res;
+	lost = 64 * since(st->vm[0].nodereclaim, st->vm[2].nodereclaim);
+	if (st->plan.keep == KEEP_PIN)
+		lost += (st->plan.size + PIN_STRIDE - 1) / PIN_STRIDE;
+	*evicted = *most > lost ? *most - lost : 0;
+	if (unbounded(st, why, sizeof(why)))
+		*evicted = 0;
 }
 
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	bool unl = !strcmp(wl_s(c, "op"), "unlink");
-	uint64_t t0, t1, s0, s1, evicted, cached, st0, cs0, cs1;
+	uint64_t t0, t1, s0, s1, evicted, cached, most, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
 
@@ -1358,8 +1474,9 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	if (r)
 		return wl_errf(e, "%s of %s failed: %s", unl ? "unlink" :
 			       "truncate", st->path, strerror(errno));
-	st->nodereclaim2 = vmstat("workingset_nodereclaim");
-	counts(st, &evicted, &cached);
+	/* the shrinker up to the call, folded: after the timed call */
+	st->refreshed &= read_counts(&st->vm[2]);
+	counts(st, &evicted, &cached, &most);
 	wl_set(s, c->wl, "wall", (double)(t1 - t0));
 	wl_set(s, c->wl, "sys", (double)(s1 - s0));
 	wl_set(s, c->wl, "shadow_entries", (double)evicted);
@@ -1375,14 +1492,15 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
-	uint64_t pages = file_pages(st), evicted, cached;
+	uint64_t pages = file_pages(st), evicted, cached, most;
 	uint64_t want = wl_u(c, "coverage");
 	double cov;
 	struct stat sb;
+	char why[256];
 	int i;
 
 	(void)e;
-	counts(st, &evicted, &cached);
+	counts(st, &evicted, &cached, &most);
 	cov = 100.0 * (double)evicted / (double)pages;
 	wl_note(s, "size_used", (double)st->plan.size);
 	wl_note(s, "file_pages", (double)pages);
@@ -1390,13 +1508,21 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	wl_note(s, "cached_pages", (double)cached);
 	wl_note(s, "coverage", cov);
 	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
+	/* compare marks the rows that rest on a bound */
+	wl_note(s, "coverage_bounded", st->have_cachestat ? 0 : 1);
+	if (!st->have_cachestat)
+		wl_note(s, "evicted_pages_max", (double)most);
+	wl_note(s, "vmstat_refreshed", st->refreshed);
 	wl_note(s, "cgroup_version", st->m.version == MEMCG_V2 ? 2 : 1);
 	wl_note(s, "nodereclaim_setup",
-		(double)(st->nodereclaim1 - st->nodereclaim0));
+		(double)since(st->vm[0].nodereclaim, st->vm[1].nodereclaim));
 	wl_note(s, "nodereclaim_run",
-		(double)(st->nodereclaim2 - st->nodereclaim1));
+		(double)since(st->vm[1].nodereclaim, st->vm[2].nodereclaim));
+	if (st->m.version == MEMCG_V2)
+		wl_note(s, "memcg_nodereclaim",
+			(double)st->memcg_nodereclaim);
 	wl_note(s, "workingset_nodes_setup",
-		(double)((int64_t)st->nodes1 - (int64_t)st->nodes0));
+		(double)((int64_t)st->vm[1].nodes - (int64_t)st->vm[0].nodes));
 	wl_note(s, "keep_bytes", (double)st->plan.keep_bytes);
 	wl_note(s, "limit_bytes", (double)st->plan.limit);
 	wl_note(s, "setup_s", (double)st->t_setup / 1e9);
@@ -1433,9 +1559,12 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		 st->m.version == MEMCG_V2 ? "memory.max" :
 		 "memory.limit_in_bytes",
 		 st->have_cachestat ? "counted with cachestat(2)" :
-		 "no cachestat(2): shadow entries estimated from "
-		 "/proc/vmstat workingset_nodes");
-	if (cov < (double)want)
+		 "no cachestat(2): shadow entries bounded by mincore(2) and "
+		 "workingset_nodereclaim");
+	if (!st->have_cachestat && unbounded(st, why, sizeof(why)))
+		wl_invalid(s, "no cachestat(2), and the shadow entries cannot "
+			   "be bounded: %s", why);
+	else if (cov < (double)want)
 		wl_invalid(s, "shadow coverage %.1f%% is below the %llu%% "
 			   "threshold: %llu of %llu pages left a shadow "
 			   "entry, %llu are cached%s", cov,
@@ -1443,7 +1572,8 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   (unsigned long long)evicted,
 			   (unsigned long long)pages,
 			   (unsigned long long)cached,
-			   st->have_cachestat ? "" : " (estimated)");
+			   st->have_cachestat ? "" : " (the least count "
+			   "without cachestat(2))");
 	/* and the call did what it claims */
 	if (!strcmp(wl_s(c, "op"), "unlink")) {
 		if (!access(st->path, F_OK))

@@ -4,10 +4,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/common.h"
 
@@ -66,6 +68,27 @@ static uint64_t kswapd_ns(void)
 	return sum;
 }
 
+int vmstat_refresh(void)
+{
+	const char *off = getenv("FOLIOBENCH_NO_STAT_REFRESH");
+	int fd, r = 0;
+
+	/* lets the tests see a refresh that cannot be done said */
+	if (off && *off == '1')
+		return -EACCES;
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/*
+	 * Kernels before 5.13 fold every counter, then fail with EINVAL if
+	 * one was negative: folded all the same.
+	 */
+	if (write(fd, "1\n", 2) != 2 && errno != EINVAL)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 int quiesce_snap(struct quiesce_snap *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -104,6 +127,8 @@ int quiesce_wait(struct quiesce_result *r, uint64_t interval_ns, int quiet,
 	int still = 0, e;
 
 	memset(r, 0, sizeof(*r));
+	/* workingset_nodereclaim is a node counter: folded, or it lags */
+	vmstat_refresh();
 	e = quiesce_snap(&first);
 	if (e)
 		return e;
@@ -112,6 +137,7 @@ int quiesce_wait(struct quiesce_result *r, uint64_t interval_ns, int quiet,
 		if ((stop && *stop) || now_ns() - t0 >= timeout_ns)
 			break;
 		nanosleep(&ts, NULL);
+		vmstat_refresh();
 		e = quiesce_snap(&cur);
 		if (e)
 			return e;

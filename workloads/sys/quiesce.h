@@ -33,6 +33,14 @@ struct quiesce_result {
 	struct quiesce_snap moved;
 };
 
+/*
+ * Fold every CPU's pending counter deltas into /proc/vmstat (a write to
+ * /proc/sys/vm/stat_refresh, root only): node counters such as
+ * workingset_nodes and workingset_nodereclaim are otherwise off by up to
+ * a threshold per CPU (84 each on a 32-vCPU guest), more than a small
+ * file's nodes.  A trigger, nothing to put back.  0 or -errno.
+ */
+int vmstat_refresh(void);
 /* Read the counters now; 0 or -errno. */
 int quiesce_snap(struct quiesce_snap *s);
 /* Whether nothing moved from a to b. */
