@@ -462,10 +462,13 @@ int db_mend_running(struct db *db, const char *hostname, const char *boot_id,
 	int r = DB_OK, rc;
 
 	*n = 0;
+	/* read and marked in one transaction: no runner ends a run between */
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL))
+		return fail(db, "write");
 	if (sqlite3_prepare_v2(db->h, "SELECT id, pid, boot_id, started_at "
 			       "FROM runs WHERE status = 'running' AND "
 			       "hostname = ?", -1, &st, NULL) != SQLITE_OK)
-		return fail(db, "prepare");
+		return rollback_r(db, fail(db, "prepare"));
 	sqlite3_bind_text(st, 1, hostname, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *boot = (const char *)sqlite3_column_text(st, 2);
@@ -496,7 +499,9 @@ int db_mend_running(struct db *db, const char *hostname, const char *boot_id,
 			*n += sqlite3_changes(db->h);
 	}
 	free(dead);
-	return r;
+	if (!r && (r = exec(db, "COMMIT")))
+		*n = 0;
+	return r ? rollback_r(db, r) : DB_OK;
 }
 
 int db_kwarn_store(struct db *db, int64_t run_id, const struct db_kwarn *w,
