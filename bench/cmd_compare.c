@@ -24,6 +24,7 @@
 
 #include "cmds.h"
 #include "bench/report_cmd.h"
+#include "common/outfile.h"
 #include "reports/compare.h"
 #include "reports/exports.h"
 #include "schema/db.h"
@@ -31,10 +32,27 @@
 #include "schema/db_report.h"
 #include "workloads/workload.h"
 
-int report_cmd_open(struct db *db, const char *path)
+int report_cmd_db_name(const char *path, const char *what)
 {
-	int r = db_open(db, path, false);
+	struct strbuf q = STRBUF_INIT;
+	char why[160];
 
+	if (!db_path_check(path, why, sizeof(why)))
+		return EX_OK;
+	strbuf_json_str(&q, path);
+	fb_err("%s %s: %s", what, q.buf, why);
+	strbuf_release(&q);
+	return EX_USAGE;
+}
+
+/* Open path: read-only, or for a command that writes rows (write). */
+static int cmd_open(struct db *db, const char *path, bool write)
+{
+	int r = report_cmd_db_name(path, "--db");
+
+	if (r)
+		return r;
+	r = write ? db_open(db, path, false) : db_open_read(db, path);
 	switch (r) {
 	case DB_OK:
 		return EX_OK;
@@ -58,6 +76,16 @@ int report_cmd_open(struct db *db, const char *path)
 		fb_err("cannot open database %s: %s", path, db->err);
 		return EX_IOERR;
 	}
+}
+
+int report_cmd_open(struct db *db, const char *path)
+{
+	return cmd_open(db, path, false);
+}
+
+int report_cmd_open_write(struct db *db, const char *path)
+{
+	return cmd_open(db, path, true);
 }
 
 int report_cmd_load_exit(int r, const struct strbuf *err)
@@ -305,18 +333,36 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 {
 	const struct report_side *side[2] = { c->a, c->b };
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf name[2] = { STRBUF_INIT, STRBUF_INIT };
 	int i, r, ex = EX_OK;
 	FILE *f;
 
+	/* one file a side: the patch's must not take the base's place */
+	for (i = 0; i < 2; i++)
+		report_file_name(side[i]->label, &name[i]);
+	if (!strcmp(name[0].buf, name[1].buf)) {
+		fb_err("labels '%s' and '%s' give the same file name %s.txt",
+		       side[0]->label, side[1]->label, name[0].buf);
+		ex = EX_USAGE;
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		path.len = 0;
+		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
+		if (out_file_check(path.buf, db->path, &err)) {
+			fb_err("%s", strbuf_str(&err));
+			ex = EX_USAGE;
+			goto out;
+		}
+	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fb_err("cannot create directory %s: %m", dir);
-		return EX_CANTCREAT;
+		ex = EX_CANTCREAT;
+		goto out;
 	}
 	for (i = 0; i < 2 && !ex; i++) {
 		path.len = 0;
-		strbuf_addf(&path, "%s/", dir);
-		report_file_name(side[i]->label, &path);
-		strbuf_addf(&path, ".txt");
+		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
 		f = fopen(path.buf, "w");
 		if (!f) {
 			fb_err("cannot create %s: %m", path.buf);
@@ -334,6 +380,9 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 			ex = EX_IOERR;
 		}
 	}
+out:
+	strbuf_release(&name[0]);
+	strbuf_release(&name[1]);
 	strbuf_release(&path);
 	strbuf_release(&err);
 	return ex;
@@ -348,10 +397,10 @@ int report_cmd_files_write(struct db *db, const struct report_cmp *c,
 
 	if (files == FILES_BENCHSTAT)
 		return benchstat_files(db, c, dir);
-	r = report_write_ministat(dir, c, samples, &err);
+	r = report_write_ministat(dir, c, samples, db->path, &err);
 	if (r) {
 		fb_err("%s", strbuf_str(&err));
-		ex = r == -EEXIST ? EX_USAGE : EX_CANTCREAT;
+		ex = r == -EEXIST || r == -EPERM ? EX_USAGE : EX_CANTCREAT;
 	}
 	strbuf_release(&err);
 	return ex;

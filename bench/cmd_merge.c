@@ -65,6 +65,12 @@ int cmd_merge(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	for (i = optind; i < argc; i++) {
+		ex = report_cmd_db_name(argv[i], i == optind ?
+					"the output database" : "an input");
+		if (ex)
+			return ex;
+	}
 	r = db_open(&out, argv[optind], true);
 	if (r) {
 		fb_err("cannot open %s: %s", argv[optind], out.err);

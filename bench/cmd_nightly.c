@@ -91,6 +91,12 @@ static int parse(int argc, char **argv, struct nightly *n)
 		fb_err("unexpected argument '%s'", argv[optind]);
 		return EX_USAGE;
 	}
+	if (n->label && !n->label[0]) {
+		fb_err("--label: an empty label");
+		return EX_USAGE;
+	}
+	if (n->db_path)
+		return report_cmd_db_name(n->db_path, "--db");
 	return 0;
 }
 
@@ -192,7 +198,7 @@ static void run_words(struct nightly *n, const char *label)
 	struct db_run_summary s;
 	struct db db;
 
-	if (db_open(&db, n->db_path, false)) {
+	if (db_open_read(&db, n->db_path)) {
 		db_close(&db);
 		return;
 	}
@@ -331,7 +337,7 @@ int cmd_nightly(int argc, char **argv)
 		 * lock held, interrupted), the boot is not planned away
 		 * either; only a second failed run gives this boot up.
 		 */
-		if (!db_open(&db, n.db_path, false))
+		if (!db_open_read(&db, n.db_path))
 			db_report_boot_runs(&db, n.label, n.boot_id, &br);
 		db_close(&db);
 		if (br.other < 2 || ex > 128 || ex == EX_TEMPFAIL) {

@@ -235,6 +235,9 @@ int cmd_plan(int argc, char **argv)
 		boots = have_cfg && cfg.plan.set ? (long)cfg.plan.boots : 4;
 	if (!db_path)
 		db_path = have_cfg ? cfg.database : "results.db";
+	ex = report_cmd_db_name(db_path, "--db");
+	if (ex)
+		goto out;
 	if (!access(db_path, F_OK)) {
 		ex = report_cmd_open(&db, db_path);
 		if (ex)

@@ -14,6 +14,7 @@
 
 #include "cmds.h"
 #include "bench/report_cmd.h"
+#include "common/outfile.h"
 #include "reports/html.h"
 #include "reports/plot.h"
 #include "schema/db.h"
@@ -128,6 +129,11 @@ int cmd_report(int argc, char **argv)
 	if (patch && !strcmp(base, patch)) {
 		fb_err("BASE and PATCH are both '%s'; for one kernel name it "
 		       "once", base);
+		return EX_USAGE;
+	}
+	if (strcmp(out, "-") && out_file_check(out, path, &err)) {
+		fb_err("%s", strbuf_str(&err));
+		strbuf_release(&err);
 		return EX_USAGE;
 	}
 	ex = report_cmd_open(&db, path);

@@ -99,7 +99,7 @@ int upload_cmd(const struct config *cfg, const char *db_path,
 	       const char *uuid, bool failed_too)
 {
 	struct db db;
-	int ex = report_cmd_open(&db, db_path);
+	int ex = report_cmd_open_write(&db, db_path);
 
 	if (ex)
 		return ex;
@@ -165,6 +165,8 @@ int cmd_upload(int argc, char **argv)
 		fb_err("unexpected argument '%s'", argv[optind]);
 		return EX_USAGE;
 	}
+	if (db_path && (ex = report_cmd_db_name(db_path, "--db")))
+		return ex;
 	if (!cfg_path)
 		cfg_path = config_default_path();
 	if (config_load(&cfg, cfg_path, &err)) {

@@ -11,8 +11,18 @@
 #define EX_EMPTY_DB	72
 #define EX_NEWER_DB	76
 
-/* Open the results database read-side; an exit code, EX_OK when open. */
+/*
+ * Open the results database read-only (never made, never written); an
+ * exit code, EX_OK when open.  _write: for a command that writes rows
+ * into it (upload), still never making its schema.
+ */
 int report_cmd_open(struct db *db, const char *path);
+int report_cmd_open_write(struct db *db, const char *path);
+/*
+ * Refuse a database name that keeps nothing ("", ":memory:") given on
+ * the command line as what ("--db"): EX_USAGE, said; EX_OK otherwise.
+ */
+int report_cmd_db_name(const char *path, const char *what);
 /* The exit code of a report_side_load() status, its message printed. */
 int report_cmd_load_exit(int status, const struct strbuf *err);
 struct report_cmp;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/outfile.h"
 #include "schema/db_report.h"
 
 #define NAME_MAX_LEN	200
@@ -55,13 +56,16 @@ static void case_name(const struct report_row *r, struct strbuf *out)
 }
 
 static int write_values(const char *path, const struct report_series *x,
-			bool samples, struct strbuf *err)
+			bool samples, const char *db, struct strbuf *err)
 {
 	const double *v = samples ? x->all : x->med;
 	size_t i, n = samples ? x->nall : x->nboots;
-	FILE *f = fopen(path, "w");
+	FILE *f;
 	int r = 0;
 
+	if (out_file_check(path, db, err))
+		return -EPERM;
+	f = fopen(path, "w");
 	if (!f) {
 		r = -errno;
 		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
@@ -77,7 +81,7 @@ static int write_values(const char *path, const struct report_series *x,
 }
 
 int report_write_ministat(const char *dir, const struct report_cmp *c,
-			  bool samples, struct strbuf *err)
+			  bool samples, const char *db, struct strbuf *err)
 {
 	struct strbuf fa = STRBUF_INIT, fb = STRBUF_INIT, cs = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT;
@@ -106,11 +110,13 @@ int report_write_ministat(const char *dir, const struct report_cmp *c,
 		path.len = 0;
 		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fa.buf);
 		if (!r)
-			r = write_values(path.buf, row->a, samples, err);
+			r = write_values(path.buf, row->a, samples, db,
+					 err);
 		path.len = 0;
 		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fb.buf);
 		if (!r)
-			r = write_values(path.buf, row->b, samples, err);
+			r = write_values(path.buf, row->b, samples, db,
+					 err);
 	}
 out:
 	strbuf_release(&fa);

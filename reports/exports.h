@@ -21,10 +21,11 @@ void report_file_name(const char *s, struct strbuf *out);
  * For each row of c measured on both sides, DIR/CASE/BASE and DIR/CASE/PATCH
  * (labels as file names) with the boot medians, or every sample, one a
  * line, so that `cd DIR/CASE && ministat BASE PATCH` compares them.  DIR
- * is made when missing.  0, or -errno with err saying on what.
+ * is made when missing.  0, or -errno with err saying on what; -EPERM
+ * when a file is the database db (or not a regular file): none written.
  */
 int report_write_ministat(const char *dir, const struct report_cmp *c,
-			  bool samples, struct strbuf *err);
+			  bool samples, const char *db, struct strbuf *err);
 
 /*
  * Every valid sample of s in Go's benchmark format, one line a sample with

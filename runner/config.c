@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "schema/db.h"
+
 static const char *const top_keys[] = {
 	"database", "label", "runs", "warmup", "cpu", "scratch",
 	"disk_scratch", "suite", "cpus", "placement", "steal_max",
@@ -1463,6 +1465,15 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	    get_uint(&x, root, "runs", "", 1, 100000, &cfg->runs) ||
 	    get_uint(&x, root, "warmup", "", 0, 100000, &cfg->warmup))
 		goto out;
+	if (cfg->database) {
+		char why[160];
+
+		/* a name SQLite keeps in memory: the runs would go nowhere */
+		if (db_path_check(cfg->database, why, sizeof(why))) {
+			errf(&x, "database: \"%s\": %s", cfg->database, why);
+			goto out;
+		}
+	}
 	if (cfg->label) {
 		char why[128];
 

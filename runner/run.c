@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kmsg.h"
@@ -893,6 +894,7 @@ static int give_up(struct runner *rn, int ret)
 static int settle(struct runner *rn)
 {
 	const struct run_opts *o = rn->o;
+	char why[160];
 	int i, r;
 
 	if (o->only && config_only(&rn->cfg, o->only, &rn->err)) {
@@ -903,6 +905,18 @@ static int settle(struct runner *rn)
 		for (i = 0; i < rn->cfg.ncases; i++)
 			rn->cfg.cases[i].runs = (unsigned)o->runs;
 	rn->db_path = o->db_path ? o->db_path : rn->cfg.database;
+	if (db_path_check(rn->db_path, why, sizeof(why))) {
+		struct strbuf q = STRBUF_INIT;
+
+		strbuf_json_str(&q, rn->db_path);
+		if (o->db_path)
+			say_err("--db %s: %s", q.buf, why);
+		else
+			say_err("%s: database: %s: %s", rn->cfg_path, q.buf,
+				why);
+		strbuf_release(&q);
+		return o->db_path ? RUNNER_EUSAGE : RUNNER_ECONFIG;
+	}
 	r = placement_init(&rn->pl, &rn->cfg, &rn->err);
 	if (r == -2) {
 		say_err("refused: %s", strbuf_str(&rn->err));
@@ -928,11 +942,59 @@ static int settle(struct runner *rn)
 	return RUNNER_OK;
 }
 
+/* When pid started, as a wall-clock second; 0 when it cannot be told. */
+static time_t proc_started(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (hz <= 0 || read_file_str(path, buf, sizeof(buf)))
+		return 0;
+	/* field 22, starttime: clock ticks after boot; comm may hold spaces */
+	p = strrchr(buf, ')');
+	for (i = 3; i <= 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &ticks) != 1)
+		return 0;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f) &&
+	       sscanf(buf, "btime %llu", &btime) != 1)
+		;
+	fclose(f);
+	return btime ? (time_t)(btime + ticks / (unsigned long long)hz) : 0;
+}
+
+/*
+ * Is the runner that began a run at started_at (pid, this boot) alive?  A
+ * pid taken again since is a process that started after the run did.
+ * What cannot be told counts as alive: a live run is never marked dead.
+ */
+static bool runner_alive(int pid, const char *started_at)
+{
+	struct tm tm = { 0 };
+	time_t born;
+
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	born = proc_started(pid);
+	if (!born || !strptime(started_at, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return true;
+	/* btime and started_at are whole seconds */
+	return born <= timegm(&tm) + 2;
+}
+
 /* The runs of this host that a dead runner left `running` end aborted. */
 static int mark_dead_runs(struct db *db, const char *path,
-			  const char *hostname)
+			  const struct meta *meta)
 {
-	int n = 0, r = db_mend_running(db, hostname, &n);
+	int n = 0, r = db_mend_running(db, meta->hostname, meta->boot_id,
+				       runner_alive, &n);
 
 	if (r)
 		return db_failed("cannot write", path, r, db->err);
@@ -961,7 +1023,7 @@ static void check_dead_runs(struct runner *rn)
 		db_failed("warning: cannot mark dead runs aborted in",
 			  rn->db_path, r, db.err);
 	else
-		mark_dead_runs(&db, rn->db_path, rn->meta.hostname);
+		mark_dead_runs(&db, rn->db_path, &rn->meta);
 	db_close(&db);
 }
 
@@ -1063,6 +1125,8 @@ static int preflight_all(struct runner *rn)
 	return RUNNER_OK;
 }
 
+
+
 /* Phase 4: the database, the run's row and facts, the scratch dirs. */
 static int begin_run(struct runner *rn)
 {
@@ -1083,7 +1147,7 @@ static int begin_run(struct runner *rn)
 		say_err("warning: database %s is on tmpfs: it is lost at "
 			"reboot", rn->db_path);
 	meta_collect(meta);
-	r = mark_dead_runs(&rn->db, rn->db_path, meta->hostname);
+	r = mark_dead_runs(&rn->db, rn->db_path, meta);
 	if (r)
 		return r;
 	snprintf(row.uuid, sizeof(row.uuid), "%s", meta->uuid);

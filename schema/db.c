@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include "common/common.h"
 #include "db_priv.h"
 #include "schema_sql.h"
 
@@ -159,31 +160,131 @@ static int journal_wal(struct db *db)
 	}
 }
 
-int db_open(struct db *db, const char *path, bool create)
+int db_path_check(const char *path, char *why, size_t n)
 {
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	int r;
+	if (!path[0])
+		snprintf(why, n, "an empty name is not a file; name the "
+			 "database file (results.db)");
+	else if (!strcmp(path, ":memory:"))
+		snprintf(why, n, "an in-memory database keeps nothing; name "
+			 "a file (results.db)");
+	else
+		return 0;
+	return -1;
+}
+
+/*
+ * The name SQLite is given: a file name, never a URI (a name that starts
+ * with "file:" is one to a SQLite built with SQLITE_USE_URI, as Debian's is,
+ * "?mode=memory" and all).  NULL when it does not fit.
+ */
+static const char *file_name(const char *path, char *buf, size_t n)
+{
+	if (strncmp(path, "file:", 5))
+		return path;
+	if ((size_t)snprintf(buf, n, "./%s", path) >= n)
+		return NULL;
+	return buf;
+}
+
+/* How many tables (and views, indexes) the database has; -1 unknown. */
+static int schema_objects(struct db *db)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master",
+			       -1, &st, NULL))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+enum open_mode { OPEN_READ, OPEN_WRITE, OPEN_CREATE };
+
+/*
+ * Schema version 0 is a database foliobench did not make: its schema is made
+ * only where the command may (create) and the file holds nothing else.
+ */
+static int check_foreign(struct db *db, int v, enum open_mode mode)
+{
+	int n;
+
+	if (v)
+		return DB_OK;
+	n = schema_objects(db);
+	if (n < 0)
+		return open_error(db);
+	if (mode == OPEN_CREATE && !n)
+		return DB_OK;
+	snprintf(db->err, sizeof(db->err), n ? "it holds tables of another "
+		 "program and no foliobench schema (user_version 0)" :
+		 "it has no foliobench schema yet (an empty SQLite file; "
+		 "`bench run` makes one)");
+	return DB_NOT_DB;
+}
+
+static int open_mode(struct db *db, const char *path, enum open_mode mode)
+{
+	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY :
+		    SQLITE_OPEN_READWRITE |
+		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
+	char buf[4200];
+	const char *name;
+	int r, v;
 
 	memset(db, 0, sizeof(*db));
 	snprintf(db->path, sizeof(db->path), "%s", path);
-	if (!create && access(path, F_OK)) {
+	if (db_path_check(path, db->err, sizeof(db->err)))
+		return DB_ERR;
+	name = file_name(path, buf, sizeof(buf));
+	if (!name) {
+		snprintf(db->err, sizeof(db->err), "%s", strerror(ENAMETOOLONG));
+		return DB_ERR;
+	}
+	if (mode != OPEN_CREATE && access(path, F_OK)) {
 		snprintf(db->err, sizeof(db->err), "%s", strerror(errno));
 		return DB_MISSING;
 	}
-	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
 		fail(db, "cannot open");
 		db_close(db);
 		return DB_ERR;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_MS);
 	/* a file that is not SQLite fails on its first read (or is locked) */
-	if (db_schema_version(db) < 0) {
+	v = db_schema_version(db);
+	if (v < 0) {
+		/* a WAL to recover, a hot journal: only a writer can */
+		if (mode == OPEN_READ &&
+		    (sqlite3_extended_errcode(db->h) & 0xff) == SQLITE_READONLY) {
+			db_close(db);
+			return open_mode(db, path, OPEN_WRITE);
+		}
 		r = open_error(db);
 		db_close(db);
 		return r;
 	}
+	r = check_foreign(db, v, mode);
+	if (r) {
+		db_close(db);
+		return r;
+	}
+	if (mode == OPEN_READ && v < DB_SCHEMA_VERSION) {
+		/* an older foliobench schema: migrated in place, as run does */
+		db_close(db);
+		return open_mode(db, path, OPEN_WRITE);
+	}
+	if (mode == OPEN_READ) {
+		r = migrate(db);	/* writes nothing: refuses a newer one */
+		if (r)
+			db_close(db);
+		return r;
+	}
 	/* SQLite opens a file it may not write read-only, silently */
-	if (create && sqlite3_db_readonly(db->h, "main") == 1) {
+	if (mode == OPEN_CREATE && sqlite3_db_readonly(db->h, "main") == 1) {
 		snprintf(db->err, sizeof(db->err), "%s",
 			 access(path, W_OK) && errno == EROFS ?
 			 "its file system is mounted read-only" :
@@ -203,6 +304,16 @@ int db_open(struct db *db, const char *path, bool create)
 		return r;
 	}
 	return DB_OK;
+}
+
+int db_open(struct db *db, const char *path, bool create)
+{
+	return open_mode(db, path, create ? OPEN_CREATE : OPEN_WRITE);
+}
+
+int db_open_read(struct db *db, const char *path)
+{
+	return open_mode(db, path, OPEN_READ);
 }
 
 void db_close(struct db *db)
@@ -364,26 +475,56 @@ int db_run_complete(struct db *db, int64_t run_id, const char *target)
 	return DB_OK;
 }
 
-int db_mend_running(struct db *db, const char *hostname, int *n)
+int db_mend_running(struct db *db, const char *hostname, const char *boot_id,
+		    bool (*alive)(int pid, const char *started_at), int *n)
 {
+	sqlite3_stmt *st;
+	int64_t *dead = NULL;
+	size_t ndead = 0, i;
 	char now[32];
+	int r = DB_OK, rc;
 
-	int r;
-
-	db_iso_now(now, sizeof(now));
 	*n = 0;
-	if ((r = run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
-			  "status = 'pending' AND run_id IN (SELECT id FROM "
-			  "runs WHERE status = 'running' AND hostname = ?)",
-			  "t", hostname)))
-		return r;
-	if ((r = run_stmt(db, "UPDATE runs SET status = 'aborted', "
-			  "status_reason = 'the runner died (found at the next "
-			  "start)', ended_at = ? WHERE status = 'running' AND "
-			  "hostname = ?", "tt", now, hostname)))
-		return r;
-	*n = sqlite3_changes(db->h);
-	return DB_OK;
+	/* read and marked in one transaction: no runner ends a run between */
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL))
+		return fail(db, "write");
+	if (sqlite3_prepare_v2(db->h, "SELECT id, pid, boot_id, started_at "
+			       "FROM runs WHERE status = 'running' AND "
+			       "hostname = ?", -1, &st, NULL) != SQLITE_OK)
+		return rollback_r(db, fail(db, "prepare"));
+	sqlite3_bind_text(st, 1, hostname, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *boot = (const char *)sqlite3_column_text(st, 2);
+		const char *at = (const char *)sqlite3_column_text(st, 3);
+
+		/* a runner of this boot still alive (another state dir) */
+		if (boot && !strcmp(boot, boot_id) && at &&
+		    sqlite3_column_type(st, 1) == SQLITE_INTEGER &&
+		    alive(sqlite3_column_int(st, 1), at))
+			continue;
+		dead = xrealloc(dead, (ndead + 1) * sizeof(*dead));
+		dead[ndead++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		r = fail(db, "read the runs left running");
+	sqlite3_finalize(st);
+	db_iso_now(now, sizeof(now));
+	for (i = 0; !r && i < ndead; i++) {
+		r = run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+			     "status = 'pending' AND run_id = ?", "i", dead[i]);
+		if (!r)
+			r = run_stmt(db, "UPDATE runs SET status = 'aborted', "
+				     "status_reason = 'the runner died (found "
+				     "at the next start)', ended_at = ? WHERE "
+				     "id = ? AND status = 'running'", "ti", now,
+				     dead[i]);
+		if (!r)
+			*n += sqlite3_changes(db->h);
+	}
+	free(dead);
+	if (!r && (r = exec(db, "COMMIT")))
+		*n = 0;
+	return r ? rollback_r(db, r) : DB_OK;
 }
 
 int db_kwarn_store(struct db *db, int64_t run_id, const struct db_kwarn *w,

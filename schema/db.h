@@ -36,8 +36,25 @@ enum db_code {
 
 #define DB_SCHEMA_VERSION 8
 
-/* Open (and create/migrate when create) the database; WAL, foreign keys. */
+/*
+ * Open the database file at path (a file name, never a SQLite URI), WAL,
+ * foreign keys; migrate an older foliobench schema.  create: make the file
+ * and the schema where there are none (run, nightly, merge's output);
+ * otherwise DB_MISSING.  A SQLite file of another program is DB_NOT_DB,
+ * never made a foliobench database.
+ */
 int db_open(struct db *db, const char *path, bool create);
+/*
+ * The same for commands that only read: opened read-only, nothing written
+ * (but the migration of an older foliobench schema, or the recovery of a
+ * WAL or journal a killed writer left, which only a writer can do).
+ */
+int db_open_read(struct db *db, const char *path);
+/*
+ * Is path a name db_open takes: not empty, not ":memory:" (nothing would
+ * be kept)?  0 or -1 with why filled.
+ */
+int db_path_check(const char *path, char *why, size_t n);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 
@@ -71,8 +88,14 @@ int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
  * (the outbox row), in one transaction: a complete run always has its row.
  */
 int db_run_complete(struct db *db, int64_t run_id, const char *target);
-/* Mark runs left 'running' on this host by a runner that is gone. */
-int db_mend_running(struct db *db, const char *hostname, int *n);
+/*
+ * Mark runs left 'running' on this host by a runner that is gone: of
+ * another boot than boot_id, or whose pid alive() says is not the runner
+ * that started at started_at (a runner with another state dir may be
+ * running now).  n: how many.
+ */
+int db_mend_running(struct db *db, const char *hostname, const char *boot_id,
+		    bool (*alive)(int pid, const char *started_at), int *n);
 
 /* A kernel log line that showed a problem during a run (schema 5). */
 struct db_kwarn {

@@ -505,6 +505,49 @@ static void sys_fini_lock(void)
 	}
 }
 
+/* Does fd still hold the file at path (not one removed or replaced)? */
+static bool still_at(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * Lock the file at path: the one there after the lock is taken.  A lock
+ * on a file that was removed (rm -rf of the state dir) or replaced while
+ * we opened it holds nothing: the next runner locks the file it finds.
+ */
+static int take_lock(const char *path, pid_t *holder)
+{
+	char buf[32] = "";
+	int fd, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (mkdir(J.dir, 0755) && errno != EEXIST)
+			return -errno;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			if (holder) {
+				*holder = 0;
+				if (pread(fd, buf, sizeof(buf) - 1, 0) > 0)
+					*holder = (pid_t)atoi(buf);
+			}
+			close(fd);
+			return e == EWOULDBLOCK ? -EBUSY : -e;
+		}
+		if (still_at(fd, path))
+			return fd;
+		close(fd);
+	}
+	return -ESTALE;
+}
+
 int sys_init(char *mended, size_t n, pid_t *holder)
 {
 	char path[4200], buf[32], buf2[64];
@@ -513,23 +556,10 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 	if (mended && n)
 		mended[0] = '\0';
 	sys_state_dir();
-	if (mkdir(J.dir, 0755) && errno != EEXIST)
-		return -errno;
 	snprintf(path, sizeof(path), "%s/lock", J.dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = take_lock(path, holder);
 	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int e = errno;
-
-		if (holder) {
-			*holder = 0;
-			if (pread(fd, buf, sizeof(buf) - 1, 0) > 0)
-				*holder = (pid_t)atoi(buf);
-		}
-		close(fd);
-		return e == EWOULDBLOCK ? -EBUSY : -e;
-	}
+		return fd;
 	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0) {
 		close(fd);
@@ -604,11 +634,14 @@ int sys_fini(void)
 	char path[4200];
 	int left = sys_undo_all();
 
-	/* a journal that still holds something is the record to mend it */
-	if (J.fd >= 0 && !left) {
-		snprintf(path, sizeof(path), "%s/journal", J.dir);
+	/*
+	 * A journal that still holds something is the record to mend it.
+	 * The one at the path may be another runner's (ours removed with the
+	 * state dir, and a runner started since): only ours goes.
+	 */
+	snprintf(path, sizeof(path), "%s/journal", J.dir);
+	if (J.fd >= 0 && !left && still_at(J.fd, path))
 		unlink(path);
-	}
 	sys_fini_lock();
 	free(J.e);
 	J.e = NULL;

@@ -1,0 +1,83 @@
+/*
+ * The check every -o makes before it writes: a report written over the
+ * results database loses every run, and a rename over /dev/null replaces
+ * the device with a file.
+ */
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The absolute name of path, its directory resolved; "" if it has none. */
+static void canon(const char *path, char *out, size_t n)
+{
+	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
+
+	out[0] = '\0';
+	if (realpath(path, real)) {
+		snprintf(out, n, "%s", real);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (realpath(dirname(dir), real))
+		snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "",
+			 basename(base));
+}
+
+static bool same_file(const struct stat *a, const char *path)
+{
+	struct stat b;
+
+	return !stat(path, &b) && a->st_dev == b.st_dev &&
+	       a->st_ino == b.st_ino;
+}
+
+/* Is path (st: its stat, or NULL) the database or one of its files? */
+static const char *db_file(const char *path, const struct stat *st,
+			   const char *db)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char out[PATH_MAX + 16], name[PATH_MAX + 16], dbc[PATH_MAX];
+	size_t i;
+
+	canon(path, out, sizeof(out));
+	canon(db, dbc, sizeof(dbc));
+	for (i = 0; i < ARRAY_SIZE(suffix); i++) {
+		snprintf(name, sizeof(name), "%s%s", db, suffix[i]);
+		if (st && same_file(st, name))
+			return suffix[i];
+		snprintf(name, sizeof(name), "%s%s", dbc, suffix[i]);
+		if (out[0] && dbc[0] && !strcmp(out, name))
+			return suffix[i];
+	}
+	return NULL;
+}
+
+int out_file_check(const char *path, const char *db, struct strbuf *err)
+{
+	struct stat st;
+	bool exists = !stat(path, &st);
+	const char *f = db ? db_file(path, exists ? &st : NULL, db) : NULL;
+
+	if (f && !f[0])
+		strbuf_addf(err, "refusing to write %s: it is the database %s",
+			    path, db);
+	else if (f)
+		strbuf_addf(err, "refusing to write %s: it is the %s file of "
+			    "the database %s", path, f, db);
+	else if (exists && S_ISDIR(st.st_mode))
+		strbuf_addf(err, "refusing to write %s: it is a directory",
+			    path);
+	else if (exists && !S_ISREG(st.st_mode))
+		strbuf_addf(err, "refusing to write %s: it is not a regular "
+			    "file", path);
+	else
+		return 0;
+	return -1;
+}
