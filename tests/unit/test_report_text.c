@@ -70,7 +70,7 @@ int main(void)
 	script = "plot nosuchvariable\n";
 	r = plot_svg(script, strlen(script), "q", &svg, &err);
 	OK(r == PLOT_EFAIL, "a bad script fails (%d)", r);
-	STREQ(strbuf_str(&err), "gnuplot failed: line 0: undefined "
+	STREQ(strbuf_str(&err), "gnuplot failed: line 1: undefined "
 	      "variable: nosuchvariable", "with gnuplot's own message");
 	strbuf_release(&svg);
 	strbuf_release(&err);
