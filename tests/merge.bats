@@ -107,7 +107,7 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 @test "an input that lacks a column or a table is refused, naming file, table and column" {
 	two_machines
 	# SQLite would read a double-quoted name it cannot find as a string
-	sqlite3 "$T/a.db" "DROP INDEX runs_label; ALTER TABLE runs DROP COLUMN label"
+	sqlite3 "$T/a.db" "DROP INDEX runs_label_time; ALTER TABLE runs DROP COLUMN label"
 	run "$BENCH" merge "$DB" "$T/a.db"
 	assert_failure 65
 	assert_output "bench: $T/a.db is not a foliobench database: table runs has no column label"
@@ -242,7 +242,7 @@ late"
 	sqlite3 "$T/b.db" "UPDATE runs SET uuid = 'c' || substr(uuid, 2) WHERE id = 2"
 	run "$BENCH" merge "$DB" "$T/b.db"
 	assert_success
-	assert_output "$T/b.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0); 1 already there"
+	assert_output "$T/b.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0); 1 already there"
 	run q "select r.uuid, group_concat(s.id, ' ') from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id where r.uuid like 'c%' group by r.id"
 	assert_output "c0000000-0000-0000-0000-000000000002|14 15 16"
 	run q "PRAGMA foreign_key_check"
@@ -254,7 +254,7 @@ late"
 	sqlite3 "$T/c.db" "UPDATE runs SET uuid = 'd' || substr(uuid, 2) WHERE id = 5"
 	run "$BENCH" merge "$DB" "$T/c.db"
 	assert_success
-	assert_output "$T/c.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0); 7 already there"
+	assert_output "$T/c.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0); 7 already there"
 	run q "select r.uuid, group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
 	assert_output "d0000001-0000-4000-8000-000000000002|35:0 36:1 37:2|3"
 	run q "PRAGMA foreign_key_check"
