@@ -296,6 +296,9 @@ fake_running() {
 held() {
 	local call=$1 secs=$2 out=$3
 	shift 3
+	# LeakSanitizer cannot run under ptrace: the sanitizer build's leak
+	# check would end the traced runner with an error of its own
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -qq -o /dev/null -e trace="$call" \
 		-e inject="$call":delay_enter="$secs"s:when=1 \
 		"$BENCH" "$@" > "$out" 2>&1 &
