@@ -14,7 +14,8 @@ static const char *type_str(enum param_type t)
 	case PT_UINT: return "count";
 	case PT_DURATION: return "duration";
 	case PT_ENUM: return "choice";
-	case PT_STRING: return "string";
+	case PT_STRING:
+	case PT_SIZE_AUTO: return "string";
 	case PT_PERCENT: return "percent";
 	}
 	return "?";
@@ -44,7 +45,7 @@ int cmd_list(int argc, char **argv)
 
 			printf("    %-12s %-8s default %-10s %s", p->name,
 			       type_str(p->type), p->def, p->help);
-			if (p->type != PT_ENUM && p->type != PT_STRING) {
+			if (param_is_number(p->type)) {
 				config_range_str(p, range, sizeof(range));
 				printf(" (range %s)", range);
 			}

@@ -437,7 +437,8 @@ static const char *type_name(enum param_type t)
 	case PT_UINT: return "a whole number";
 	case PT_DURATION: return "a duration such as \"10s\" or \"500ms\"";
 	case PT_ENUM: return "one of the listed choices";
-	case PT_STRING: return "a string";
+	case PT_STRING:
+	case PT_SIZE_AUTO: return "a string";
 	case PT_PERCENT: return "a percentage from 0 to 100";
 	}
 	return "?";
@@ -459,8 +460,7 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 		shown = show(v);
 		if (cJSON_IsString(v))
 			s = v->valuestring;
-		else if (cJSON_IsNumber(v) && p->type != PT_ENUM &&
-			 p->type != PT_STRING)
+		else if (cJSON_IsNumber(v) && param_is_number(p->type))
 			s = NULL;
 		else {
 			errf(x, "%s: %s is not %s", path, shown,
@@ -537,8 +537,15 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 		snprintf(buf, sizeof(buf), "%s", s);
 		break;
 	case PT_STRING:
+	case PT_SIZE_AUTO:
 		if (p->check && p->check(s, why, sizeof(why))) {
 			errf(x, "%s: \"%s\": %s", path, s, why);
+			goto fail;
+		}
+		if (p->type == PT_SIZE_AUTO && strcmp(s, "auto") &&
+		    parse_size(s, &u)) {
+			errf(x, "%s: \"%s\": not \"auto\" or a size "
+			     "(\"512M\", \"4G\")", path, s);
 			goto fail;
 		}
 		if (strlen(s) >= sizeof(buf)) {
@@ -549,7 +556,7 @@ static int parse_value(struct ctx *x, const char *path, const struct param *p,
 		snprintf(buf, sizeof(buf), "%s", s);
 		break;
 	}
-	if (p->type != PT_ENUM && p->type != PT_STRING) {
+	if (param_is_number(p->type)) {
 		if (u < p->min || (p->max && u > p->max)) {
 			char range[160];
 
@@ -588,7 +595,7 @@ static int same_value(struct ctx *x, const char *path, const struct param *p,
 	int i, line, col;
 
 	for (i = 0; i < ax->n - 1; i++, f = f->next) {
-		bool num = p->type != PT_ENUM && p->type != PT_STRING;
+		bool num = param_is_number(p->type);
 
 		if (num ? ax->vals[i].u != last->u :
 			  strcmp(ax->vals[i].str, last->str))
@@ -653,6 +660,7 @@ void config_value_str(const struct param *p, const struct wl_value *v,
 		break;
 	case PT_ENUM:
 	case PT_STRING:
+	case PT_SIZE_AUTO:
 		snprintf(buf, n, "%s", v->str ? v->str : "");
 		break;
 	}

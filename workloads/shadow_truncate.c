@@ -83,23 +83,46 @@ struct fb_cachestat {
 #define PIN_THREADS_MAX	16
 #define PIN_PROGRESS	(1024 * PIN_STRIDE)
 
-static const char *const fss[] = { "fuse", "dir", NULL };
-static const char *const opnames[] = { "truncate", "unlink", NULL };
-static const char *const op_words[] = { "truncate() to 0", "unlink()" };
-static const char *const keeps[] = { "auto", "pin", "ballast", "none", NULL };
+enum fs { FS_FUSE, FS_DIR };
+enum op { OP_TRUNCATE, OP_UNLINK };
+/* what keeps the shadow entries; auto is resolved by keep_of */
+enum keep { KEEP_AUTO, KEEP_PIN, KEEP_BALLAST, KEEP_NONE };
+enum reclaim { RECLAIM_AUTO, RECLAIM_LIMIT, RECLAIM_MEMORY };
+
+static const char *const fss[] = {
+	[FS_FUSE] = "fuse", [FS_DIR] = "dir", NULL,
+};
+static const char *const opnames[] = {
+	[OP_TRUNCATE] = "truncate", [OP_UNLINK] = "unlink", NULL,
+};
+static const char *const op_words[] = {
+	[OP_TRUNCATE] = "truncate() to 0", [OP_UNLINK] = "unlink()",
+};
+static const char *const keeps[] = {
+	[KEEP_AUTO] = "auto", [KEEP_PIN] = "pin", [KEEP_BALLAST] = "ballast",
+	[KEEP_NONE] = "none", NULL,
+};
 static const char *const reclaims[] = {
-	"auto", "limit", "memory.reclaim", NULL,
+	[RECLAIM_AUTO] = "auto", [RECLAIM_LIMIT] = "limit",
+	[RECLAIM_MEMORY] = "memory.reclaim", NULL,
 };
 
-/* "auto" or a size */
-static int check_auto_size(const char *val, char *buf, size_t n)
-{
-	uint64_t b;
+/* A case's params, filled by the runner. */
+struct sh_params {
+	uint64_t size;
+	enum fs fs;
+	const char *dir;	/* "scratch" or an absolute path */
+	enum op op;
+	enum keep keep;
+	uint64_t ballast, limit;	/* 0: auto */
+	enum reclaim reclaim;
+	uint64_t coverage;
+};
+WL_PARAMS_FIT(struct sh_params);
 
-	if (!strcmp(val, "auto") || !parse_size(val, &b))
-		return 0;
-	snprintf(buf, n, "not \"auto\" or a size (\"512M\", \"4G\")");
-	return -1;
+static const struct sh_params *prm(const struct wl_case *c)
+{
+	return wl_params(c);
 }
 
 /* "scratch" or an absolute path */
@@ -112,32 +135,32 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ "size", PT_SIZE, "200G", NULL, 16 << 20, 1ull << 50, NULL,
+	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20, 1ull << 50, NULL,
 	  "file size; where memory cannot hold what keeps its shadow "
 	  "entries, the largest size that fits is used and said" },
-	{ "fs", PT_ENUM, "fuse", fss, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, fs), PT_ENUM, "fuse", fss, 0, 0, NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ "dir", PT_STRING, "scratch", NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0, check_dir,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
 	  "disk scratch)" },
-	{ "op", PT_ENUM, "truncate", opnames, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0, NULL,
 	  "the timed call: truncate(2) to 0 or unlink(2)", op_words },
-	{ "keep", PT_ENUM, "auto", keeps, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, keep), PT_ENUM, "auto", keeps, 0, 0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
 	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
-	{ "ballast", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0, NULL,
 	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
 	  "the file)" },
-	{ "reclaim", PT_ENUM, "auto", reclaims, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0, NULL,
 	  "how the cache is evicted: the cgroup's limit during the read, or "
 	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
 	  "limit on v1; what is left is reclaimed at the end either way" },
-	{ "limit", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0, NULL,
 	  "memory limit of the cgroup during the read (auto: what keep holds, "
 	  "the shadow nodes and 256 MiB of page cache)" },
-	{ "coverage", PT_PERCENT, "90", NULL, 0, 100, NULL,
+	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100, NULL,
 	  "least share of the file's pages with a shadow entry for a valid "
 	  "sample" },
 	{ NULL },
@@ -162,7 +185,6 @@ static const struct metric metrics[] = {
 	{ NULL },
 };
 
-enum keep { KEEP_PIN, KEEP_BALLAST, KEEP_NONE };
 
 /* What a case will do, from its params and the machine's memory. */
 struct plan {
@@ -287,35 +309,14 @@ static int plan_size(struct plan *p, uint64_t mem_total, uint64_t mem_avail,
 
 static enum keep keep_of(const struct wl_case *c)
 {
-	const char *k = wl_s(c, "keep");
-
-	if (!strcmp(k, "pin"))
-		return KEEP_PIN;
-	if (!strcmp(k, "ballast"))
-		return KEEP_BALLAST;
-	if (!strcmp(k, "none"))
-		return KEEP_NONE;
+	if (prm(c)->keep != KEEP_AUTO)
+		return prm(c)->keep;
 	/*
 	 * Pins would split a disk filesystem's large folios (a cached page
 	 * in every 256 KiB caps the folios readahead makes), changing what
 	 * is measured; a ballast leaves them alone.
 	 */
-	return strcmp(wl_s(c, "fs"), "fuse") ? KEEP_BALLAST : KEEP_PIN;
-}
-
-static const char *keep_name(enum keep k)
-{
-	return k == KEEP_PIN ? "pin" : k == KEEP_BALLAST ? "ballast" : "none";
-}
-
-static uint64_t auto_or_size(const struct wl_case *c, const char *name)
-{
-	uint64_t b = 0;
-	const char *v = wl_s(c, name);
-
-	if (strcmp(v, "auto"))
-		parse_size(v, &b);
-	return b;
+	return prm(c)->fs == FS_FUSE ? KEEP_PIN : KEEP_BALLAST;
 }
 
 /*
@@ -334,22 +335,22 @@ static int mem_total_bytes(uint64_t *total)
 
 /*
  * Preflight's plan: the size from the rule above, written back into the
- * case (c->v, the runner's path to setup), so that the case is stored
+ * case's params (the runner's path to setup), so that the case is stored
  * under the size that runs, with the asked one beside it.
  */
 static int make_plan(struct wl_case *c, struct plan *p)
 {
+	struct sh_params *pa = wl_params_mut(c);
 	uint64_t total = 0, avail = 0;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	p->asked = wl_u(c, "size");
+	p->asked = pa->size;
 	p->keep = keep_of(c);
 	if (mem_total_bytes(&total) || meminfo_bytes("MemAvailable", &avail))
 		return -EIO;
-	r = plan_size(p, total, avail, auto_or_size(c, "limit"),
-		      auto_or_size(c, "ballast"));
-	c->v[wl_param_index(c->wl, "size")].u = p->size;
+	r = plan_size(p, total, avail, pa->limit, pa->ballast);
+	pa->size = p->size;
 	return r;
 }
 
@@ -357,24 +358,21 @@ static int make_plan(struct wl_case *c, struct plan *p)
 static void plan_as_given(const struct wl_case *c, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->asked = wl_u(c, "size");
+	p->asked = prm(c)->size;
 	p->keep = keep_of(c);
-	plan_fill(p, p->asked, auto_or_size(c, "limit"),
-		  auto_or_size(c, "ballast"));
+	plan_fill(p, p->asked, prm(c)->limit, prm(c)->ballast);
 }
 
 static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
 {
-	const char *r = wl_s(c, "reclaim");
-
-	if (!strcmp(r, "auto"))
+	if (prm(c)->reclaim == RECLAIM_AUTO)
 		return m->version == MEMCG_V2;
-	return !strcmp(r, "memory.reclaim");
+	return prm(c)->reclaim == RECLAIM_MEMORY;
 }
 
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "dir"), "scratch");
+	return !strcmp(prm(c)->dir, "scratch");
 }
 
 /* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
@@ -398,21 +396,22 @@ static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	char why[512], a[32], b[32], d[32];
-	uint64_t given_limit = auto_or_size(c, "limit");
+	char why[512], a[32], b[32], d[32], asked[32];
+	uint64_t given_limit = prm(c)->limit;
 	enum wl_verdict v;
 	struct plan p;
 	struct memcg m;
 	int r;
 
-	if (!strcmp(wl_s(c, "fs"), "fuse")) {
+	format_size(prm(c)->size, asked, sizeof(asked));
+	if (prm(c)->fs == FS_FUSE) {
 		if (fuse_zero_available(why, sizeof(why))) {
 			wl_errf(e, "%s", why);
 			return WL_SKIP;
 		}
 	} else {
 		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
-				   wl_s(c, "dir"), e);
+				   prm(c)->dir, e);
 		if (v != WL_OK)
 			return v;
 	}
@@ -432,7 +431,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			return WL_SKIP;
 		}
 	}
-	if (!strcmp(wl_s(c, "reclaim"), "memory.reclaim") &&
+	if (prm(c)->reclaim == RECLAIM_MEMORY &&
 	    m.version != MEMCG_V2) {
 		wl_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
 			"machine has the memory controller on cgroup v1 "
@@ -453,7 +452,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		wl_errf(e, "limit %s is below the %s the cgroup holds besides "
 			"page cache (what keep=%s holds and the shadow nodes, "
 			"plus 64 MiB): its reader would be OOM-killed", a, b,
-			keep_name(p.keep));
+			keeps[p.keep]);
 		return WL_REFUSE;
 	}
 	if (r == -ENOMEM) {
@@ -463,7 +462,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		wl_errf(e, "the cgroup needs %s of memory for %s; it may "
 			"take %s here (half of MemTotal in whole GiB): short "
 			"by %s", a,
-			p.size == p.asked ? wl_s(c, "size") : "even 1 GiB",
+			p.size == p.asked ? asked : "even 1 GiB",
 			b, d);
 		return WL_REFUSE;
 	}
@@ -481,7 +480,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	if (p.size != p.asked) {
 		format_size(p.size, a, sizeof(a));
 		snprintf(c->info, sizeof(c->info), "asked %s, using %s: %s",
-			 wl_s(c, "size"), a, p.why);
+			 asked, a, p.why);
 	}
 	return WL_OK;
 }
@@ -1062,16 +1061,16 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 		 * run's file goes at the next start; but never the runner's
 		 * own disk scratch, which has the same name.
 		 */
-		if (!strcmp(c->disk_scratch_base, wl_s(c, "dir"))) {
+		if (!strcmp(c->disk_scratch_base, prm(c)->dir)) {
 			snprintf(st->path, sizeof(st->path),
 				 "%s/shadow-truncate.%d", c->disk_scratch,
 				 c->rep);
 		} else {
-			r = sys_scratch(wl_s(c, "dir"), st->dir,
+			r = sys_scratch(prm(c)->dir, st->dir,
 					sizeof(st->dir));
 			if (r)
 				return wl_errf(e, "cannot make a directory "
-					       "in %s: %s", wl_s(c, "dir"),
+					       "in %s: %s", prm(c)->dir,
 					       strerror(-r));
 			snprintf(st->path, sizeof(st->path),
 				 "%s/shadow-truncate.%d", st->dir, c->rep);
@@ -1276,7 +1275,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		return wl_errf(e, "out of memory");
 	c->priv = st;
 	st->ctl = st->msgs = -1;
-	st->fuse = !strcmp(wl_s(c, "fs"), "fuse");
+	st->fuse = prm(c)->fs == FS_FUSE;
 	plan_as_given(c, &st->plan);
 	r = memcg_create(&st->m, "shadow", why, sizeof(why));
 	if (r)
@@ -1455,7 +1454,7 @@ static void counts(const struct state *st, uint64_t *evicted,
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
-	bool unl = !strcmp(wl_s(c, "op"), "unlink");
+	bool unl = prm(c)->op == OP_UNLINK;
 	uint64_t t0, t1, s0, s1, evicted, cached, most, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
@@ -1493,7 +1492,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	uint64_t pages = file_pages(st), evicted, cached, most;
-	uint64_t want = wl_u(c, "coverage");
+	uint64_t want = prm(c)->coverage;
 	double cov;
 	struct stat sb;
 	char why[256];
@@ -1554,7 +1553,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			((double)st->read_ns / 1e9));
 	snprintf(s->text, sizeof(s->text),
 		 "cgroup %s; keep=%s; reclaim=%s; %s",
-		 memcg_version_name(st->m.version), keep_name(st->plan.keep),
+		 memcg_version_name(st->m.version), keeps[st->plan.keep],
 		 st->memory_reclaim ? "memory.reclaim" :
 		 st->m.version == MEMCG_V2 ? "memory.max" :
 		 "memory.limit_in_bytes",
@@ -1575,7 +1574,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   st->have_cachestat ? "" : " (the least count "
 			   "without cachestat(2))");
 	/* and the call did what it claims */
-	if (!strcmp(wl_s(c, "op"), "unlink")) {
+	if (prm(c)->op == OP_UNLINK) {
 		if (!access(st->path, F_OK))
 			wl_invalid(s, "%s still exists after unlink",
 				   st->path);
@@ -1633,6 +1632,7 @@ const struct workload wl_shadow_truncate = {
 	.summary = "read a file in a memory cgroup, reclaim its cache into "
 		   "shadow entries, time the truncate (or unlink)",
 	.params = params,
+	.params_size = sizeof(struct sh_params),
 	.metrics = metrics,
 	.preflight = preflight,
 	.setup = setup,
