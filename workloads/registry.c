@@ -184,23 +184,29 @@ int wl_metric_index(const struct workload *w, const char *name)
 	abort();
 }
 
+void wl_set_m(struct wl_sample *s, int m, double v)
+{
+	s->m[m].v = v;
+	s->m[m].set = true;
+	s->m[m].unsupported = false;
+}
+
+void wl_unsupported_m(struct wl_sample *s, int m)
+{
+	s->m[m].set = false;
+	s->m[m].unsupported = true;
+}
+
 void wl_set(struct wl_sample *s, const struct workload *w, const char *metric,
 	    double v)
 {
-	int i = wl_metric_index(w, metric);
-
-	s->m[i].v = v;
-	s->m[i].set = true;
-	s->m[i].unsupported = false;
+	wl_set_m(s, wl_metric_index(w, metric), v);
 }
 
 void wl_unsupported(struct wl_sample *s, const struct workload *w,
 		    const char *metric)
 {
-	int i = wl_metric_index(w, metric);
-
-	s->m[i].set = false;
-	s->m[i].unsupported = true;
+	wl_unsupported_m(s, wl_metric_index(w, metric));
 }
 
 void wl_note(struct wl_sample *s, const char *key, double v)

@@ -71,57 +71,90 @@ static int check_file(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ WL_PARAM(struct sr_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0, check_abs,
+	{ WL_PARAM(struct sr_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
+	  check_abs,
 	  "directory of the file(s); the default uses the runner's own "
 	  "scratch on /dev/shm" },
-	{ WL_PARAM(struct sr_params, size), PT_SIZE, "1G", NULL, 4096, 1ull << 40, NULL,
+	{ WL_PARAM(struct sr_params, size), PT_SIZE, "1G", NULL, 4096,
+	  1ull << 40, NULL,
 	  "bytes of each file read before wrapping to its start" },
-	{ WL_PARAM(struct sr_params, bs), PT_SIZE, "4k", NULL, 1, 64 << 20, NULL,
-	  "bytes per read(2)" },
-	{ WL_PARAM(struct sr_params, duration), PT_DURATION, "10s", NULL, 10000000ull,
-	  86400000000000ull, NULL, "how long to read (fio's runtime)" },
-	{ WL_PARAM(struct sr_params, populate), PT_ENUM, "write", populates, 0, 0, NULL,
+	{ WL_PARAM(struct sr_params, bs), PT_SIZE, "4k", NULL, 1, 64 << 20,
+	  NULL, "bytes per read(2)" },
+	{ WL_PARAM(struct sr_params, duration), PT_DURATION, "10s", NULL,
+	  10000000ull, 86400000000000ull, NULL,
+	  "how long to read (fio's runtime)" },
+	{ WL_PARAM(struct sr_params, populate), PT_ENUM, "write", populates,
+	  0, 0, NULL,
 	  "write real data, or fallocate (tmpfs then reads another path)" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
 	  "readers, each pinned to its own CPU in turn" },
 	{ WL_PARAM(struct sr_params, shared), PT_ENUM, "no", yesno, 0, 0, NULL,
 	  "yes: all readers read one file; no: each its own" },
-	{ WL_PARAM(struct sr_params, file), PT_STRING, "", NULL, 0, 0, check_file,
+	{ WL_PARAM(struct sr_params, file), PT_STRING, "", NULL, 0, 0,
+	  check_file,
 	  "read this existing file instead (not written, not removed)" },
-	{ WL_PARAM(struct sr_params, lat_every), PT_UINT, "1", NULL, 0, 1u << 20, NULL,
+	{ WL_PARAM(struct sr_params, lat_every), PT_UINT, "1", NULL, 0,
+	  1u << 20, NULL,
 	  "time every Nth read for the latency percentiles (1: every read; "
 	  "a prime such as 61 lets the timed reads fall on every place in a "
 	  "folio; 0: none, bandwidth only)" },
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_BW, v). */
+enum metric_id {
+	M_BW, M_IOPS, M_LAT_P50, M_LAT_P99, M_LAT_P999, M_LAT_MAX,
+	M_TASK_CLOCK, M_CPUS_UTILIZED, M_CONTEXT_SWITCHES,
+	M_CONTEXT_SWITCHES_PER_S, M_CPU_MIGRATIONS, M_CPU_MIGRATIONS_PER_S,
+	M_PAGE_FAULTS, M_PAGE_FAULTS_PER_S, M_INSTRUCTIONS,
+	M_INSTRUCTIONS_PER_S, M_CYCLES, M_CYCLES_PER_S, M_BRANCHES,
+	M_BRANCHES_PER_S, M_BRANCH_MISSES, M_BRANCH_MISSES_PER_S,
+};
+
 /* perf stat's rates are per second of task-clock, so are these */
 static const struct metric metrics[] = {
-	{ "bw", "MiB/s", HIGHER_IS_BETTER, true,
+	[M_BW] = { "bw", "MiB/s", HIGHER_IS_BETTER, true,
 	  "bytes read over the wall time of the readers" },
-	{ "iops", "IOPS", HIGHER_IS_BETTER, false, "reads per second" },
-	{ "lat_p50", "ns", LOWER_IS_BETTER, false, "median read(2) time" },
-	{ "lat_p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
-	{ "lat_p999", "ns", LOWER_IS_BETTER, false, "99.9th percentile" },
-	{ "lat_max", "ns", LOWER_IS_BETTER, false, "slowest read" },
-	{ "task_clock", "ns", LOWER_IS_BETTER, false,
+	[M_IOPS] = { "iops", "IOPS", HIGHER_IS_BETTER, false,
+	  "reads per second" },
+	[M_LAT_P50] = { "lat_p50", "ns", LOWER_IS_BETTER, false,
+	  "median read(2) time" },
+	[M_LAT_P99] = { "lat_p99", "ns", LOWER_IS_BETTER, false,
+	  "99th percentile" },
+	[M_LAT_P999] = { "lat_p999", "ns", LOWER_IS_BETTER, false,
+	  "99.9th percentile" },
+	[M_LAT_MAX] = { "lat_max", "ns", LOWER_IS_BETTER, false,
+	  "slowest read" },
+	[M_TASK_CLOCK] = { "task_clock", "ns", LOWER_IS_BETTER, false,
 	  "CPU time of the readers' loops" },
-	{ "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
+	[M_CPUS_UTILIZED] = { "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
 	  "task-clock over wall time" },
-	{ "context_switches", "count", LOWER_IS_BETTER, false, NULL },
-	{ "context_switches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "cpu_migrations", "count", LOWER_IS_BETTER, false, NULL },
-	{ "cpu_migrations_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "page_faults", "count", LOWER_IS_BETTER, false, NULL },
-	{ "page_faults_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "instructions", "count", LOWER_IS_BETTER, false, NULL },
-	{ "instructions_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "cycles", "count", LOWER_IS_BETTER, false, NULL },
-	{ "cycles_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "branches", "count", LOWER_IS_BETTER, false, NULL },
-	{ "branches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "branch_misses", "count", LOWER_IS_BETTER, false, NULL },
-	{ "branch_misses_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	[M_CONTEXT_SWITCHES] = { "context_switches", "count", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CONTEXT_SWITCHES_PER_S] = { "context_switches_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
+	[M_CPU_MIGRATIONS] = { "cpu_migrations", "count", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CPU_MIGRATIONS_PER_S] = { "cpu_migrations_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
+	[M_PAGE_FAULTS] = { "page_faults", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_PAGE_FAULTS_PER_S] = { "page_faults_per_s", "/s", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_INSTRUCTIONS] = { "instructions", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_INSTRUCTIONS_PER_S] = { "instructions_per_s", "/s", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CYCLES] = { "cycles", "count", LOWER_IS_BETTER, false, NULL },
+	[M_CYCLES_PER_S] = { "cycles_per_s", "/s", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCHES] = { "branches", "count", LOWER_IS_BETTER, false, NULL },
+	[M_BRANCHES_PER_S] = { "branches_per_s", "/s", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCH_MISSES] = { "branch_misses", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCH_MISSES_PER_S] = { "branch_misses_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
 	{ NULL },
 };
 
@@ -902,21 +935,19 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	secs = (double)wall / 1e9;
 	/* ticks to ns, measured over the whole run */
 	npt = st->tsc && tk > 0 ? tns / tk : 1;
-	wl_set(s, c->wl, "bw", (double)bytes / MIB / secs);
-	wl_set(s, c->wl, "iops", (double)reads / secs);
+	wl_set_m(s, M_BW, (double)bytes / MIB / secs);
+	wl_set_m(s, M_IOPS, (double)reads / secs);
 	if (st->every) {
-		wl_set(s, c->wl, "lat_p50",
-		       (double)hist_percentile(all, 50) * npt);
-		wl_set(s, c->wl, "lat_p99",
-		       (double)hist_percentile(all, 99) * npt);
-		wl_set(s, c->wl, "lat_p999",
-		       (double)hist_percentile(all, 99.9) * npt);
-		wl_set(s, c->wl, "lat_max", (double)all->max * npt);
+		wl_set_m(s, M_LAT_P50, (double)hist_percentile(all, 50) * npt);
+		wl_set_m(s, M_LAT_P99, (double)hist_percentile(all, 99) * npt);
+		wl_set_m(s, M_LAT_P999,
+			 (double)hist_percentile(all, 99.9) * npt);
+		wl_set_m(s, M_LAT_MAX, (double)all->max * npt);
 	} else {
-		wl_unsupported(s, c->wl, "lat_p50");
-		wl_unsupported(s, c->wl, "lat_p99");
-		wl_unsupported(s, c->wl, "lat_p999");
-		wl_unsupported(s, c->wl, "lat_max");
+		wl_unsupported_m(s, M_LAT_P50);
+		wl_unsupported_m(s, M_LAT_P99);
+		wl_unsupported_m(s, M_LAT_P999);
+		wl_unsupported_m(s, M_LAT_MAX);
 	}
 	set_perf(c, s, st, &sum, wall);
 	wl_note(s, "perf_multiplexed", 0);

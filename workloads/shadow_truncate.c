@@ -135,52 +135,65 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20, 1ull << 50, NULL,
+	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20,
+	  1ull << 50, NULL,
 	  "file size; where memory cannot hold what keeps its shadow "
 	  "entries, the largest size that fits is used and said" },
 	{ WL_PARAM(struct sh_params, fs), PT_ENUM, "fuse", fss, 0, 0, NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0,
+	  check_dir,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
 	  "disk scratch)" },
-	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0, NULL,
-	  "the timed call: truncate(2) to 0 or unlink(2)", op_words },
+	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0,
+	  NULL, "the timed call: truncate(2) to 0 or unlink(2)", op_words },
 	{ WL_PARAM(struct sh_params, keep), PT_ENUM, "auto", keeps, 0, 0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
 	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
-	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0,
+	  NULL,
 	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
 	  "the file)" },
-	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0,
+	  NULL,
 	  "how the cache is evicted: the cgroup's limit during the read, or "
 	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
 	  "limit on v1; what is left is reclaimed at the end either way" },
-	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0,
+	  NULL,
 	  "memory limit of the cgroup during the read (auto: what keep holds, "
 	  "the shadow nodes and 256 MiB of page cache)" },
-	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100, NULL,
+	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100,
+	  NULL,
 	  "least share of the file's pages with a shadow entry for a valid "
 	  "sample" },
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_WALL, M_SYS, M_NS_PER_SHADOW, M_SHADOW_ENTRIES, M_CACHED_PAGES,
+	M_COVERAGE,
+};
+
 static const struct metric metrics[] = {
-	{ "wall", "ns", LOWER_IS_BETTER, true,
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, true,
 	  "wall time of the truncate(2) or unlink(2) (CLOCK_MONOTONIC)" },
-	{ "sys", "ns", LOWER_IS_BETTER, false,
+	[M_SYS] = { "sys", "ns", LOWER_IS_BETTER, false,
 	  "system CPU time of the call (getrusage, thread)" },
-	{ "ns_per_shadow", "ns/entry", LOWER_IS_BETTER, false,
-	  "wall time per shadow entry removed" },
-	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
+	[M_NS_PER_SHADOW] = { "ns_per_shadow", "ns/entry", LOWER_IS_BETTER,
+	  false, "wall time per shadow entry removed" },
+	[M_SHADOW_ENTRIES] = { "shadow_entries", "count", HIGHER_IS_BETTER,
+	  false,
 	  "pages with a shadow entry before the call (cachestat nr_evicted; "
 	  "one large folio's entry counts all its pages; before 6.5, the "
 	  "least count that mincore and workingset_nodereclaim allow)", true },
-	{ "cached_pages", "count", LOWER_IS_BETTER, false,
+	[M_CACHED_PAGES] = { "cached_pages", "count", LOWER_IS_BETTER, false,
 	  "pages still cached before the call (cachestat nr_cache; before "
 	  "6.5, mincore)", true },
-	{ "coverage", "%", HIGHER_IS_BETTER, false,
+	[M_COVERAGE] = { "coverage", "%", HIGHER_IS_BETTER, false,
 	  "shadow entries per page of the file", true },
 	{ NULL },
 };
@@ -1476,15 +1489,15 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	/* the shrinker up to the call, folded: after the timed call */
 	st->refreshed &= read_counts(&st->vm[2]);
 	counts(st, &evicted, &cached, &most);
-	wl_set(s, c->wl, "wall", (double)(t1 - t0));
-	wl_set(s, c->wl, "sys", (double)(s1 - s0));
-	wl_set(s, c->wl, "shadow_entries", (double)evicted);
-	wl_set(s, c->wl, "cached_pages", (double)cached);
-	wl_set(s, c->wl, "coverage",
-	       100.0 * (double)evicted / (double)(file_pages(st)));
+	wl_set_m(s, M_WALL, (double)(t1 - t0));
+	wl_set_m(s, M_SYS, (double)(s1 - s0));
+	wl_set_m(s, M_SHADOW_ENTRIES, (double)evicted);
+	wl_set_m(s, M_CACHED_PAGES, (double)cached);
+	wl_set_m(s, M_COVERAGE,
+		 100.0 * (double)evicted / (double)(file_pages(st)));
 	if (evicted)
-		wl_set(s, c->wl, "ns_per_shadow",
-		       (double)(t1 - t0) / (double)evicted);
+		wl_set_m(s, M_NS_PER_SHADOW,
+			 (double)(t1 - t0) / (double)evicted);
 	return 0;
 }
 

@@ -82,14 +82,16 @@ static int check_dir(const char *val, char *buf, size_t n)
 static const struct param params[] = {
 	{ WL_PARAM(struct shm_params, op), PT_ENUM, "unlink", ops, 0, 0, NULL,
 	  "the timed removal", op_words },
-	{ WL_PARAM(struct shm_params, size), PT_SIZE, "8G", NULL, 1 << 20, 1ull << 40, NULL,
-	  "file size" },
-	{ WL_PARAM(struct shm_params, folio), PT_STRING, "4k", NULL, 0, 0, check_folio,
+	{ WL_PARAM(struct shm_params, size), PT_SIZE, "8G", NULL, 1 << 20,
+	  1ull << 40, NULL, "file size" },
+	{ WL_PARAM(struct shm_params, folio), PT_STRING, "4k", NULL, 0, 0,
+	  check_folio,
 	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
-	{ WL_PARAM(struct shm_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct shm_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
+	  check_dir,
 	  "tmpfs directory of the file (the default uses the runner's own)" },
-	{ WL_PARAM(struct shm_params, populate), PT_ENUM, "fallocate", populates, 0, 0, NULL,
-	  "how the file is filled, untimed" },
+	{ WL_PARAM(struct shm_params, populate), PT_ENUM, "fallocate",
+	  populates, 0, 0, NULL, "how the file is filled, untimed" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, 1024, NULL,
 	  "workers, each removing its own file of size at the same time" },
 	{ WL_RUN_PARAM(mode), PT_ENUM, "threads", wl_modes, 0, 0, NULL,
@@ -97,15 +99,20 @@ static const struct param params[] = {
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_WALL, M_SYS, M_NS_PER_FOLIO, M_FOLIOS,
+};
+
 static const struct metric metrics[] = {
-	{ "wall", "ns", LOWER_IS_BETTER, true,
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, true,
 	  "wall time of the one system call (CLOCK_MONOTONIC); with several "
 	  "workers, from the first one's start to the last one's end" },
-	{ "sys", "ns", LOWER_IS_BETTER, false,
+	[M_SYS] = { "sys", "ns", LOWER_IS_BETTER, false,
 	  "system CPU time of the call (getrusage, thread), workers summed" },
-	{ "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
+	[M_NS_PER_FOLIO] = { "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
 	  "wall time per folio removed (all workers' folios)" },
-	{ "folios", "count", LOWER_IS_BETTER, false,
+	[M_FOLIOS] = { "folios", "count", LOWER_IS_BETTER, false,
 	  "folios in the file (all workers' files)", true },
 	{ NULL },
 };
@@ -597,11 +604,11 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		f->fd = -1;
 	s->t_begin = t0;
 	s->t_end = t1;
-	wl_set(s, c->wl, "wall", (double)(t1 - t0));
-	wl_set(s, c->wl, "sys", (double)(s1 - s0));
-	wl_set(s, c->wl, "folios", (double)(st->size / st->folio));
-	wl_set(s, c->wl, "ns_per_folio",
-	       (double)(t1 - t0) / (double)(st->size / st->folio));
+	wl_set_m(s, M_WALL, (double)(t1 - t0));
+	wl_set_m(s, M_SYS, (double)(s1 - s0));
+	wl_set_m(s, M_FOLIOS, (double)(st->size / st->folio));
+	wl_set_m(s, M_NS_PER_FOLIO,
+		 (double)(t1 - t0) / (double)(st->size / st->folio));
 	return 0;
 }
 
@@ -609,19 +616,18 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 		    uint64_t span, struct wl_sample *s)
 {
-	int is = wl_metric_index(c->wl, "sys");
-	int fo = wl_metric_index(c->wl, "folios");
 	double sys = 0, folios = 0;
 	int i;
 
+	(void)c;
 	for (i = 0; i < n; i++) {
-		sys += w[i].m[is].v;
-		folios += w[i].m[fo].v;
+		sys += w[i].m[M_SYS].v;
+		folios += w[i].m[M_FOLIOS].v;
 	}
-	wl_set(s, c->wl, "wall", (double)span);
-	wl_set(s, c->wl, "sys", sys);
-	wl_set(s, c->wl, "folios", folios);
-	wl_set(s, c->wl, "ns_per_folio", folios ? (double)span / folios : 0);
+	wl_set_m(s, M_WALL, (double)span);
+	wl_set_m(s, M_SYS, sys);
+	wl_set_m(s, M_FOLIOS, folios);
+	wl_set_m(s, M_NS_PER_FOLIO, folios ? (double)span / folios : 0);
 }
 
 /*

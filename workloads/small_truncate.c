@@ -60,16 +60,18 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ WL_PARAM(struct st_params, count), PT_UINT, "10000", NULL, 1, 100000000, NULL,
-	  "truncates timed" },
-	{ WL_PARAM(struct st_params, pages), PT_UINT, "1024", NULL, 1, 1u << 26, NULL,
-	  "pages written before each truncate" },
-	{ WL_PARAM(struct st_params, dir), PT_STRING, LOOP_DIR, NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct st_params, count), PT_UINT, "10000", NULL, 1,
+	  100000000, NULL, "truncates timed" },
+	{ WL_PARAM(struct st_params, pages), PT_UINT, "1024", NULL, 1, 1u << 26,
+	  NULL, "pages written before each truncate" },
+	{ WL_PARAM(struct st_params, dir), PT_STRING, LOOP_DIR, NULL, 0, 0,
+	  check_dir,
 	  "ext4-loop: an ext4 on a loop device over a file in the runner's "
 	  "scratch on /dev/shm; or any directory" },
 	{ WL_PARAM(struct st_params, op), PT_ENUM, "truncate", ops, 0, 0, NULL,
 	  "the timed call: ftruncate to 0", op_words },
-	{ WL_PARAM(struct st_params, wsize), PT_SIZE, "64k", NULL, 512, 64 << 20, NULL,
+	{ WL_PARAM(struct st_params, wsize), PT_SIZE, "64k", NULL, 512,
+	  64 << 20, NULL,
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "
 	  "per page" },
@@ -85,17 +87,24 @@ static const struct param params[] = {
  * commit, a timer or a flusher and take several times longer, which moves
  * the mean from one repetition to the next far more than the median.
  */
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_P50, M_P1, M_P95, M_P99, M_MEAN, M_WALL, M_TRUNCATES_PER_S,
+};
+
 static const struct metric metrics[] = {
-	{ "p50", "ns", LOWER_IS_BETTER, true, "median time of one truncate" },
-	{ "p1", "ns", LOWER_IS_BETTER, false, "1st percentile" },
-	{ "p95", "ns", LOWER_IS_BETTER, false, "95th percentile" },
-	{ "p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
-	{ "mean", "ns", LOWER_IS_BETTER, false, "mean time of one truncate" },
-	{ "wall", "ns", LOWER_IS_BETTER, false,
+	[M_P50] = { "p50", "ns", LOWER_IS_BETTER, true,
+	  "median time of one truncate" },
+	[M_P1] = { "p1", "ns", LOWER_IS_BETTER, false, "1st percentile" },
+	[M_P95] = { "p95", "ns", LOWER_IS_BETTER, false, "95th percentile" },
+	[M_P99] = { "p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
+	[M_MEAN] = { "mean", "ns", LOWER_IS_BETTER, false,
+	  "mean time of one truncate" },
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, false,
 	  "the whole timed loop; with several workers, from the first one's "
 	  "start to the last one's end" },
-	{ "truncates_per_s", "/s", HIGHER_IS_BETTER, false,
-	  "truncates of all workers over wall" },
+	[M_TRUNCATES_PER_S] = { "truncates_per_s", "/s", HIGHER_IS_BETTER,
+	  false, "truncates of all workers over wall" },
 	{ NULL },
 };
 
@@ -481,9 +490,9 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   "the truncate", (unsigned long long)k.left_after,
 			   (unsigned long long)k.checks);
 	/* the worker's own figures; combine merges every worker's times */
-	wl_set(s, c->wl, "mean", (double)sum / (double)st->count);
-	wl_set(s, c->wl, "wall", (double)(s->t_end - s->t_begin));
-	wl_set(s, c->wl, "truncates_per_s", (double)st->count * 1e9 /
+	wl_set_m(s, M_MEAN, (double)sum / (double)st->count);
+	wl_set_m(s, M_WALL, (double)(s->t_end - s->t_begin));
+	wl_set_m(s, M_TRUNCATES_PER_S, (double)st->count * 1e9 /
 	       (double)(s->t_end - s->t_begin));
 	return 0;
 }
@@ -531,13 +540,13 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 	for (i = 0; i < total; i++)
 		sum += all[i];
 	sort_u64(all, total);
-	wl_set(s, c->wl, "p1", (double)pct_sorted(all, total, 1));
-	wl_set(s, c->wl, "p50", (double)pct_sorted(all, total, 50));
-	wl_set(s, c->wl, "p95", (double)pct_sorted(all, total, 95));
-	wl_set(s, c->wl, "p99", (double)pct_sorted(all, total, 99));
-	wl_set(s, c->wl, "mean", (double)sum / (double)total);
-	wl_set(s, c->wl, "wall", (double)span);
-	wl_set(s, c->wl, "truncates_per_s", (double)total * 1e9 /
+	wl_set_m(s, M_P1, (double)pct_sorted(all, total, 1));
+	wl_set_m(s, M_P50, (double)pct_sorted(all, total, 50));
+	wl_set_m(s, M_P95, (double)pct_sorted(all, total, 95));
+	wl_set_m(s, M_P99, (double)pct_sorted(all, total, 99));
+	wl_set_m(s, M_MEAN, (double)sum / (double)total);
+	wl_set_m(s, M_WALL, (double)span);
+	wl_set_m(s, M_TRUNCATES_PER_S, (double)total * 1e9 /
 	       (double)(span ? span : 1));
 	wl_note(s, "min", (double)all[0]);
 	wl_note(s, "max", (double)all[total - 1]);

@@ -201,9 +201,9 @@ struct workload {
 	const struct metric *metrics;	/* terminated by { NULL } */
 	/*
 	 * Look at the machine; may adapt the case: change a number in its
-	 * params (wl_params_mut: a smaller size) and say why in c->info.  The runner stores
-	 * the case under what it adapted, the asked params beside them, and
-	 * hands setup the adapted case.
+	 * params (wl_params_mut: a smaller size) and say why in c->info.
+	 * The runner stores the case under what it adapted, the asked params
+	 * beside them, and hands setup the adapted case.
 	 */
 	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
 	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
@@ -263,6 +263,10 @@ static inline void *wl_params_mut(struct wl_case *c)
 
 /* Index of a metric by name; aborts on a name the table lacks. */
 int wl_metric_index(const struct workload *w, const char *name);
+/* Metric m (its index in workload.metrics: the workload's enum) is v. */
+void wl_set_m(struct wl_sample *s, int m, double v);
+void wl_unsupported_m(struct wl_sample *s, int m);
+/* The same by name, for names made at run time (perf counters). */
 void wl_set(struct wl_sample *s, const struct workload *w, const char *metric,
 	    double v);
 void wl_unsupported(struct wl_sample *s, const struct workload *w,
