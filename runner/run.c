@@ -25,6 +25,7 @@
 #include "reports/stats.h"
 #include "workers.h"
 #include "schema/db.h"
+#include "workloads/params.h"
 #include "workloads/sys/sys.h"
 
 #ifndef TMPFS_MAGIC
@@ -334,13 +335,13 @@ static int adopt_preflight(struct prepared *pr, const struct plan_case *pc,
 			pr->v[i] = pc->v[i];
 			continue;
 		}
-		config_value_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
+		wl_param_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
 		pr->v[i].str = pr->str[i];
 		changed = true;
 	}
 	if (!changed)
 		return 0;
-	pr->params_json = config_params_json(w, pr->v);
+	pr->params_json = wl_params_json(w, pr->v);
 	return pr->params_json ? 0 : -ENOMEM;
 }
 
