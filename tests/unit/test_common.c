@@ -50,6 +50,7 @@ int main(void)
 	uint64_t ns = 0;
 	char buf[160];
 
+	tap_plan(101);
 	size_ok("0", 0);
 	size_ok("4096", 4096);
 	size_ok("4k", 4096);

@@ -42,6 +42,7 @@ int main(void)
 	const char *script;
 	int r;
 
+	tap_plan(16);
 	html("<script>alert('x')</script>",
 	     "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
 	html("a & \"b\"\x01\x7f", "a &amp; &quot;b&quot;  ");
