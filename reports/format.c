@@ -35,17 +35,12 @@ static size_t width(const char *s)
 	return n;
 }
 
-static int tbl_row(struct tbl *t, ...)
+static void tbl_row(struct tbl *t, ...)
 {
 	va_list ap;
 	size_t i;
 
-	if ((t->nrows + 1) * t->ncol > t->alloc) {
-		size_t n = t->alloc ? t->alloc * 2 : t->ncol * 16;
-
-		t->cell = xrealloc(t->cell, n * sizeof(*t->cell));
-		t->alloc = n;
-	}
+	ALLOC_GROW(t->cell, (t->nrows + 1) * t->ncol, t->alloc);
 	va_start(ap, t);
 	for (i = 0; i < t->ncol; i++) {
 		const char *s = va_arg(ap, const char *);
@@ -54,7 +49,6 @@ static int tbl_row(struct tbl *t, ...)
 	}
 	va_end(ap);
 	t->nrows++;
-	return 0;
 }
 
 static void tbl_free(struct tbl *t)
@@ -1306,10 +1300,8 @@ int report_print_kwarn(FILE *f, const struct report_cmp *c,
 			/* a line of its own: its newlines escaped too */
 			char *line = NULL;
 			size_t n = 0;
-			FILE *m = open_memstream(&line, &n);
+			FILE *m = xopen_memstream(&line, &n);
 
-			if (!m)
-				return -ENOMEM;
 			fputs_term(c->kwarn[i], m, "");
 			if (fclose(m))
 				return -ENOMEM;
@@ -1339,9 +1331,7 @@ int report_print(FILE *f, const struct report_cmp *c, enum report_format fmt)
 	int r;
 
 	if (fmt != REPORT_CSV && fmt != REPORT_JSON) {
-		f = open_memstream(&text, &len);
-		if (!f)
-			return -ENOMEM;
+		f = xopen_memstream(&text, &len);
 	}
 	r = report_print_raw(f, c, fmt);
 	if (f != out) {

@@ -38,18 +38,18 @@ void report_html_esc(struct strbuf *sb, const char *s)
 		unsigned char ch = (unsigned char)*s;
 
 		switch (ch) {
-		case '&': strbuf_addf(sb, "&amp;"); break;
-		case '<': strbuf_addf(sb, "&lt;"); break;
-		case '>': strbuf_addf(sb, "&gt;"); break;
-		case '"': strbuf_addf(sb, "&quot;"); break;
-		case '\'': strbuf_addf(sb, "&#39;"); break;
+		case '&': strbuf_addstr(sb, "&amp;"); break;
+		case '<': strbuf_addstr(sb, "&lt;"); break;
+		case '>': strbuf_addstr(sb, "&gt;"); break;
+		case '"': strbuf_addstr(sb, "&quot;"); break;
+		case '\'': strbuf_addstr(sb, "&#39;"); break;
 		default:
 			/* control characters would be parse errors */
 			if ((ch < 0x20 && ch != '\n' && ch != '\t') ||
 			    ch == 0x7f)
-				strbuf_addf(sb, " ");
+				strbuf_addch(sb, ' ');
 			else
-				strbuf_addf(sb, "%c", ch);
+				strbuf_addch(sb, ch);
 		}
 	}
 }
@@ -89,21 +89,13 @@ static int load_invalid(const struct db_report_invalid *v, void *arg)
 			return 0;
 		}
 	}
-	if (*l->n == l->alloc) {
-		size_t na = l->alloc ? 2 * l->alloc : 8;
-
-		x = realloc(*l->inv, na * sizeof(*x));
-		if (!x)
-			return REPORT_ENOMEM;
-		*l->inv = x;
-		l->alloc = na;
-	}
+	ALLOC_GROW(*l->inv, *l->n + 1, l->alloc);
 	x = &(*l->inv)[(*l->n)++];
-	x->workload = strdup(v->workload);
-	x->params = strdup(v->params);
-	x->reason = strdup(v->reason);
+	x->workload = xstrdup(v->workload);
+	x->params = xstrdup(v->params);
+	x->reason = xstrdup(v->reason);
 	x->n = (size_t)v->n;
-	return x->workload && x->params && x->reason ? 0 : REPORT_ENOMEM;
+	return 0;
 }
 
 int report_page_load(struct db *db, struct report_side *a,
@@ -131,8 +123,6 @@ int report_page_load(struct db *db, struct report_side *a,
 		if (!r)
 			r = db_report_noisy(db, p->side[i]->db_label,
 					    &p->noisy[i], &p->nvalid[i]);
-		if (r == REPORT_ENOMEM)
-			return r;
 		if (r)
 			return report_db_status(db, r, err);
 	}
@@ -481,12 +471,12 @@ static int pct_plot(struct strbuf *out, const char *idp,
 			continue;
 		strbuf_addf(&g, "%s'-' with lines lw 0.8 lc rgb '#%06x' "
 			    "title ", first ? "" : ", ", palette[k][0]);
-		lab.len = 0;
+		strbuf_reset(&lab);
 		strbuf_addf(&lab, "%s: each boot", pg->side[k]->label);
 		plot_label(&g, lab.buf);
 		strbuf_addf(&g, ", '-' with linespoints pt 7 lw 2.5 "
 			    "lc rgb '#%06x' title ", mean_colour[k]);
-		lab.len = 0;
+		strbuf_reset(&lab);
 		strbuf_addf(&lab, "%s: mean", pg->side[k]->label);
 		plot_label(&g, lab.buf);
 		first = false;
@@ -567,7 +557,7 @@ static void distinct(struct out *o, const struct report_side *s,
 		const char *p, *q;
 		bool dup = false;
 
-		v.len = 0;
+		strbuf_reset(&v);
 		field(&s->runs[i], &v);
 		/* seen holds each value followed by a NUL-free separator */
 		for (p = strbuf_str(&seen); *p; p = q + 1) {
@@ -937,9 +927,7 @@ static int flush(struct out *o)
 {
 	if (o->sb.len && fwrite(o->sb.buf, 1, o->sb.len, o->f) != o->sb.len)
 		return -errno;
-	o->sb.len = 0;
-	if (o->sb.buf)
-		o->sb.buf[0] = 0;
+	strbuf_reset(&o->sb);
 	return 0;
 }
 
@@ -994,7 +982,7 @@ static int one_case(struct out *o, const struct report_page *p,
 		counts_caption(o, s, ns);
 		put(o, ".</figcaption></figure>\n");
 	}
-	svg.len = 0;
+	strbuf_reset(&svg);
 	if (p->side[1])
 		cmp_table(o, p, r);
 	else if (s[0].alone)
@@ -1011,7 +999,7 @@ static int one_case(struct out *o, const struct report_page *p,
 		    "Latency percentiles on log axes: thin lines the median "
 		    "of each boot, thick the mean over boots.</figcaption>"
 		    "</figure>\n", strbuf_str(&svg));
-		svg.len = 0;
+		strbuf_reset(&svg);
 	}
 	{
 		const struct report_series *ca, *cb;

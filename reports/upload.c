@@ -157,7 +157,7 @@ static int slug(const char *in, char *out, size_t n)
 	}
 	for (; *p; p++) {
 		if (isalnum(*p) || *p == '.' || *p == '-')
-			strbuf_addf(&sb, "%c", *p);
+			strbuf_addch(&sb, *p);
 		else if (*p == '_')
 			strbuf_addf(&sb, "__");
 		else
@@ -376,12 +376,8 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 	/* the full params of the names cut short, in the metadata */
 	ml = strlen(p->metadata);
 	if (p->more.len && ml && p->metadata[ml - 1] == '}') {
-		char *md = malloc(ml + p->more.len + 1);
+		char *md = xmalloc(ml + p->more.len + 1);
 
-		if (!md) {
-			snprintf(db->err, sizeof(db->err), "out of memory");
-			return DB_ERR;
-		}
 		snprintf(md, ml + p->more.len + 1, "%.*s%s}", (int)(ml - 1),
 			 p->metadata, strbuf_str(&p->more));
 		free(p->metadata);
@@ -1005,7 +1001,7 @@ enum upload_status upload_pending(struct db *db,
 	enum upload_status ret = UPLOAD_OK;
 	int64_t *skip = NULL;
 	char host[256] = "", status[32];
-	size_t nskip = 0;
+	size_t nskip = 0, askip = 0;
 	int r, dbr = 0, busy = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -1053,8 +1049,6 @@ enum upload_status upload_pending(struct db *db,
 	w.pid = (int)getpid();
 	w.lease_s = lease_s(d);
 	for (;;) {
-		int64_t *ns;
-
 		w.skip = skip;
 		w.nskip = nskip;
 		if ((r = db_upload_claim(db, &w, &c, &busy))) {
@@ -1069,13 +1063,7 @@ enum upload_status upload_pending(struct db *db,
 			say(o, true, "run %s: taking over from uploader pid %d, "
 			    "which is gone or ran past its lease", c.uuid,
 			    c.took_over);
-		ns = realloc(skip, (nskip + 1) * sizeof(*skip));
-		if (!ns) {
-			strbuf_addf(err, "out of memory");
-			ret = UPLOAD_EINTERNAL;
-			break;
-		}
-		skip = ns;
+		ALLOC_GROW(skip, nskip + 1, askip);
 		skip[nskip++] = c.run_id;
 		r = send_run(db, d, &w, &c, &tk, o, err, &dbr);
 		if (r < 0) {
