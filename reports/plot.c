@@ -104,7 +104,7 @@ static int drain(int fd, struct strbuf *sb)
 	ssize_t n = read(fd, buf, sizeof(buf));
 
 	if (n > 0) {
-		strbuf_addf(sb, "%.*s", (int)n, buf);
+		strbuf_add(sb, buf, (size_t)n);
 		return 0;
 	}
 	if (!n)
