@@ -123,14 +123,7 @@ print(sorted((x["short_name"][:11], x["status"]) for x in json.loads(sys.argv[1]
 	squad_config
 	local l
 	fx_begin "$DB"
-	local i=0
-	for l in k+1 k~1 k:1 k@1; do
-		i=$((i + 1))
-		fx_run "$l" b$i
-		fx_remove_case unlink
-		fx_wall 100
-		echo "INSERT INTO uploads (run_id, target) VALUES ($i, 'squad');" >> "$FX_SQL"
-	done
+	fx_label_runs squad k+1 k~1 k:1 k@1
 	fx_end
 	run "$BENCH" upload --config "$T/config.json"
 	assert_success
