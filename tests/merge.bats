@@ -232,6 +232,71 @@ late"
 	assert_output $((2 + nbig))
 }
 
+@test "a first merge into an empty file copies the input whole: the rows a row by row merge copies" {
+	two_machines
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	lab=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 3000)
+	# the lab's sample ids have gaps (an aborted run's cases have none)
+	n=$(sqlite3 "$lab" "select count(*) from samples")
+	max=$(sqlite3 "$lab" "select max(id) from samples")
+	[ "$max" -gt "$n" ]
+	rows="select r.uuid, r.label, r.status, c.seq, c.params, s.rep, s.valid, v.metric, v.value from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id join sample_values v on v.sample_id = s.id order by r.uuid, c.seq, s.rep, v.metric"
+	want=$(sqlite3 "$lab" "$rows" | md5sum)
+	# empty output: the file copied, the input's ids kept
+	run "$BENCH" merge "$T/whole.db" "$lab"
+	assert_success
+	assert_output --partial "; 0 already there"
+	[ "$(sqlite3 "$T/whole.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/whole.db" "select count(*), max(id) from samples")" = "$n|$max" ]
+	run sqlite3 "$T/whole.db" "PRAGMA journal_mode; PRAGMA integrity_check; PRAGMA foreign_key_check"
+	assert_output "wal
+ok"
+	# the same counts as row by row: an output open elsewhere is not
+	# copied over, its rows are numbered 1..n
+	out=$output
+	coproc HOLD { sqlite3 "$T/rows.db" 2>&1; }
+	"$BENCH" merge "$T/rows.db" "$T/a.db" > /dev/null
+	sqlite3 "$T/rows.db" "delete from kernel_warnings; delete from sample_values; delete from samples; delete from cases; delete from runs"
+	echo "select count(*) from runs;" >&"${HOLD[1]}"
+	read -r -t 10 held <&"${HOLD[0]}"
+	[ "$held" = 0 ]
+	run "$BENCH" merge "$T/rows.db" "$lab"
+	assert_success
+	[ "$(sqlite3 "$T/rows.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/rows.db" "select count(*), max(id) - (select min(id) from samples) + 1 from samples")" = "$n|$n" ]
+	exec {HOLD[1]}>&-
+	wait "$HOLD_PID" || true
+	[ "$(sqlite3 "$T/whole.db" "select count(*) from runs")" = "$(sqlite3 "$T/rows.db" "select count(*) from runs")" ]
+	# a row whose parent is missing is left out, as row by row
+	sqlite3 "$lab" "insert into sample_values (sample_id, metric, value, unit, better) values (999999999, 'wall', 1, 'ns', 'lower')"
+	run "$BENCH" merge "$T/orphan.db" "$lab"
+	assert_success
+	[ "$(sqlite3 "$T/orphan.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/orphan.db" "select count(*) from sample_values where sample_id = 999999999")" = 0 ]
+}
+
+@test "a first merge into an empty file killed midway leaves it empty and whole" {
+	two_machines
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	big=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 60000)
+	for sig in KILL TERM; do
+		rm -f "$DB" "$DB"-*
+		"$BENCH" merge "$DB" "$big" > /dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 500); do
+			[ "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)" -gt 1000000 ] && break
+			sleep 0.01
+		done
+		kill -$sig $pid 2>/dev/null || true
+		wait $pid || true
+		run q "PRAGMA integrity_check; select count(*) in (0, $(sqlite3 "$big" "select count(*) from runs")) from runs"
+		assert_output "ok
+1"
+	done
+}
+
 @test "merging an input already merged adds nothing and reads no more than its runs" {
 	two_machines
 	"$BENCH" merge "$DB" "$T/a.db" "$T/b.db" > /dev/null
