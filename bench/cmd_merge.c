@@ -77,6 +77,12 @@ int cmd_merge(int argc, char **argv)
 		return r == DB_TOO_NEW ? EX_NEWER_DB : r == DB_NOT_DB ?
 		       EX_DATAERR : EX_IOERR;
 	}
+	/*
+	 * Made and migrated: each merge has a connection of its own, and a
+	 * first merge into an empty file copies it whole only where no other
+	 * connection has it open.
+	 */
+	db_close(&out);
 	for (i = optind + 1; i < argc; i++) {
 		r = db_merge(&out, argv[i], &st);
 		if (!r) {

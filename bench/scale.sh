@@ -11,7 +11,8 @@
 # the command and its children: gnuplot) at each size, the growth per 10x
 # of the CPU time between the two largest sizes (wall time on a shared
 # machine is mostly the wait for a CPU), and the largest maximum RSS at
-# the largest size.  BENCH is the binary timed (default SEED_BENCH): another
+# the largest size.  Merge is timed into a new file and into one that holds
+# the input's runs already.  BENCH is the binary timed (default SEED_BENCH): another
 # build's binary gives the table before a change.  The two labels read
 # are one kernel pair of the lab's twelve.
 set -eu
@@ -28,7 +29,8 @@ done
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
-# name|arguments (D: the database, O: an output file)
+# name|arguments (D: the database, O: an output file, N: a database made
+# anew each time, M: one that holds D's runs already)
 CMDS='compare BASE PATCH (text)|compare --db D BASE PATCH
 compare --format json|compare --db D --format json BASE PATCH
 compare --aa|compare --db D --aa BASE
@@ -36,7 +38,9 @@ plan BASE PATCH|plan --db D BASE PATCH
 export BASE|export --db D BASE
 export --format benchstat|export --db D --format benchstat BASE
 report BASE PATCH|report --db D -o O BASE PATCH
-runs|runs --db D'
+runs|runs --db D
+merge OUT IN (new OUT)|merge N D
+merge OUT IN (IN merged already)|merge M D'
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -52,14 +56,18 @@ for n in $SIZES; do
 		ON c.id = s.case_id JOIN runs r ON r.id = c.run_id
 		WHERE r.label IN ('$BASE', '$PATCH')")
 	echo "$n: $samples samples, $labels of them in the two labels" >&2
+	rm -f "$WORK"/merged.db*
+	"$BENCH" merge "$WORK/merged.db" "$db" > /dev/null
 	echo "$CMDS" | while IFS='|' read -r name args; do
 		args=$(for a in $args; do case $a in
 			BASE) echo "$BASE" ;; PATCH) echo "$PATCH" ;;
 			D) echo "$db" ;; O) echo "$WORK/out.html" ;;
+			N) echo "$WORK/new.db" ;; M) echo "$WORK/merged.db" ;;
 			*) echo "$a" ;; esac; done)
 		i=0
 		while [ $i -lt "$REPEAT" ]; do
 			rc=0
+			rm -f "$WORK"/new.db*
 			# shellcheck disable=SC2086
 			/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" \
 				"$BENCH" $args > "$WORK/out" 2> "$WORK/err" ||

@@ -263,6 +263,8 @@ static int load_schema(struct merge *m)
 			       "'sqlite_%' ORDER BY name = 'runs' DESC, rowid",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_fail(&m->db, "cannot read the schema");
+	m->n = 0;	/* read again in the merge's transaction */
+	memset(m->t, 0, sizeof(m->t));
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (m->n == DB_MERGE_MAX_TABLES) {
 			sqlite3_finalize(st);
@@ -455,8 +457,24 @@ out:
 	return r;
 }
 
-/* Tables in an order where every parent comes before its children. */
-static int copy_all(struct merge *m, struct db_merge_stats *st)
+/* The rows of table i in the input (a whole-file copy copies them all). */
+static int count_rows(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+
+	strbuf_addf(&sql, "SELECT count(*) FROM src.");
+	ident(&sql, t->name);
+	t->added = query_int(m, sql.buf, NULL);
+	strbuf_release(&sql);
+	return t->added < 0 ? db_fail(&m->db, t->name) : DB_OK;
+}
+
+/*
+ * Tables in an order where every parent comes before its children: copied,
+ * or only counted after a whole-file copy (counted).
+ */
+static int copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 {
 	int i, k, done = 0, r;
 	bool progress = true;
@@ -478,10 +496,10 @@ static int copy_all(struct merge *m, struct db_merge_stats *st)
 			}
 			if (!ready)
 				continue;
-			r = copy_table(m, i);
+			r = counted ? count_rows(m, i) : copy_table(m, i);
 			if (r)
 				return r;
-			if (!i)
+			if (!i && !counted)
 				m->by_map = t->added * 4 < query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
 			snprintf(st->table[st->ntables].name,
@@ -498,6 +516,145 @@ static int copy_all(struct merge *m, struct db_merge_stats *st)
 		return DB_ERR;
 	}
 	return DB_OK;
+}
+
+static const char *input_query(const char *path);
+
+/* One number of SQL on the input's own connection; -1 on error. */
+static int64_t src_int(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * Does a copy of the input file, page by page, hold exactly the rows the
+ * merge of its rows would copy into an empty output?  The same schema and
+ * page size, no row in a table not under runs (the merge leaves them) and
+ * none whose parent is missing (PRAGMA foreign_key_check).  The ids are
+ * the input's (the row by row merge numbers them 1, 2, ... in the input's
+ * order: the same ids where the input's have no gap).  On src, the
+ * input's own connection, in its read transaction; the output is checked
+ * empty by the caller.
+ */
+static bool whole_file(struct merge *m, sqlite3 *src)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st;
+	bool ok = true;
+	int i;
+
+	/* the same schema, text for text, both ways */
+	ok = query_int(m, "SELECT (SELECT count(*) FROM (SELECT type, name, "
+		       "tbl_name, sql FROM main.sqlite_master EXCEPT SELECT "
+		       "type, name, tbl_name, sql FROM src.sqlite_master)) + "
+		       "(SELECT count(*) FROM (SELECT type, name, tbl_name, "
+		       "sql FROM src.sqlite_master EXCEPT SELECT type, name, "
+		       "tbl_name, sql FROM main.sqlite_master))", NULL) == 0 &&
+	     query_int(m, "PRAGMA main.page_size", NULL) ==
+	     src_int(src, "PRAGMA page_size") &&
+	     query_int(m, "PRAGMA main.user_version", NULL) ==
+	     src_int(src, "PRAGMA user_version");
+	for (i = 0; ok && i < m->n; i++) {
+		const struct table *t = &m->t[i];
+
+		strbuf_release(&sql);
+		if (i && !t->nfk) {
+			strbuf_addf(&sql, "SELECT count(*) = 0 FROM ");
+			ident(&sql, t->name);
+		} else {
+			continue;
+		}
+		ok = src_int(src, sql.buf) == 1;
+	}
+	strbuf_release(&sql);
+	if (!ok || sqlite3_prepare_v2(src, "PRAGMA foreign_key_check", -1, &st,
+				      NULL) != SQLITE_OK)
+		return false;
+	ok = sqlite3_step(st) == SQLITE_DONE;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * The first merge into an empty output of an input whose file is what the
+ * merge would make of it (whole_file): the file copied page by page
+ * (sqlite3_backup), the same rows, without the row by row inserts.  The output is held locked (locking_mode EXCLUSIVE) from
+ * the check that it is empty to the end of the copy, so that no run
+ * written into it meanwhile is lost; the copy commits whole or not at all.
+ * 1 when this does not apply (the input is migrated, or is not such a
+ * file, the output is not empty or is open elsewhere): the merge then
+ * copies rows.  Counts what it copied into st like copy_all.
+ */
+static int fresh_copy(struct merge *m, struct db_merge_stats *st)
+{
+	struct strbuf name = STRBUF_INIT;
+	sqlite3 *src = NULL;
+	sqlite3_backup *bk;
+	int i, r = 1;
+
+	if (st->in_version != DB_SCHEMA_VERSION)
+		return 1;	/* migrated in memory: rows it is */
+	uri(&name, m->in_path, input_query(m->in_path));
+	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
+			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_busy_timeout(src, DB_BUSY_MS);
+	sqlite3_busy_timeout(m->db.h, 0);
+	if (db_exec(&m->db, "PRAGMA main.locking_mode = EXCLUSIVE") ||
+	    db_exec(&m->db, "BEGIN IMMEDIATE")) {
+		r = 1;
+		goto unlock;
+	}
+	for (i = 0; i < m->n; i++) {
+		struct strbuf sql = STRBUF_INIT;
+		int64_t n;
+
+		strbuf_addf(&sql, "SELECT EXISTS (SELECT 1 FROM main.");
+		ident(&sql, m->t[i].name);
+		strbuf_addf(&sql, ")");
+		n = query_int(m, sql.buf, NULL);
+		strbuf_release(&sql);
+		if (n)
+			break;
+	}
+	if (i < m->n || db_exec(&m->db, "COMMIT")) {
+		db_rollback(&m->db);
+		goto unlock;
+	}
+	if (sqlite3_exec(src, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		goto unlock;
+	if (!whole_file(m, src)) {
+		sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
+		goto unlock;
+	}
+	/* nothing copied yet: an error from here on is the merge's error */
+	bk = sqlite3_backup_init(m->db.h, "main", src, "main");
+	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
+		sqlite3_backup_finish(bk);
+		r = db_fail(&m->db, "cannot copy the input");
+	} else if (sqlite3_backup_finish(bk) != SQLITE_OK) {
+		r = db_fail(&m->db, "cannot copy the input");
+	} else {
+		r = copy_all(m, st, true);
+	}
+	sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
+unlock:
+	/* the lock goes with the next read in normal mode */
+	db_exec(&m->db, "PRAGMA main.locking_mode = NORMAL");
+	query_int(m, "SELECT count(*) FROM main.sqlite_master", NULL);
+	sqlite3_busy_timeout(m->db.h, DB_BUSY_MS);
+out:
+	sqlite3_close_v2(src);
+	strbuf_release(&name);
+	return r;
 }
 
 /*
@@ -670,6 +827,11 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	r = open_merge(m, out->path, st);
 	if (r)
 		goto out;
+	r = load_schema(m);
+	if (!r)
+		r = fresh_copy(m, st);
+	if (r != 1)
+		goto out;
 	r = db_exec(&m->db, "BEGIN IMMEDIATE");
 	if (!r)
 		r = load_schema(m);
@@ -678,7 +840,7 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 					     "WHERE uuid IN (SELECT uuid FROM "
 					     "main.runs)", NULL);
 	if (!r)
-		r = copy_all(m, st);
+		r = copy_all(m, st, false);
 	if (!r)
 		r = db_exec(&m->db, "COMMIT");
 	if (r)

@@ -188,15 +188,17 @@ late"
 	two_machines
 	"$BENCH" merge "$DB" "$T/a.db" > /dev/null
 	cp "$DB" "$T/before.db"
-	# machine B's runs 5000 times over (3*10^4 samples): seconds of merge
-	python3 "$BATS_TEST_DIRNAME/../bench/scale_db.py" --seed "$T/b.db" \
-		--no-check 30000 "$T/big.db" > /dev/null
-	sqlite3 "$T/big.db" "PRAGMA journal_mode = WAL" > /dev/null
+	# a lab grown from machine B's runs, 3*10^4 samples: seconds of merge
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	big=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 30000)
+	nbig=$(sqlite3 "$big" "select count(*) from runs")
+	[ "$nbig" -gt 9000 ]
 	mkdir -p "$T/tmp"
 	for sig in KILL TERM INT; do
 		rm -f "$DB" "$DB"-*
 		cp "$T/before.db" "$DB"
-		TMPDIR=$T/tmp "$BENCH" merge "$DB" "$T/big.db" > /dev/null 2>&1 &
+		TMPDIR=$T/tmp "$BENCH" merge "$DB" "$big" > /dev/null 2>&1 &
 		pid=$!
 		# killed once it writes (or has copied the input)
 		for _ in $(seq 500); do
@@ -208,10 +210,10 @@ late"
 		wait $pid || true
 		run ls -A "$T/tmp"
 		assert_output ""
-		run ls -A "$T"
-		refute_output --partial "big.db-"
+		run ls -A "$T/scale"
+		refute_output --partial "scale-30000.db-"
 		# all or nothing
-		run q "PRAGMA integrity_check; select count(*) in (2, 10002) from runs"
+		run q "PRAGMA integrity_check; select count(*) in (2, 2 + $nbig) from runs"
 		assert_output "ok
 1"
 	done
@@ -219,15 +221,80 @@ late"
 	mount -t tmpfs -o size=64k fbtest-merge "$T/tmp"
 	fb_after umount "$T/tmp"
 	dd if=/dev/zero of="$T/tmp/fill" bs=4k 2>/dev/null || true
-	run env TMPDIR=$T/tmp "$BENCH" merge "$DB" "$T/big.db"
+	run env TMPDIR=$T/tmp "$BENCH" merge "$DB" "$big"
 	assert_success
-	assert_output --partial "$T/big.db: added "
+	assert_output --partial "$big: added "
 	run ls -A "$T/tmp"
 	assert_output "fill"
 	run q "PRAGMA integrity_check"
 	assert_output ok
 	run q "select count(*) from runs"
-	assert_output 10002
+	assert_output $((2 + nbig))
+}
+
+@test "a first merge into an empty file copies the input whole: the rows a row by row merge copies" {
+	two_machines
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	lab=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 3000)
+	# the lab's sample ids have gaps (an aborted run's cases have none)
+	n=$(sqlite3 "$lab" "select count(*) from samples")
+	max=$(sqlite3 "$lab" "select max(id) from samples")
+	[ "$max" -gt "$n" ]
+	rows="select r.uuid, r.label, r.status, c.seq, c.params, s.rep, s.valid, v.metric, v.value from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id join sample_values v on v.sample_id = s.id order by r.uuid, c.seq, s.rep, v.metric"
+	want=$(sqlite3 "$lab" "$rows" | md5sum)
+	# empty output: the file copied, the input's ids kept
+	run "$BENCH" merge "$T/whole.db" "$lab"
+	assert_success
+	assert_output --partial "; 0 already there"
+	[ "$(sqlite3 "$T/whole.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/whole.db" "select count(*), max(id) from samples")" = "$n|$max" ]
+	run sqlite3 "$T/whole.db" "PRAGMA journal_mode; PRAGMA integrity_check; PRAGMA foreign_key_check"
+	assert_output "wal
+ok"
+	# the same counts as row by row: an output open elsewhere is not
+	# copied over, its rows are numbered 1..n
+	out=$output
+	coproc HOLD { sqlite3 "$T/rows.db" 2>&1; }
+	"$BENCH" merge "$T/rows.db" "$T/a.db" > /dev/null
+	sqlite3 "$T/rows.db" "delete from kernel_warnings; delete from sample_values; delete from samples; delete from cases; delete from runs"
+	echo "select count(*) from runs;" >&"${HOLD[1]}"
+	read -r -t 10 held <&"${HOLD[0]}"
+	[ "$held" = 0 ]
+	run "$BENCH" merge "$T/rows.db" "$lab"
+	assert_success
+	[ "$(sqlite3 "$T/rows.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/rows.db" "select count(*), max(id) - (select min(id) from samples) + 1 from samples")" = "$n|$n" ]
+	exec {HOLD[1]}>&-
+	wait "$HOLD_PID" || true
+	[ "$(sqlite3 "$T/whole.db" "select count(*) from runs")" = "$(sqlite3 "$T/rows.db" "select count(*) from runs")" ]
+	# a row whose parent is missing is left out, as row by row
+	sqlite3 "$lab" "insert into sample_values (sample_id, metric, value, unit, better) values (999999999, 'wall', 1, 'ns', 'lower')"
+	run "$BENCH" merge "$T/orphan.db" "$lab"
+	assert_success
+	[ "$(sqlite3 "$T/orphan.db" "$rows" | md5sum)" = "$want" ]
+	[ "$(sqlite3 "$T/orphan.db" "select count(*) from sample_values where sample_id = 999999999")" = 0 ]
+}
+
+@test "a first merge into an empty file killed midway leaves it empty and whole" {
+	two_machines
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	big=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 60000)
+	for sig in KILL TERM; do
+		rm -f "$DB" "$DB"-*
+		"$BENCH" merge "$DB" "$big" > /dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 500); do
+			[ "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)" -gt 1000000 ] && break
+			sleep 0.01
+		done
+		kill -$sig $pid 2>/dev/null || true
+		wait $pid || true
+		run q "PRAGMA integrity_check; select count(*) in (0, $(sqlite3 "$big" "select count(*) from runs")) from runs"
+		assert_output "ok
+1"
+	done
 }
 
 @test "merging an input already merged adds nothing and reads no more than its runs" {
@@ -247,16 +314,20 @@ late"
 	assert_output "c0000000-0000-0000-0000-000000000002|14 15 16"
 	run q "PRAGMA foreign_key_check"
 	assert_output ""
-	# one new run among eight: read through the maps, the same rows
-	python3 "$BATS_TEST_DIRNAME/../bench/scale_db.py" --seed "$T/b.db" \
-		--no-check 24 "$T/c.db" > /dev/null
-	"$BENCH" merge "$DB" "$T/c.db" > /dev/null
-	sqlite3 "$T/c.db" "UPDATE runs SET uuid = 'd' || substr(uuid, 2) WHERE id = 5"
-	run "$BENCH" merge "$DB" "$T/c.db"
+	# one new run among a lab's: read through the maps, the same rows
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	c=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 24)
+	"$BENCH" merge "$DB" "$c" > /dev/null
+	n=$(sqlite3 "$c" "select count(*) from runs")
+	# run 5 of the lab: a complete one, with an upload and a kernel warning
+	sqlite3 "$c" "UPDATE runs SET uuid = 'd' || substr(uuid, 2) WHERE id = 5"
+	max=$(q "select max(id) from samples")
+	run "$BENCH" merge "$DB" "$c"
 	assert_success
-	assert_output "$T/c.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0); 7 already there"
-	run q "select r.uuid, group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
-	assert_output "d0000001-0000-4000-8000-000000000002|35:0 36:1 37:2|3"
+	assert_output "$c: added 1 run (cases 1, samples 3, sample_values 9, uploads 1, sample_workers 0, kernel_warnings 1, run_vm 0); $((n - 1)) already there"
+	run q "select group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
+	assert_output "$((max + 1)):0 $((max + 2)):1 $((max + 3)):2|3"
 	run q "PRAGMA foreign_key_check"
 	assert_output ""
 }
