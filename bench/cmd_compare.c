@@ -493,6 +493,7 @@ int cmd_compare(int argc, char **argv)
 				    .input = report_cmd_input,
 				    .words = report_cmd_words };
 	struct report_cmp c = { 0 };
+	struct report_load_opts lo = { 0 };
 	bool strict = false, aa = false, per_worker = false, drop = false;
 	bool samples = false;
 	size_t ntopo = 0;
@@ -579,17 +580,22 @@ int cmd_compare(int argc, char **argv)
 	ex = report_cmd_open(&db, path);
 	if (ex)
 		return ex;
-	r = report_side_load_noisy(&db, base, aa ? 1 : 0, drop, &a, &err);
-	if (!r)
-		r = report_side_load_noisy(&db, patch, aa ? 2 : 0, drop, &b,
-					   &err);
-	ex = report_cmd_load_exit(r, &err);
-	if (ex)
-		goto out;
 	opts.aa = aa;
 	/* people read one row a case; machines get every metric */
 	opts.primary_only = files != FILES_NONE ||
 			    (fmt != REPORT_CSV && fmt != REPORT_JSON);
+	lo.drop_noisy = drop;
+	lo.shown = opts.primary_only ? &opts : NULL;
+	if (aa) {
+		r = report_side_load_halves(&db, base, &lo, &a, &b, &err);
+	} else {
+		r = report_side_load_opts(&db, base, &lo, &a, &err);
+		if (!r)
+			r = report_side_load_opts(&db, patch, &lo, &b, &err);
+	}
+	ex = report_cmd_load_exit(r, &err);
+	if (ex)
+		goto out;
 	if (report_compare(&a, &b, &opts, &c)) {
 		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
 		goto out;

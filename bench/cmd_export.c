@@ -55,6 +55,7 @@ int cmd_export(int argc, char **argv)
 				    .input = report_cmd_input,
 				    .words = report_cmd_words };
 	struct report_side s = { 0 };
+	struct report_load_opts lo = { 0 };
 	struct report_cmp c = { 0 };
 	struct db db = { 0 };
 	bool benchstat = false;
@@ -108,7 +109,11 @@ int cmd_export(int argc, char **argv)
 	ex = report_cmd_open(&db, path);
 	if (ex)
 		return ex;
-	r = report_side_load(&db, label, 0, &s, &err);
+	/* people read one row a case; machines get every metric */
+	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
+	lo.shown = opts.primary_only ? &opts : NULL;
+	lo.runs_only = benchstat;	/* it reads the values itself */
+	r = report_side_load_opts(&db, label, &lo, &s, &err);
 	ex = report_cmd_load_exit(r, &err);
 	if (ex)
 		goto out;
@@ -124,8 +129,6 @@ int cmd_export(int argc, char **argv)
 		}
 		goto out;
 	}
-	/* people read one row a case; machines get every metric */
-	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
 	if (report_compare(&s, NULL, &opts, &c)) {
 		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
 		goto out;

@@ -14,26 +14,6 @@
 #include "reports/stats.h"
 #include "schema/db_report.h"
 
-static const char *const format_names[] = {
-	[REPORT_TEXT] = "text",
-	[REPORT_CHANGELOG] = "changelog",
-	[REPORT_MARKDOWN] = "markdown",
-	[REPORT_CSV] = "csv",
-	[REPORT_JSON] = "json",
-};
-
-int report_format_parse(const char *name, enum report_format *f)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(format_names); i++)
-		if (!strcmp(name, format_names[i])) {
-			*f = (enum report_format)i;
-			return 0;
-		}
-	return -1;
-}
-
 /* Make room for need elements of size bytes in *p. */
 static int grow(void *pp, size_t *alloc, size_t need, size_t size)
 {
@@ -97,6 +77,24 @@ struct load {
 	size_t sb_alloc;
 	struct boot_hash { const char *id; size_t boot; } *boot_hash;
 	size_t boot_hash_size;
+};
+
+/*
+ * Which values a load reads (report_load_opts.shown): every value of a
+ * series the report shows; of the others, enough to know what they are:
+ * the first measured value of each unit (a series stored in two units is
+ * refused) and every one not measurable ("Not measurable on these
+ * machines").  By (workload, params, metric, unit), in open addressing,
+ * 2^k slots: whether the report shows it, and whether a measured value of
+ * it was read.
+ */
+struct keep {
+	const struct report_opts *shown;
+	struct keep_key {
+		char *w, *p, *m, *u;
+		bool shown, measured;
+	} *k;
+	size_t size, n;
 };
 
 static int dup_all(char **out[], const char *in[], size_t n)
@@ -207,6 +205,88 @@ static int load_run(const struct db_report_run *r, void *arg)
 	}
 	d->boot = (int)b;
 	return 0;
+}
+
+static bool in_list(const char *list, const char *name);
+
+/* The metric of a series the report with options o shows, or its sibling. */
+static bool shows(const struct report_opts *o, const char *workload,
+		  const char *metric, const char *unit)
+{
+	const char *f = strstr(unit, "/folio");
+
+	if (f && !f[6])
+		return true;	/* the per-folio sibling of a row */
+	if (o->metrics)
+		return in_list(o->metrics, metric);
+	return !o->primary || o->primary(workload, metric);
+}
+
+static uint64_t keep_hash(const char *w, const char *p, const char *m,
+			  const char *u)
+{
+	return hash_str(hash_str(hash_str(hash_str(0xcbf29ce484222325ull, w),
+					  p), m), u);
+}
+
+static struct keep_key *keep_slot(struct keep *k, const char *w,
+				  const char *p, const char *m, const char *u)
+{
+	size_t mask = k->size - 1, i;
+
+	for (i = keep_hash(w, p, m, u) & mask; k->k[i].w; i = (i + 1) & mask)
+		if (!strcmp(k->k[i].m, m) && !strcmp(k->k[i].p, p) &&
+		    !strcmp(k->k[i].w, w) && !strcmp(k->k[i].u, u))
+			break;
+	return &k->k[i];
+}
+
+static bool keep_value(const struct db_report_value *v, void *arg)
+{
+	struct keep *k = arg;
+	struct keep_key *e;
+	size_t i;
+
+	if (2 * (k->n + 1) > k->size) {
+		struct keep_key *old = k->k;
+		size_t n = k->size;
+
+		k->size = n ? 2 * n : 64;
+		k->k = xcalloc(k->size, sizeof(*k->k));
+		for (i = 0; i < n; i++)
+			if (old[i].w)
+				*keep_slot(k, old[i].w, old[i].p, old[i].m,
+					   old[i].u) = old[i];
+		free(old);
+	}
+	e = keep_slot(k, v->workload, v->params, v->metric, v->unit);
+	if (!e->w) {
+		e->w = xstrdup(v->workload);
+		e->p = xstrdup(v->params);
+		e->m = xstrdup(v->metric);
+		e->u = xstrdup(v->unit);
+		e->shown = shows(k->shown, v->workload, v->metric, v->unit);
+		k->n++;
+	}
+	if (e->shown || !v->supported)
+		return true;
+	if (e->measured)
+		return false;
+	e->measured = true;
+	return true;
+}
+
+static void keep_release(struct keep *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->size; i++) {
+		free(k->k[i].w);
+		free(k->k[i].p);
+		free(k->k[i].m);
+		free(k->k[i].u);
+	}
+	free(k->k);
 }
 
 /* Keep the runs of one half of the boots and number those boots anew. */
@@ -633,52 +713,57 @@ int report_side_load(struct db *db, const char *label, int half,
 	return report_side_load_noisy(db, label, half, false, s, err);
 }
 
-static int side_load(struct load *l, const char *label)
+/* Loads of one label read together (--aa: its two halves). */
+struct loads {
+	struct load *l;
+	size_t n;
+};
+
+static int load_run_all(const struct db_report_run *r, void *arg)
+{
+	struct loads *ls = arg;
+	size_t i;
+	int r0;
+
+	for (i = 0; i < ls->n; i++)
+		if ((r0 = load_run(r, &ls->l[i])))
+			return r0;
+	return 0;
+}
+
+static int load_value_all(const struct db_report_value *v, void *arg)
+{
+	struct loads *ls = arg;
+	size_t i;
+	int r;
+
+	for (i = 0; i < ls->n; i++)
+		if ((r = load_value(v, &ls->l[i])))
+			return r;
+	return 0;
+}
+
+static int load_notdone_all(const struct db_report_case *c, void *arg)
+{
+	struct loads *ls = arg;
+	size_t i;
+	int r;
+
+	for (i = 0; i < ls->n; i++)
+		if ((r = load_notdone(c, &ls->l[i])))
+			return r;
+	return 0;
+}
+
+/* The params of each series, decoded, and the summary of its values. */
+static int side_finish(struct load *l, const char *label)
 {
 	struct db *db = l->db;
 	struct report_side *s = l->s;
 	struct strbuf *err = l->err;
-	int half = l->half;
 	size_t i;
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	r = check_label(db, label, err);
-	if (r)
-		return r;
-	s->db_label = strdup(label);
-	if (half) {
-		struct strbuf sb = STRBUF_INIT;
-
-		strbuf_addf(&sb, "%s (%s boots)", label,
-			    half == 1 ? "odd" : "even");
-		s->label = sb.buf;
-	} else {
-		s->label = strdup(label);
-	}
-	if (!s->label || !s->db_label)
-		return REPORT_ENOMEM;
-	r = db_report_runs_each(db, label, load_run, l);
-	if (r)
-		goto fail;
-	if (half) {
-		if (s->nboots < 2) {
-			strbuf_addf(err, "label '%s' has complete runs in %zu "
-				    "boot%s; an A/A comparison needs at least "
-				    "2", label, s->nboots,
-				    s->nboots == 1 ? "" : "s");
-			return REPORT_EFEW;
-		}
-		keep_half(s, half);
-	}
-	index_runs(l);
-	r = db_report_values_each_noisy(db, label, l->drop_noisy, load_value,
-					l);
-	if (r)
-		goto fail;
-	r = db_report_cases_not_done_each(db, label, load_notdone, l);
-	if (r)
-		goto fail;
 	for (i = 0; i < s->nser; i++) {
 		struct kv_load k = { .x = &s->ser[i] };
 
@@ -691,7 +776,7 @@ static int side_load(struct load *l, const char *label)
 			return REPORT_EDATA;
 		}
 		if (r)
-			return r;
+			return report_db_status(db, r, err);
 		if (s->ser[i].asked) {
 			r = db_report_params_each(db, s->ser[i].asked,
 						  load_asked, &s->ser[i]);
@@ -703,12 +788,82 @@ static int side_load(struct load *l, const char *label)
 				return REPORT_EDATA;
 			}
 			if (r)
-				return r;
+				return report_db_status(db, r, err);
 		}
 		r = summarize_series(&s->ser[i]);
 		if (r)
 			return r;
 	}
+	return 0;
+}
+
+/*
+ * Load the sides of ls from one read of the label: each takes the runs of
+ * its half of the boots and the values of those runs.
+ */
+static int side_load(struct loads *ls, const char *label,
+		     const struct report_opts *shown, bool runs_only)
+{
+	struct load *l = ls->l;
+	struct db *db = l->db;
+	struct strbuf *err = l->err;
+	struct keep k = { .shown = shown };
+	size_t i;
+	int r;
+
+	for (i = 0; i < ls->n; i++)
+		memset(l[i].s, 0, sizeof(*l[i].s));
+	r = check_label(db, label, err);
+	if (r)
+		return r;
+	for (i = 0; i < ls->n; i++) {
+		struct report_side *s = l[i].s;
+
+		s->db_label = strdup(label);
+		if (l[i].half) {
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb, "%s (%s boots)", label,
+				    l[i].half == 1 ? "odd" : "even");
+			s->label = sb.buf;
+		} else {
+			s->label = strdup(label);
+		}
+		if (!s->label || !s->db_label)
+			return REPORT_ENOMEM;
+	}
+	r = db_report_runs_each(db, label, load_run_all, ls);
+	if (r)
+		goto fail;
+	for (i = 0; i < ls->n; i++) {
+		struct report_side *s = l[i].s;
+
+		if (l[i].half) {
+			if (s->nboots < 2) {
+				strbuf_addf(err, "label '%s' has complete "
+					    "runs in %zu boot%s; an A/A "
+					    "comparison needs at least 2",
+					    label, s->nboots,
+					    s->nboots == 1 ? "" : "s");
+				return REPORT_EFEW;
+			}
+			keep_half(s, l[i].half);
+		}
+		index_runs(&l[i]);
+	}
+	if (!runs_only)
+		r = db_report_values_each_kept(db, label, l->drop_noisy,
+					       shown ? keep_value : NULL, &k,
+					       load_value_all, ls);
+	keep_release(&k);
+	if (r)
+		goto fail;
+	r = db_report_cases_not_done_each(db, label, load_notdone_all, ls);
+	if (r)
+		goto fail;
+	for (i = 0; i < ls->n; i++)
+		if ((r = side_finish(&l[i], label)))
+			return r;
 	return 0;
 fail:
 	return report_db_status(db, r, err);
@@ -718,11 +873,41 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 			   bool drop_noisy, struct report_side *s,
 			   struct strbuf *err)
 {
-	struct load l = { .db = db, .s = s, .err = err, .half = half,
-			  .drop_noisy = drop_noisy };
-	int r = side_load(&l, label);
+	struct report_load_opts lo = { .half = half,
+				       .drop_noisy = drop_noisy };
+
+	return report_side_load_opts(db, label, &lo, s, err);
+}
+
+int report_side_load_opts(struct db *db, const char *label,
+			  const struct report_load_opts *lo,
+			  struct report_side *s, struct strbuf *err)
+{
+	struct load l = { .db = db, .s = s, .err = err, .half = lo->half,
+			  .drop_noisy = lo->drop_noisy };
+	struct loads ls = { &l, 1 };
+	int r = side_load(&ls, label, lo->shown, lo->runs_only);
 
 	load_release(&l);
+	return r;
+}
+
+int report_side_load_halves(struct db *db, const char *label,
+			    const struct report_load_opts *lo,
+			    struct report_side *odd, struct report_side *even,
+			    struct strbuf *err)
+{
+	struct load l[2] = {
+		{ .db = db, .s = odd, .err = err, .half = 1,
+		  .drop_noisy = lo->drop_noisy },
+		{ .db = db, .s = even, .err = err, .half = 2,
+		  .drop_noisy = lo->drop_noisy },
+	};
+	struct loads ls = { l, 2 };
+	int r = side_load(&ls, label, lo->shown, lo->runs_only);
+
+	load_release(&l[0]);
+	load_release(&l[1]);
 	return r;
 }
 

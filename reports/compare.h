@@ -128,6 +128,32 @@ int report_side_load(struct db *db, const char *label, int half,
 int report_side_load_noisy(struct db *db, const char *label, int half,
 			   bool drop_noisy, struct report_side *s,
 			   struct strbuf *err);
+struct report_opts;
+/* How to load a side. */
+struct report_load_opts {
+	int half;			/* as report_side_load's */
+	bool drop_noisy;		/* leave out samples flagged noisy */
+	/*
+	 * The options of the one report made of the side: read the values
+	 * of the series it shows (its primary_only rows: their metric, and
+	 * the per-folio one beside), and of the others only what says they
+	 * exist and whether they were measured.  NULL: every value.
+	 */
+	const struct report_opts *shown;
+	bool runs_only;			/* the runs and boots, no values */
+};
+int report_side_load_opts(struct db *db, const char *label,
+			  const struct report_load_opts *lo,
+			  struct report_side *s, struct strbuf *err);
+/*
+ * An A/A comparison's two sides, the odd and the even boots of label, in
+ * one read (lo->half is not used): as report_side_load_opts with half 1
+ * and 2.
+ */
+int report_side_load_halves(struct db *db, const char *label,
+			    const struct report_load_opts *lo,
+			    struct report_side *odd, struct report_side *even,
+			    struct strbuf *err);
 void report_side_release(struct report_side *s);
 
 /*

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -201,27 +202,127 @@ static void line_value(FILE *f, const char *s)
 	fputs_term(s, f, "");
 }
 
+/*
+ * What a value's name and checks need of its series, by (workload, params,
+ * metric): the unit it was first stored in and the params decoded.
+ */
+struct bs_ser {
+	char *workload, *params, *metric, *unit;
+	char **kv;		/* key, value, key, value ... */
+	size_t nkv;
+};
+
 struct bs_walk {
 	FILE *f;
+	struct db *db;
 	const struct report_side *s;
 	bool (*primary)(const char *, const char *);
+	struct strbuf *err;
 	int64_t sample, run;
 	struct strbuf line;
 	size_t nvals, nlines;
-	size_t run_at;		/* the run of the last value */
+	/* the side's runs by id, sorted, for a binary search */
+	struct bs_run { int64_t id; const struct report_run *r; } *runs;
+	const struct report_run *last;
+	struct bs_ser *ser;	/* open addressing, 2^k slots */
+	size_t ser_size, nser;
 };
 
-static const struct report_series *find_ser(const struct report_side *s,
-					    const char *workload,
-					    const char *params)
+static int bs_run_cmp(const void *a, const void *b)
 {
+	const struct bs_run *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The run of a value: the last one again, else a binary search. */
+static const struct report_run *run_of(struct bs_walk *w, int64_t id)
+{
+	struct bs_run key = { .id = id }, *hit;
+
+	if (w->last && w->last->id == id)
+		return w->last;
+	hit = bsearch(&key, w->runs, w->s->nruns, sizeof(*w->runs),
+		      bs_run_cmp);
+	w->last = hit ? hit->r : NULL;
+	return w->last;
+}
+
+static uint64_t bs_hash(const char *a, const char *b, const char *c)
+{
+	const char *s[] = { a, b, c }, *p;
+	uint64_t h = 0xcbf29ce484222325ull;
 	size_t i;
 
-	for (i = 0; i < s->nser; i++)
-		if (!strcmp(s->ser[i].workload, workload) &&
-		    !strcmp(s->ser[i].params, params))
-			return &s->ser[i];
-	return NULL;
+	for (i = 0; i < 3; i++) {
+		for (p = s[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+		h = (h ^ 0xff) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static struct bs_ser *bs_slot(struct bs_ser *t, size_t size,
+			      const char *workload, const char *params,
+			      const char *metric)
+{
+	size_t m = size - 1, i;
+
+	for (i = bs_hash(workload, params, metric) & m; t[i].workload;
+	     i = (i + 1) & m)
+		if (!strcmp(t[i].metric, metric) &&
+		    !strcmp(t[i].params, params) &&
+		    !strcmp(t[i].workload, workload))
+			break;
+	return &t[i];
+}
+
+static int bs_kv(const char *key, const char *value, void *arg)
+{
+	struct bs_ser *x = arg;
+
+	x->kv = xrealloc(x->kv, (x->nkv + 2) * sizeof(*x->kv));
+	x->kv[x->nkv++] = xstrdup(key);
+	x->kv[x->nkv++] = xstrdup(value);
+	return 0;
+}
+
+/* The series of v, met before or new; NULL with err set. */
+static struct bs_ser *bs_series(struct bs_walk *w,
+				const struct db_report_value *v, int *r)
+{
+	struct bs_ser *x;
+	size_t i;
+
+	if (2 * (w->nser + 1) > w->ser_size) {
+		struct bs_ser *old = w->ser;
+		size_t n = w->ser_size;
+
+		w->ser_size = n ? 2 * n : 64;
+		w->ser = xcalloc(w->ser_size, sizeof(*w->ser));
+		for (i = 0; i < n; i++)
+			if (old[i].workload)
+				*bs_slot(w->ser, w->ser_size, old[i].workload,
+					 old[i].params, old[i].metric) = old[i];
+		free(old);
+	}
+	x = bs_slot(w->ser, w->ser_size, v->workload, v->params, v->metric);
+	if (x->workload)
+		return x;
+	x->workload = xstrdup(v->workload);
+	x->params = xstrdup(v->params);
+	x->metric = xstrdup(v->metric);
+	x->unit = xstrdup(v->unit);
+	w->nser++;
+	*r = db_report_params_each(w->db, v->params, bs_kv, x);
+	if (*r == DB_ERR) {
+		/* the words of report_side_load's refusal */
+		strbuf_addf(w->err, "case %s of label '%s' has params that "
+			    "are not a JSON object: %s", v->workload,
+			    w->s->db_label, v->params);
+		*r = REPORT_EDATA;
+	}
+	return *r ? NULL : x;
 }
 
 static void bs_flush(struct bs_walk *w)
@@ -234,34 +335,32 @@ static void bs_flush(struct bs_walk *w)
 	w->nvals = 0;
 }
 
-/*
- * The run of a value: values come in the order of s->runs, so the search
- * goes on from the last run found and wraps around once.
- */
-static const struct report_run *run_of(struct bs_walk *w, int64_t id)
-{
-	const struct report_side *s = w->s;
-	size_t k, i;
-
-	for (k = 0; k < s->nruns; k++) {
-		i = (w->run_at + k) % s->nruns;
-		if (s->runs[i].id == id) {
-			w->run_at = i;
-			return &s->runs[i];
-		}
-	}
-	return NULL;
-}
-
 static int bs_value(const struct db_report_value *v, void *arg)
 {
 	struct bs_walk *w = arg;
 	const struct report_run *run = run_of(w, v->run_id);
-	const struct report_series *x;
+	const struct bs_ser *x;
 	size_t k;
+	int r = 0;
 
 	if (!run)
 		return 0;
+	x = bs_series(w, v, &r);
+	if (!x)
+		return r;
+	/* what report_side_load refuses, in its words */
+	if (strcmp(x->unit, v->unit)) {
+		strbuf_addf(w->err, "%s %s: metric %s is stored both in %s "
+			    "and in %s", x->workload, x->params, x->metric,
+			    x->unit, v->unit);
+		return REPORT_EDATA;
+	}
+	if (v->supported && !isfinite(v->value)) {
+		strbuf_addf(w->err, "%s %s: metric %s has a value that is not "
+			    "a finite number", x->workload, x->params,
+			    x->metric);
+		return REPORT_EDATA;
+	}
 	if (v->sample_id != w->sample) {
 		bs_flush(w);
 		w->sample = v->sample_id;
@@ -278,12 +377,11 @@ static int bs_value(const struct db_report_value *v, void *arg)
 		}
 		strbuf_addf(&w->line, "Benchmark");
 		camel(v->workload, &w->line);
-		x = find_ser(w->s, v->workload, v->params);
-		for (k = 0; x && k < x->nkv; k++) {
+		for (k = 0; k + 1 < x->nkv; k += 2) {
 			strbuf_addf(&w->line, "/");
-			name_value(x->kv[k].key, &w->line);
+			name_value(x->kv[k], &w->line);
 			strbuf_addf(&w->line, "=");
-			name_value(x->kv[k].value, &w->line);
+			name_value(x->kv[k + 1], &w->line);
 		}
 		/* one operation a sample: its values are per op already */
 		strbuf_addf(&w->line, " 1");
@@ -295,6 +393,26 @@ static int bs_value(const struct db_report_value *v, void *arg)
 		w->primary(v->workload, v->metric), &w->line);
 	w->nvals++;
 	return 0;
+}
+
+static void bs_release(struct bs_walk *w)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->ser_size; i++) {
+		struct bs_ser *x = &w->ser[i];
+
+		free(x->workload);
+		free(x->params);
+		free(x->metric);
+		free(x->unit);
+		for (k = 0; k < x->nkv; k++)
+			free(x->kv[k]);
+		free(x->kv);
+	}
+	free(w->ser);
+	free(w->runs);
+	strbuf_release(&w->line);
 }
 
 /* Distinct values of a run field, "; " between. */
@@ -343,7 +461,10 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 					   const char *metric),
 			   const char *tool_version, struct strbuf *err)
 {
-	struct bs_walk w = { f, s, primary, -1, -1, STRBUF_INIT, 0, 0, 0 };
+	struct bs_walk w = { .f = f, .db = db, .s = s, .primary = primary,
+			     .err = err, .sample = -1, .run = -1,
+			     .line = STRBUF_INIT };
+	size_t i;
 	int r;
 
 	fprintf(f, "# foliobench %s: every valid sample of ", tool_version);
@@ -362,17 +483,20 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 	config_line(f, "host", s, f_host);
 	if (s->nruns)
 		fprintf(f, "cpu-count: %lld\n", (long long)s->runs[0].vcpus);
+	w.runs = xcalloc(s->nruns ? s->nruns : 1, sizeof(*w.runs));
+	for (i = 0; i < s->nruns; i++) {
+		w.runs[i].id = s->runs[i].id;
+		w.runs[i].r = &s->runs[i];
+	}
+	qsort(w.runs, s->nruns, sizeof(*w.runs), bs_run_cmp);
 	r = db_report_values_each(db, s->db_label, bs_value, &w);
-	if (r == REPORT_ENOMEM) {
-		strbuf_release(&w.line);
+	if (!r)
+		bs_flush(&w);
+	bs_release(&w);
+	if (r == REPORT_ENOMEM || r == REPORT_EDATA)
 		return r;
-	}
-	if (r) {
-		strbuf_release(&w.line);
+	if (r)
 		return report_db_status(db, r, err);
-	}
-	bs_flush(&w);
-	strbuf_release(&w.line);
 	if (fflush(f) || ferror(f))
 		return -EIO;
 	return 0;

@@ -32,8 +32,10 @@ int report_write_ministat(const char *dir, const struct report_cmp *c,
  * all its metrics.  Configuration lines carry only what is the same for
  * every kernel on one machine; what differs between kernels (label,
  * kernel, boots) goes in '#' lines, which the format ignores, so that
- * `benchstat base.txt patch.txt` puts both in one table.  0, REPORT_EDB
- * (err says), REPORT_ENOMEM, or -errno when the stream fails.
+ * `benchstat base.txt patch.txt` puts both in one table.  One read of the
+ * values; s needs its runs only (report_load_opts.runs_only).  0,
+ * REPORT_EDB or REPORT_EDATA (err says: the rows report_side_load
+ * refuses), REPORT_ENOMEM, or -errno when the stream fails.
  */
 int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 			   bool (*primary)(const char *workload,

@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "reports/compare.h"
+#include "reports/format.h"
 
 /* Version of the layout below: bump it when a key changes meaning. */
 #define REPORT_JSON_FORMAT	1
@@ -303,3 +303,7 @@ end:
 	cJSON_Delete(root);
 	return r;
 }
+
+const struct report_fmt report_fmt_json = {
+	"json", report_print_json, report_print_json, false,
+};

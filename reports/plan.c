@@ -69,13 +69,15 @@ static int plan_rows(struct db *db, struct report_bootplan *p, double effect,
 {
 	struct report_side a, b;
 	struct report_opts o = { .primary = primary, .primary_only = true };
+	/* the values of the headline rows, of the others what they are */
+	struct report_load_opts lo = { .shown = &o };
 	struct report_cmp c;
 	size_t i;
 	int r;
 
-	r = report_side_load(db, p->label[0], 0, &a, err);
+	r = report_side_load_opts(db, p->label[0], &lo, &a, err);
 	if (!r)
-		r = report_side_load(db, p->label[1], 0, &b, err);
+		r = report_side_load_opts(db, p->label[1], &lo, &b, err);
 	else
 		memset(&b, 0, sizeof(b));
 	if (!r)

@@ -37,6 +37,12 @@
 #define HASH_HEX	12	/* hex digits of a long params' hash */
 #define BACKOFF_DOUBLINGS 5	/* the wait stops growing at 32 times the first */
 
+/*
+ * Within this file, beside DB_* in one int: a run's rows cannot make a
+ * document (p->bad says why).  Never returned by upload_pending().
+ */
+#define UPLOAD_EROWS	(-5100)
+
 /* SQUAD's text for a job_id it already holds in that build. */
 static const char squad_dup[] = "There is already a test run with job_id";
 
@@ -157,7 +163,7 @@ static int slug(const char *in, char *out, size_t n)
 	}
 	for (; *p; p++) {
 		if (isalnum(*p) || *p == '.' || *p == '-')
-			strbuf_addf(&sb, "%c", *p);
+			strbuf_addch(&sb, *p);
 		else if (*p == '_')
 			strbuf_addf(&sb, "__");
 		else
@@ -180,7 +186,7 @@ struct payload {
 	struct strbuf metrics, tests;
 	struct strbuf more;		/* metadata: params of cut names */
 	uint64_t *longs;		/* hashes of the params in more */
-	size_t nlongs;
+	size_t nlongs, alongs;
 	bool first_metric, first_test;
 	size_t nmetrics, ntests;	/* names sent */
 	char bad[1024];			/* why the run cannot be sent */
@@ -208,8 +214,8 @@ static uint64_t fnv1a(const char *s)
 /*
  * "suite/name[params]" within SQUAD's SQUAD_NAME_MAX characters for the part
  * after the suite: the params cut short and marked with ~ and a hash of
- * them, the full params in the metadata under "params~HASH".  -1 (p->bad
- * says why) when even that does not fit.
+ * them, the full params in the metadata under "params~HASH".  UPLOAD_EROWS
+ * (p->bad says why) when even that does not fit.
  */
 static int test_name(struct payload *p, struct strbuf *key,
 		     const char *suite, const char *name, const char *params)
@@ -225,7 +231,7 @@ static int test_name(struct payload *p, struct strbuf *key,
 		snprintf(p->bad, sizeof(p->bad), "the metric or test name "
 			 "%.64s... of %s is %zu characters long, over the %d "
 			 "SQUAD keeps", name, suite, nl, SQUAD_NAME_MAX);
-		return -1;
+		return UPLOAD_EROWS;
 	}
 	h = fnv1a(params) & ((1ull << (4 * HASH_HEX)) - 1);
 	keep = SQUAD_NAME_MAX - nl - 2 - 1 - HASH_HEX;
@@ -237,7 +243,7 @@ static int test_name(struct payload *p, struct strbuf *key,
 	for (size_t i = 0; i < p->nlongs; i++)
 		if (p->longs[i] == h)
 			return 0;
-	p->longs = xrealloc(p->longs, (p->nlongs + 1) * sizeof(*p->longs));
+	ALLOC_GROW(p->longs, p->nlongs + 1, p->alongs);
 	p->longs[p->nlongs++] = h;
 	strbuf_addf(&p->more, ",\"params~%0*llx\":", HASH_HEX,
 		    (unsigned long long)h);
@@ -255,7 +261,7 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
 	char num[40];
-	int r = -1;
+	int r = UPLOAD_EROWS;
 
 	if (strlen(m->unit) > UNIT_MAX) {
 		snprintf(p->bad, sizeof(p->bad), "the unit \"%.40s\" of %s/%s "
@@ -299,7 +305,7 @@ static int add_check(const struct db_upload_check *k, void *arg)
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
 	char name[64];
-	int r = -1;
+	int r = UPLOAD_EROWS;
 
 	if (k->rep >= 0)
 		snprintf(name, sizeof(name), "verify-rep%lld",
@@ -338,7 +344,10 @@ static void shown_url(struct payload *p)
 	strbuf_release(&sb);
 }
 
-/* DB_OK; DB_* of the database; 1 with p->bad for a run SQUAD cannot take. */
+/*
+ * DB_OK; DB_* of the database; UPLOAD_EROWS with p->bad for a run SQUAD
+ * cannot take.
+ */
 static int payload_build(struct db *db, const struct dashboard_cfg *d,
 			 const struct db_upload_claim *c, struct payload *p)
 {
@@ -361,7 +370,7 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 			 "(%.120s...)", b ? "label" : "environment",
 			 b ? c->label : envname, b ? "build" : "environment",
 			 SLUG_MAX, b ? build : env);
-		return 1;
+		return UPLOAD_EROWS;
 	}
 	snprintf(p->build, sizeof(p->build), "%s", build);
 	snprintf(p->url, sizeof(p->url), "%.*s/api/submit/%s/%s/%s/%s",
@@ -370,18 +379,14 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 	if ((r = db_upload_metadata(db, c->run_id, &p->metadata)) ||
 	    (r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
 	    (r = db_upload_checks_each(db, c->run_id, add_check, p)))
-		return r == -1 ? 1 : r;
+		return r;
 	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{}" : "}");
 	strbuf_addf(&p->tests, "%s", p->first_test ? "{}" : "}");
 	/* the full params of the names cut short, in the metadata */
 	ml = strlen(p->metadata);
 	if (p->more.len && ml && p->metadata[ml - 1] == '}') {
-		char *md = malloc(ml + p->more.len + 1);
+		char *md = xmalloc(ml + p->more.len + 1);
 
-		if (!md) {
-			snprintf(db->err, sizeof(db->err), "out of memory");
-			return DB_ERR;
-		}
 		snprintf(md, ml + p->more.len + 1, "%.*s%s}", (int)(ml - 1),
 			 p->metadata, strbuf_str(&p->more));
 		free(p->metadata);
@@ -876,11 +881,21 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 	}
 }
 
-/* Try one claimed run up to max_attempts times; its verdict, or -1 (db). */
+/* The upload_status of a DB_* code that stops the upload. */
+static enum upload_status db_status(int dbr)
+{
+	return dbr == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
+}
+
+/*
+ * Try one claimed run up to max_attempts times: its verdict (0 or more),
+ * or what stops the upload (UPLOAD_EINTERNAL, UPLOAD_EDB, UPLOAD_EBUSY;
+ * err says why).
+ */
 static int send_run(struct db *db, const struct dashboard_cfg *d,
 		    const struct db_upload_want *w,
 		    const struct db_upload_claim *c, const struct token *tk,
-		    const struct upload_opts *o, struct strbuf *err, int *dbr)
+		    const struct upload_opts *o, struct strbuf *err)
 {
 	const char *target = w->target;
 	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT,
@@ -890,18 +905,18 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	enum verdict v = V_RETRY;
 	bool lost = false;
 	unsigned attempt;
-	int ret = -1;
+	int ret = UPLOAD_EINTERNAL, dbr;
 
-	*dbr = payload_build(db, d, c, &p);
-	if (*dbr && *dbr != DB_ERR && *dbr != 1)
+	dbr = payload_build(db, d, c, &p);
+	if (dbr && dbr != DB_ERR && dbr != UPLOAD_EROWS)
 		goto dberr;	/* busy, full...: not the run's rows */
-	if (*dbr) {
+	if (dbr) {
 		/* bad rows: this run waits for --failed, the others go on */
 		snprintf(why, sizeof(why), "cannot make the upload of run "
 			 "%s from its rows: %s", c->uuid,
-			 *dbr == 1 ? p.bad : db->err);
-		if ((*dbr = db_upload_done(db, w, c->run_id, "failed", why,
-					   NULL, &lost)))
+			 dbr == UPLOAD_EROWS ? p.bad : db->err);
+		if ((dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					  NULL, &lost)))
 			goto dberr;
 		say(o, true, "run %s failed: %s", c->uuid, why);
 		ret = V_REJECTED;
@@ -922,13 +937,13 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 			break;
 		s = wait_s(d, attempt, &r);
 		if (attempt == d->max_attempts) {
-			if ((*dbr = db_upload_tried(db, w, c->run_id, why,
-						    NULL)))
+			if ((dbr = db_upload_tried(db, w, c->run_id, why,
+						   NULL)))
 				goto dberr;
 			break;
 		}
 		iso_in(s, next, sizeof(next));
-		if ((*dbr = db_upload_tried(db, w, c->run_id, why, next)))
+		if ((dbr = db_upload_tried(db, w, c->run_id, why, next)))
 			goto dberr;
 		say(o, true, "run %s: try %u of %u: %s; again in %.3g s",
 		    c->uuid, attempt, d->max_attempts, why, s);
@@ -940,17 +955,17 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	switch (v) {
 	case V_SENT:
 	case V_DUP:
-		if ((*dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
-		    (*dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
-					   &lost)))
+		if ((dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
+					  &lost)))
 			goto dberr;
 		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
 		    c->label, target, why, v == V_DUP ?
 		    " (the dashboard had it already: a reply was lost)" : "");
 		break;
 	case V_RETRY:
-		if ((*dbr = db_upload_done(db, w, c->run_id, "pending", why,
-					   NULL, &lost)))
+		if ((dbr = db_upload_done(db, w, c->run_id, "pending", why,
+					  NULL, &lost)))
 			goto dberr;
 		if (attempt > d->max_attempts)
 			attempt = d->max_attempts;
@@ -960,9 +975,9 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	case V_DENIED:
 	case V_REJECTED:
 	case V_UNTRUSTED:
-		if ((*dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
-		    (*dbr = db_upload_done(db, w, c->run_id, "failed", why,
-					   NULL, &lost)))
+		if ((dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					  NULL, &lost)))
 			goto dberr;
 		say(o, true, "run %s failed: %s", c->uuid, why);
 		break;
@@ -973,8 +988,9 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	ret = (int)v;
 	goto out;
 dberr:
-	db_upload_say(db, *dbr, err, "cannot record the upload of run",
+	db_upload_say(db, dbr, err, "cannot record the upload of run",
 		      c->uuid);
+	ret = db_status(dbr);
 out:
 	payload_release(&p);
 	explicit_bzero(&r, sizeof(r));
@@ -1005,8 +1021,8 @@ enum upload_status upload_pending(struct db *db,
 	enum upload_status ret = UPLOAD_OK;
 	int64_t *skip = NULL;
 	char host[256] = "", status[32];
-	size_t nskip = 0;
-	int r, dbr = 0, busy = 0;
+	size_t nskip = 0, askip = 0;
+	int r, busy = 0;
 
 	memset(t, 0, sizeof(*t));
 	w.target = dashboard_target_name(d->target);
@@ -1024,7 +1040,7 @@ enum upload_status upload_pending(struct db *db,
 		}
 		if (r) {
 			db_upload_say(db, r, err, "cannot queue run", o->uuid);
-			return r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
+			return db_status(r);
 		}
 		if (strcmp(status, "complete")) {
 			strbuf_addf(err, "run %s is %s: only complete runs are "
@@ -1053,14 +1069,12 @@ enum upload_status upload_pending(struct db *db,
 	w.pid = (int)getpid();
 	w.lease_s = lease_s(d);
 	for (;;) {
-		int64_t *ns;
-
 		w.skip = skip;
 		w.nskip = nskip;
 		if ((r = db_upload_claim(db, &w, &c, &busy))) {
 			db_upload_say(db, r, err, "cannot claim an upload",
 				      NULL);
-			ret = r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
+			ret = db_status(r);
 			break;
 		}
 		if (c.run_id < 0)
@@ -1069,18 +1083,11 @@ enum upload_status upload_pending(struct db *db,
 			say(o, true, "run %s: taking over from uploader pid %d, "
 			    "which is gone or ran past its lease", c.uuid,
 			    c.took_over);
-		ns = realloc(skip, (nskip + 1) * sizeof(*skip));
-		if (!ns) {
-			strbuf_addf(err, "out of memory");
-			ret = UPLOAD_EINTERNAL;
-			break;
-		}
-		skip = ns;
+		ALLOC_GROW(skip, nskip + 1, askip);
 		skip[nskip++] = c.run_id;
-		r = send_run(db, d, &w, &c, &tk, o, err, &dbr);
+		r = send_run(db, d, &w, &c, &tk, o, err);
 		if (r < 0) {
-			ret = !dbr ? UPLOAD_EINTERNAL : dbr == DB_BUSY ?
-			      UPLOAD_EBUSY : UPLOAD_EDB;
+			ret = r;
 			break;
 		}
 		if (r == V_SENT || r == V_DUP)

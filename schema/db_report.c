@@ -5,6 +5,7 @@
  */
 #include "db_report.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,23 +247,81 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 					  void *),
 				void *arg)
 {
+	return db_report_values_each_kept(db, label, drop_noisy, NULL, NULL,
+					  fn, arg);
+}
+
+/* sample_values.rowid keeps the metric order the workload gave. */
+#define VALUES_SQL(filter) \
+	"SELECT r.id, r.boot_id, c.workload, c.params, v.metric, v.unit, " \
+	"v.better, v.value, v.supported, s.id, c.asked " \
+	"FROM runs r JOIN cases c ON c.run_id = r.id " \
+	"JOIN samples s ON s.case_id = c.id " \
+	"JOIN sample_values v ON v.sample_id = s.id " \
+	"WHERE r.label = ?1 AND r.status = 'complete' " \
+	"AND s.warmup = 0 AND s.valid = 1 AND (?2 = 0 OR s.noisy = 0) " \
+	filter "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid"
+
+struct keep_call {
+	bool (*keep)(const struct db_report_value *, void *);
+	void *arg;
+};
+
+/*
+ * fb_keep(workload, params, metric, unit, value, supported): 1 for a value
+ * to read.  A value check_value or the reports refuse (text, a blob, below
+ * zero, infinite) is read whatever keep says, so that it is refused.
+ */
+static void fb_keep(sqlite3_context *ctx, int argc, sqlite3_value **a)
+{
+	const struct keep_call *k = sqlite3_user_data(ctx);
+	int type = sqlite3_value_type(a[4]);
+	struct db_report_value v = { .run_id = 0 };
+	double x = 0;
+
+	(void)argc;
+	if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+		x = sqlite3_value_double(a[4]);
+	if (type == SQLITE_TEXT || type == SQLITE_BLOB || x < 0 ||
+	    !isfinite(x)) {
+		sqlite3_result_int(ctx, 1);
+		return;
+	}
+	v.workload = (const char *)sqlite3_value_text(a[0]);
+	v.params = (const char *)sqlite3_value_text(a[1]);
+	v.metric = (const char *)sqlite3_value_text(a[2]);
+	v.unit = (const char *)sqlite3_value_text(a[3]);
+	if (!v.workload || !v.params || !v.metric || !v.unit) {
+		sqlite3_result_int(ctx, 1);
+		return;
+	}
+	v.value = x;
+	v.supported = type != SQLITE_NULL && sqlite3_value_int(a[5]);
+	sqlite3_result_int(ctx, k->keep(&v, k->arg));
+}
+
+int db_report_values_each_kept(struct db *db, const char *label,
+			       bool drop_noisy,
+			       bool (*keep)(const struct db_report_value *,
+					    void *),
+			       void *keep_arg,
+			       int (*fn)(const struct db_report_value *,
+					 void *),
+			       void *arg)
+{
+	struct keep_call k = { keep, keep_arg };
 	sqlite3_stmt *st;
 	int r;
 
-	/* sample_values.rowid keeps the metric order the workload gave. */
-	r = prepare(db,
-		    "SELECT r.id, r.boot_id, c.workload, c.params, v.metric, "
-		    "v.unit, v.better, v.value, v.supported, s.id, c.asked "
-		    "FROM runs r JOIN cases c ON c.run_id = r.id "
-		    "JOIN samples s ON s.case_id = c.id "
-		    "JOIN sample_values v ON v.sample_id = s.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND s.warmup = 0 AND s.valid = 1 "
-		    "AND (?2 = 0 OR s.noisy = 0) "
-		    "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid",
+	if (keep && sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
+					    &k, fb_keep, NULL, NULL))
+		return fail(db, "cannot make the report's value filter");
+	r = prepare(db, keep ? VALUES_SQL("AND fb_keep(c.workload, c.params, "
+					  "v.metric, v.unit, v.value, "
+					  "v.supported) ") : VALUES_SQL(""),
 		    label, &st);
 	if (r)
-		return r;
+		goto out;
 	sqlite3_bind_int(st, 2, drop_noisy);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_report_value v = {
@@ -282,16 +341,25 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 		};
 		int stop;
 
-		if (check_value(db, st, 7, &v))
-			return DB_BADROW;
+		if (check_value(db, st, 7, &v)) {
+			r = DB_BADROW;
+			goto out;
+		}
 		stop = fn(&v, arg);
 
 		if (stop) {
 			sqlite3_finalize(st);
-			return stop;
+			r = stop;
+			goto out;
 		}
 	}
-	return step_end(db, st, r, "cannot read samples");
+	r = step_end(db, st, r, "cannot read samples");
+out:
+	/* k lives on this stack: the function goes with it */
+	if (keep)
+		sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
+					NULL, NULL, NULL, NULL);
+	return r;
 }
 
 int db_report_cases_not_done_each(struct db *db, const char *label,
@@ -529,6 +597,7 @@ int db_report_bounded_each(struct db *db, const char *label,
 		    "JOIN samples s ON s.case_id = c.id "
 		    "WHERE r.label = ?1 AND r.status = 'complete' "
 		    "AND s.warmup = 0 AND s.valid = 1 "
+		    "AND instr(s.verify, 'coverage_bounded') "
 		    "AND json_extract(s.verify, '$.coverage_bounded') = 1 "
 		    "ORDER BY c.workload, c.params", label, &st);
 	if (r)

@@ -58,6 +58,21 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 				int (*fn)(const struct db_report_value *,
 					  void *),
 				void *arg);
+/*
+ * The same, reading only the values keep wants: keep (when not NULL) is
+ * asked of each value that a report can take without an error (a number,
+ * or NULL; no negative or infinite one), with its workload, params,
+ * metric, unit and supported set, and nothing else; a value it turns down
+ * never leaves SQLite.  Values a report must refuse are always read.
+ */
+int db_report_values_each_kept(struct db *db, const char *label,
+			       bool drop_noisy,
+			       bool (*keep)(const struct db_report_value *,
+					    void *),
+			       void *keep_arg,
+			       int (*fn)(const struct db_report_value *,
+					 void *),
+			       void *arg);
 /* Valid measured samples of a label's complete runs, and the noisy ones. */
 /*
  * The cases (workload, params JSON) of a label with a valid sample whose

@@ -90,3 +90,27 @@ fb_schema_latest() {
 	f=$(basename "$f")
 	echo $((10#${f%%_*}))
 }
+
+# fb_json_valid KIND FILE: FILE is one document that validates against
+# schema/KIND.schema.json (JSON Schema 2020-12, python3-jsonschema).
+fb_json_valid() {
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/validate_run.py" \
+		"$BATS_TEST_DIRNAME/../schema/$1.schema.json" "$2"
+	assert_success
+	assert_output "1 valid"
+}
+
+# fx_label_runs TARGET LABEL...: between fx_begin and fx_end, one run a
+# label (boot b1, b2, ...) with an unlink case of wall time 100, each
+# queued for upload to TARGET.
+fx_label_runs() {
+	local target=$1 l i=0
+	shift
+	for l in "$@"; do
+		i=$((i + 1))
+		fx_run "$l" b$i
+		fx_remove_case unlink
+		fx_wall 100
+		echo "INSERT INTO uploads (run_id, target) VALUES ($i, '$target');" >> "$FX_SQL"
+	done
+}

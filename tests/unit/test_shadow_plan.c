@@ -30,6 +30,7 @@ int main(void)
 	struct plan p;
 	int r;
 
+	tap_plan(22);
 	OK(shadow_pow2_floor(1) == 1 && shadow_pow2_floor(200) == 128 &&
 	   shadow_pow2_floor(256) == 256, "pow2_floor: 1, 200 -> 128, 256");
 
