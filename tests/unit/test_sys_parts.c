@@ -55,6 +55,7 @@ int main(void)
 	int n, k, bad = 0, caller = 1, in;
 	volatile unsigned long sink = 0;
 
+	tap_plan(5);
 	for (n = 1; n <= 8; n++)
 		for (k = 0; k < (int)(sizeof(sizes) / sizeof(sizes[0])); k++) {
 			if (check_split(n, sizes[k], 262144, &in)) {
