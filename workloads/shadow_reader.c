@@ -21,6 +21,7 @@
 
 #include "common/common.h"
 #include "sys/memcg.h"
+#include "sys/parts.h"
 
 #define PROGRESS_STEP	(64 * MiB)
 /* pinning: threads at most, and progress every so many bytes of file */
@@ -95,11 +96,10 @@ fail(int fd, const char *fmt, ...)
  * 0.84-1.15 s against 1.44-3.94 s).
  */
 struct pin_part {
+	struct part part;	/* first: parts_run's */
 	int fd, out;
 	char *map;
-	uint64_t off, len, size;
-	pthread_t th;
-	bool started;		/* a thread of its own, to be joined */
+	uint64_t size;
 	int err;
 };
 
@@ -120,16 +120,16 @@ static void pin_progress(const struct pin_part *p, uint64_t n)
 static void *pin_range(void *arg)
 {
 	struct pin_part *p = arg;
-	uint64_t off, end = p->off + p->len, n = 0;
+	uint64_t off, end = p->part.off + p->part.len, n = 0;
 
-	for (off = p->off; off < end; off += PIN_STRIDE) {
+	for (off = p->part.off; off < end; off += PIN_STRIDE) {
 		posix_fadvise(p->fd, (off_t)off, PAGE, POSIX_FADV_WILLNEED);
 		if ((n += PIN_STRIDE) == PIN_PROGRESS) {
 			pin_progress(p, n);
 			n = 0;
 		}
 	}
-	for (off = p->off; off < end; off += PIN_STRIDE) {
+	for (off = p->part.off; off < end; off += PIN_STRIDE) {
 		/* MLOCK_ONFAULT: mapped is locked */
 		if (madvise(p->map + off, PAGE, MADV_POPULATE_READ)) {
 			p->err = errno;
@@ -145,32 +145,18 @@ static void *pin_range(void *arg)
 
 /*
  * Split [0, size) into parts of whole pin strides, one per thread (at
- * most PIN_THREADS_MAX), fill each with fd, off and len, and run fn on
- * each: the last part, and any whose thread cannot start, in this thread.
+ * most PIN_THREADS_MAX), and run fn on each part of parts (parts_run).
  * Returns the number of parts.
  */
 static int run_parts(struct pin_part *parts, int threads, int fd,
 		     uint64_t size, void *(*fn)(void *))
 {
-	uint64_t part;
 	int i, n = threads < 1 ? 1 : threads > PIN_THREADS_MAX ?
 		   PIN_THREADS_MAX : threads;
 
-	part = (size / (uint64_t)n + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
-	for (i = 0; i < n; i++) {
-		struct pin_part *p = &parts[i];
-
-		p->fd = fd;
-		p->off = (uint64_t)i * part < size ? (uint64_t)i * part : size;
-		p->len = size - p->off < part ? size - p->off : part;
-		if (i == n - 1 || pthread_create(&p->th, NULL, fn, p))
-			fn(p);
-		else
-			p->started = true;
-	}
 	for (i = 0; i < n; i++)
-		if (parts[i].started)
-			pthread_join(parts[i].th, NULL);
+		parts[i].fd = fd;
+	parts_run(parts, sizeof(*parts), n, size, PIN_STRIDE, fn);
 	return n;
 }
 
@@ -215,7 +201,8 @@ static void *drop_range(void *arg)
 	const struct pin_part *p = arg;
 	uint64_t off;
 
-	for (off = p->off; off < p->off + p->len; off += PIN_STRIDE)
+	for (off = p->part.off; off < p->part.off + p->part.len;
+	     off += PIN_STRIDE)
 		posix_fadvise(p->fd, (off_t)off, PAGE, POSIX_FADV_DONTNEED);
 	return NULL;
 }

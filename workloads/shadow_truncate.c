@@ -38,6 +38,7 @@
 #include "shadow_truncate.h"
 #include "sys/fuse_zero.h"
 #include "sys/memcg.h"
+#include "sys/proc.h"
 #include "sys/quiesce.h"
 #include "sys/sys.h"
 
@@ -410,26 +411,20 @@ struct state {
  */
 static bool read_counts(struct counts *k)
 {
+	static const char *const names[] = {
+		"workingset_nodereclaim", "workingset_nodes", "drop_pagecache",
+		"pginodesteal", "kswapd_inodesteal",
+	};
 	bool refreshed = !vmstat_refresh();
-	FILE *f = fopen("/proc/vmstat", "re");
-	char name[64];
-	unsigned long long v;
+	uint64_t v[ARRAY_SIZE(names)];
 
 	memset(k, 0, sizeof(*k));
-	if (!f)
+	if (proc_vmstat(names, ARRAY_SIZE(names), v))
 		return false;
-	while (fscanf(f, "%63s %llu", name, &v) == 2) {
-		if (!strcmp(name, "workingset_nodereclaim"))
-			k->nodereclaim = v;
-		else if (!strcmp(name, "workingset_nodes"))
-			k->nodes = v;
-		else if (!strcmp(name, "drop_pagecache"))
-			k->drop = v;
-		else if (!strcmp(name, "pginodesteal") ||
-			 !strcmp(name, "kswapd_inodesteal"))
-			k->inodesteal += v;
-	}
-	fclose(f);
+	k->nodereclaim = v[0];
+	k->nodes = v[1];
+	k->drop = v[2];
+	k->inodesteal = v[3] + v[4];
 	return refreshed;
 }
 
@@ -808,48 +803,6 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	return 0;
 }
 
-/* System CPU time of this thread, and how often it was preempted. */
-static uint64_t stime_ns(uint64_t *nivcsw)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	*nivcsw = (uint64_t)ru.ru_nivcsw;
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-}
-
-/*
- * Time the hypervisor ran something else on a CPU (steal in /proc/stat,
- * ns): a VM's share of noise that no wait of ours removes.
- */
-static uint64_t steal_ns(int cpu)
-{
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8];
-	char line[512], want[16];
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t r = 0;
-
-	if (!f || hz <= 0) {
-		if (f)
-			fclose(f);
-		return 0;
-	}
-	snprintf(want, sizeof(want), "cpu%d ", cpu);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		if (sscanf(line + strlen(want), "%llu %llu %llu %llu %llu "
-			   "%llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-			   &v[4], &v[5], &v[6], &v[7]) == 8)
-			r = v[7] * (1000000000ull / (unsigned long long)hz);
-		break;
-	}
-	fclose(f);
-	return r;
-}
-
 static uint64_t file_pages(const struct state *st)
 {
 	return (st->plan.size + PAGE - 1) / PAGE;
@@ -925,13 +878,13 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	int r;
 
 	quiesce_snap(&q0);
-	st0 = steal_ns(c->cpu);
-	s0 = stime_ns(&cs0);
+	st0 = proc_steal_ns(c->cpu);
+	s0 = proc_thread_stime_ns(&cs0);
 	t0 = now_ns();
 	r = unl ? unlink(st->path) : truncate(st->path, 0);
 	t1 = now_ns();
-	s1 = stime_ns(&cs1);
-	st->during_steal = steal_ns(c->cpu) - st0;
+	s1 = proc_thread_stime_ns(&cs1);
+	st->during_steal = proc_steal_ns(c->cpu) - st0;
 	st->during_preempt = cs1 - cs0;
 	quiesce_snap(&q1);
 	quiesce_delta(&q0, &q1, &st->during);

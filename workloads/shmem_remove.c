@@ -20,6 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "sys/proc.h"
 #include "sys/sys.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
@@ -159,24 +160,6 @@ static bool no_mthp(void)
 	const char *v = getenv("FOLIOBENCH_NO_MTHP");
 
 	return v && *v == '1';
-}
-
-/* One /proc/vmstat counter; 0 if missing. */
-static uint64_t vmstat_u64(const char *key)
-{
-	FILE *f = fopen("/proc/vmstat", "re");
-	char name[64];
-	unsigned long long v, r = 0;
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %llu", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			r = v;
-			break;
-		}
-	fclose(f);
-	return r;
 }
 
 /*
@@ -494,7 +477,7 @@ static int prepare(struct wl_case *c, struct wl_err *e)
 	/* what the kernel gave, read before the timed call */
 	counters(st, w->alloc_after);
 	meminfo_bytes("ShmemHugePages", &w->huge_after);
-	w->thp_after = vmstat_u64("thp_file_alloc");
+	w->thp_after = proc_vmstat_u64("thp_file_alloc");
 	if (st->op == OP_UNLINK) {
 		close(f->fd);
 		f->fd = -1;
@@ -552,22 +535,13 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	}
 	counters(st, st->alloc_before);
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
-	st->thp_before = vmstat_u64("thp_file_alloc");
+	st->thp_before = proc_vmstat_u64("thp_file_alloc");
 	for (i = 0; i < st->nw; i++) {
 		r = make_file(c, st, dir, i, e);
 		if (r)
 			return r;
 	}
 	return 0;
-}
-
-static uint64_t stime_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
 }
 
 /* One worker's timed call on its own file. */
@@ -579,7 +553,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	uint64_t t0, t1, s0, s1;
 	int r;
 
-	s0 = stime_ns();
+	s0 = proc_thread_stime_ns(NULL);
 	t0 = now_ns();
 	switch (st->op) {
 	case OP_FTRUNCATE:
@@ -596,7 +570,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		r = unlink(f->path);
 	}
 	t1 = now_ns();
-	s1 = stime_ns();
+	s1 = proc_thread_stime_ns(NULL);
 	if (r)
 		return wl_errf(e, "%s of %s failed: %s", op, f->path,
 			       strerror(errno));
