@@ -713,10 +713,10 @@ void url_masked(struct strbuf *sb, const char *url)
 	}
 	q = strpbrk(url, "?#");
 	if (!q) {
-		strbuf_addf(sb, "%s", url);
+		strbuf_addstr(sb, url);
 		return;
 	}
-	strbuf_addf(sb, "%.*s", (int)(q - url), url);
+	strbuf_add(sb, url, (size_t)(q - url));
 	if (*q == '#') {
 		strbuf_addf(sb, "#***");
 		return;

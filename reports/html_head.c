@@ -57,7 +57,7 @@ static void distinct(struct out *o, const struct report_side *s,
 
 static void f_kernel(const struct report_run *r, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%s", r->kernel_release);
+	strbuf_addstr(sb, r->kernel_release);
 }
 
 static void f_machine(const struct report_run *r, struct strbuf *sb)
@@ -72,12 +72,12 @@ static void f_machine(const struct report_run *r, struct strbuf *sb)
 
 static void f_cmdline(const struct report_run *r, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%s", r->cmdline);
+	strbuf_addstr(sb, r->cmdline);
 }
 
 static void f_tool(const struct report_run *r, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%s", r->tool_version);
+	strbuf_addstr(sb, r->tool_version);
 }
 
 static void dates(struct out *o, const struct report_side *s)
@@ -117,12 +117,9 @@ static void head_row(struct out *o, const struct report_page *p,
 	put(o, "</tr>\n");
 }
 
-void html_header(struct out *o, const struct report_page *p)
+/* The document's head and the page's title: PATCH against BASE. */
+static void title(struct out *o, const struct report_page *p)
 {
-	const struct report_cmp *c = &p->cmp;
-	int k;
-	size_t i;
-
 	put(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	    "<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n"
@@ -140,7 +137,15 @@ void html_header(struct out *o, const struct report_page *p)
 	} else {
 		esc(o, p->side[0]->label);
 	}
-	put(o, "</h1>\n<table class=\"meta\">\n<tr><th></th>");
+	put(o, "</h1>\n");
+}
+
+/* What each side ran on: kernel, machine, command line, tool, dates. */
+static void sides_table(struct out *o, const struct report_page *p)
+{
+	int k;
+
+	put(o, "<table class=\"meta\">\n<tr><th></th>");
 	for (k = 0; k < 2 && p->side[k]; k++) {
 		put(o, "<th>%s: ", !p->side[1] ? "kernel" :
 		    k ? "patch" : "base");
@@ -163,41 +168,58 @@ void html_header(struct out *o, const struct report_page *p)
 		put(o, "<td class=\"boots\">%zu boot%s, %zu run%s</td>",
 		    p->side[k]->nboots, p->side[k]->nboots == 1 ? "" : "s",
 		    p->side[k]->nruns, p->side[k]->nruns == 1 ? "" : "s");
-	put(o, "</tr>\n</table>\n<p class=\"method\">");
-	esc(o, c->method ? c->method : "");
-	put(o, "</p>\n");
-	if (c->nwarn) {
-		put(o, "<div class=\"warn strict\"><strong>The two sides differ "
-		    "in more than the kernel; <code>bench compare --strict"
-		    "</code> refuses this comparison:</strong><ul>\n");
-		for (i = 0; i < c->nwarn; i++) {
-			put(o, "<li>");
-			esc(o, c->warn[i]);
-			put(o, "</li>\n");
-		}
-		put(o, "</ul></div>\n");
+	put(o, "</tr>\n</table>\n");
+}
+
+/* The differences besides the kernel that --strict refuses. */
+static void strict_warnings(struct out *o, const struct report_cmp *c)
+{
+	size_t i;
+
+	if (!c->nwarn)
+		return;
+	put(o, "<div class=\"warn strict\"><strong>The two sides differ "
+	    "in more than the kernel; <code>bench compare --strict"
+	    "</code> refuses this comparison:</strong><ul>\n");
+	for (i = 0; i < c->nwarn; i++) {
+		put(o, "<li>");
+		esc(o, c->warn[i]);
+		put(o, "</li>\n");
 	}
-	for (k = 0; k < 2 && p->side[k]; k++) {
-		const struct report_side *s = p->side[k];
+	put(o, "</ul></div>\n");
+}
 
-		for (i = 0; i < s->nnotdone; i++) {
-			const struct report_notdone *d = &s->notdone[i];
+/* Cases a side did not complete, with their status and reason. */
+static void not_done(struct out *o, const struct report_side *s)
+{
+	size_t i;
 
-			put(o, "<p class=\"warn\">");
-			esc(o, s->label);
+	for (i = 0; i < s->nnotdone; i++) {
+		const struct report_notdone *d = &s->notdone[i];
+
+		put(o, "<p class=\"warn\">");
+		esc(o, s->label);
+		put(o, ": ");
+		esc(o, d->workload);
+		put(o, " <span class=\"code\">");
+		esc(o, d->params);
+		put(o, "</span> ");
+		esc(o, d->status);
+		if (d->reason && d->reason[0]) {
 			put(o, ": ");
-			esc(o, d->workload);
-			put(o, " <span class=\"code\">");
-			esc(o, d->params);
-			put(o, "</span> ");
-			esc(o, d->status);
-			if (d->reason && d->reason[0]) {
-				put(o, ": ");
-				esc(o, d->reason);
-			}
-			put(o, "</p>\n");
+			esc(o, d->reason);
 		}
+		put(o, "</p>\n");
 	}
+}
+
+/* Samples flagged noisy, and metrics this machine cannot measure. */
+static void noisy_unmeasurable(struct out *o, const struct report_page *p)
+{
+	const struct report_cmp *c = &p->cmp;
+	size_t i;
+	int k;
+
 	if (p->noisy[0] || p->noisy[1]) {
 		put(o, "<p class=\"warn noisy\">Samples flagged noisy (steal "
 		    "over steal_max, or PUs oversubscribed), plotted and "
@@ -220,4 +242,19 @@ void html_header(struct out *o, const struct report_page *p)
 	}
 	if (c->nunmeasurable)
 		put(o, ".</p>\n");
+}
+
+void html_header(struct out *o, const struct report_page *p)
+{
+	int k;
+
+	title(o, p);
+	sides_table(o, p);
+	put(o, "<p class=\"method\">");
+	esc(o, p->cmp.method ? p->cmp.method : "");
+	put(o, "</p>\n");
+	strict_warnings(o, &p->cmp);
+	for (k = 0; k < 2 && p->side[k]; k++)
+		not_done(o, p->side[k]);
+	noisy_unmeasurable(o, p);
 }

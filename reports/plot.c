@@ -235,7 +235,7 @@ static int embed(const char *svg, const char *idp, struct strbuf *out,
 		size_t run = strcspn(p, "ihu");
 
 		if (run) {
-			strbuf_addf(out, "%.*s", (int)run, p);
+			strbuf_add(out, p, run);
 			p += run;
 			continue;
 		}

@@ -129,7 +129,7 @@ static void show_text(const char *in, const struct token *tk, char *out,
 		strbuf_addf(&sb, "%.*s<token>", (int)(hit - p), p);
 		p = hit + tl;
 	}
-	strbuf_addf(&sb, "%s", p);
+	strbuf_addstr(&sb, p);
 	for (p = strbuf_str(&sb); *p && i + 1 < n && i < SHOW_MAX; p++) {
 		if (iscntrl((unsigned char)*p)) {
 			if (i && out[i - 1] != ' ')
@@ -271,7 +271,7 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 	}
 	if (test_name(p, &key, m->workload, m->metric, m->params))
 		goto out;
-	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{" : ",");
+	strbuf_addch(&p->metrics, p->first_metric ? '{' : ',');
 	strbuf_json_str(&p->metrics, strbuf_str(&key));
 	strbuf_addf(&p->metrics, ":{\"value\":[");
 	for (size_t i = 0; i < m->n; i++) {
@@ -314,7 +314,7 @@ static int add_check(const struct db_upload_check *k, void *arg)
 		snprintf(name, sizeof(name), "case");
 	if (test_name(p, &key, k->workload, name, k->params))
 		goto out;
-	strbuf_addf(&p->tests, "%s", p->first_test ? "{" : ",");
+	strbuf_addch(&p->tests, p->first_test ? '{' : ',');
 	strbuf_json_str(&p->tests, strbuf_str(&key));
 	strbuf_addf(&p->tests, ":\"%s\"", k->pass ? "pass" : "fail");
 	p->first_test = false;
@@ -380,8 +380,8 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 	    (r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
 	    (r = db_upload_checks_each(db, c->run_id, add_check, p)))
 		return r;
-	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{}" : "}");
-	strbuf_addf(&p->tests, "%s", p->first_test ? "{}" : "}");
+	strbuf_addstr(&p->metrics, p->first_metric ? "{}" : "}");
+	strbuf_addstr(&p->tests, p->first_test ? "{}" : "}");
 	/* the full params of the names cut short, in the metadata */
 	ml = strlen(p->metadata);
 	if (p->more.len && ml && p->metadata[ml - 1] == '}') {
@@ -416,7 +416,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	if (r->all) {
 		if (r->all->len + len > REST_MAX)
 			return 0;	/* CURLE_WRITE_ERROR: far too much */
-		strbuf_addf(r->all, "%.*s", (int)len, data);
+		strbuf_add(r->all, data, len);
 	}
 	return len;
 }
@@ -877,7 +877,7 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 			    "is read-only (%s)", db->path, db->err);
 		break;
 	default:
-		strbuf_addf(err, "%s", db->err);
+		strbuf_addstr(err, db->err);
 	}
 }
 
@@ -885,6 +885,48 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 static enum upload_status db_status(int dbr)
 {
 	return dbr == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
+}
+
+/*
+ * Keep the verdict v on a run in the outbox and say it (after attempt
+ * tries); 0 or the DB_* code that failed.
+ */
+static int record(struct db *db, const struct db_upload_want *w,
+		  const struct db_upload_claim *c, enum verdict v,
+		  const char *why, unsigned attempt,
+		  const struct upload_opts *o, bool *lost)
+{
+	int dbr;
+
+	switch (v) {
+	case V_SENT:
+	case V_DUP:
+		if ((dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
+					  lost)))
+			return dbr;
+		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
+		    c->label, w->target, why, v == V_DUP ?
+		    " (the dashboard had it already: a reply was lost)" : "");
+		break;
+	case V_RETRY:
+		if ((dbr = db_upload_done(db, w, c->run_id, "pending", why,
+					  NULL, lost)))
+			return dbr;
+		say(o, true, "run %s stays pending after %u %s: %s",
+		    c->uuid, attempt, attempt == 1 ? "try" : "tries", why);
+		break;
+	case V_DENIED:
+	case V_REJECTED:
+	case V_UNTRUSTED:
+		if ((dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					  NULL, lost)))
+			return dbr;
+		say(o, true, "run %s failed: %s", c->uuid, why);
+		break;
+	}
+	return 0;
 }
 
 /*
@@ -897,7 +939,6 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 		    const struct db_upload_claim *c, const struct token *tk,
 		    const struct upload_opts *o, struct strbuf *err)
 {
-	const char *target = w->target;
 	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT,
 			     .more = STRBUF_INIT };
 	struct reply r;
@@ -952,36 +993,10 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	/* the test run SQUAD has may be what a failed try left of it */
 	if (v == V_DUP && d->target == DASHBOARD_SQUAD)
 		v = squad_check(d, &p, c, tk, why, sizeof(why));
-	switch (v) {
-	case V_SENT:
-	case V_DUP:
-		if ((dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
-		    (dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
-					  &lost)))
-			goto dberr;
-		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
-		    c->label, target, why, v == V_DUP ?
-		    " (the dashboard had it already: a reply was lost)" : "");
-		break;
-	case V_RETRY:
-		if ((dbr = db_upload_done(db, w, c->run_id, "pending", why,
-					  NULL, &lost)))
-			goto dberr;
-		if (attempt > d->max_attempts)
-			attempt = d->max_attempts;
-		say(o, true, "run %s stays pending after %u %s: %s",
-		    c->uuid, attempt, attempt == 1 ? "try" : "tries", why);
-		break;
-	case V_DENIED:
-	case V_REJECTED:
-	case V_UNTRUSTED:
-		if ((dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
-		    (dbr = db_upload_done(db, w, c->run_id, "failed", why,
-					  NULL, &lost)))
-			goto dberr;
-		say(o, true, "run %s failed: %s", c->uuid, why);
-		break;
-	}
+	if (attempt > d->max_attempts)
+		attempt = d->max_attempts;
+	if ((dbr = record(db, w, c, v, why, attempt, o, &lost)))
+		goto dberr;
 	if (lost)
 		say(o, true, "run %s: another uploader took the claim over "
 		    "meanwhile (it ran past its lease)", c->uuid);
@@ -1010,19 +1025,99 @@ static int64_t lease_s(const struct dashboard_cfg *d)
 			  3.0 * one) / 1e9) + 60;
 }
 
+/* --run UUID: queue the run for target; UPLOAD_OK, or why it cannot be. */
+static enum upload_status queue_one(struct db *db, const char *uuid,
+				    const char *target, struct strbuf *err)
+{
+	char status[32];
+	int r;
+
+	r = db_upload_queue(db, uuid, target, status, sizeof(status));
+	if (r == DB_MISSING) {
+		strbuf_addf(err, "no run %s in %s", uuid, db->path);
+		return UPLOAD_ENORUN;
+	}
+	if (r) {
+		db_upload_say(db, r, err, "cannot queue run", uuid);
+		return db_status(r);
+	}
+	if (strcmp(status, "complete")) {
+		strbuf_addf(err, "run %s is %s: only complete runs are "
+			    "uploaded", uuid, status);
+		return UPLOAD_EINCOMPLETE;
+	}
+	return UPLOAD_OK;
+}
+
+/*
+ * Count a run's verdict in t; true when the next runs would meet the
+ * same refusal (the token, the certificate) and the upload stops.
+ */
+static bool tally(struct upload_tally *t, enum verdict v)
+{
+	t->sent += v == V_SENT || v == V_DUP;
+	t->duplicate += v == V_DUP;
+	t->pending += v == V_RETRY;
+	t->rejected += v == V_REJECTED;
+	t->denied += v == V_DENIED;
+	t->untrusted += v == V_UNTRUSTED;
+	return v == V_DENIED || v == V_UNTRUSTED;
+}
+
+/* Claim and send runs one by one until none is left or one stops it. */
+static enum upload_status send_claimed(struct db *db,
+				       const struct dashboard_cfg *d,
+				       struct db_upload_want *w,
+				       const struct token *tk,
+				       const struct upload_opts *o,
+				       struct upload_tally *t,
+				       struct strbuf *err)
+{
+	struct db_upload_claim c;
+	enum upload_status ret = UPLOAD_OK;
+	int64_t *skip = NULL;
+	size_t nskip = 0, askip = 0;
+	int r, busy = 0;
+
+	for (;;) {
+		w->skip = skip;
+		w->nskip = nskip;
+		if ((r = db_upload_claim(db, w, &c, &busy))) {
+			db_upload_say(db, r, err, "cannot claim an upload",
+				      NULL);
+			ret = db_status(r);
+			break;
+		}
+		if (c.run_id < 0)
+			break;
+		if (c.took_over)
+			say(o, true, "run %s: taking over from uploader pid %d, "
+			    "which is gone or ran past its lease", c.uuid,
+			    c.took_over);
+		ALLOC_GROW(skip, nskip + 1, askip);
+		skip[nskip++] = c.run_id;
+		r = send_run(db, d, w, &c, tk, o, err);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		if (tally(t, r))
+			break;
+	}
+	t->busy = busy;
+	free(skip);
+	return ret;
+}
+
 enum upload_status upload_pending(struct db *db,
 				  const struct dashboard_cfg *d,
 				  const struct upload_opts *o,
 				  struct upload_tally *t, struct strbuf *err)
 {
 	struct db_upload_want w = { 0 };
-	struct db_upload_claim c;
 	struct token tk = { { 0 } };
-	enum upload_status ret = UPLOAD_OK;
-	int64_t *skip = NULL;
-	char host[256] = "", status[32];
-	size_t nskip = 0, askip = 0;
-	int r, busy = 0;
+	enum upload_status ret;
+	char host[256] = "";
 
 	memset(t, 0, sizeof(*t));
 	w.target = dashboard_target_name(d->target);
@@ -1031,23 +1126,8 @@ enum upload_status upload_pending(struct db *db,
 			    "\"dashboard\" section to the config)");
 		return UPLOAD_ECONFIG;
 	}
-	if (o->uuid) {
-		r = db_upload_queue(db, o->uuid, w.target, status,
-				    sizeof(status));
-		if (r == DB_MISSING) {
-			strbuf_addf(err, "no run %s in %s", o->uuid, db->path);
-			return UPLOAD_ENORUN;
-		}
-		if (r) {
-			db_upload_say(db, r, err, "cannot queue run", o->uuid);
-			return db_status(r);
-		}
-		if (strcmp(status, "complete")) {
-			strbuf_addf(err, "run %s is %s: only complete runs are "
-				    "uploaded", o->uuid, status);
-			return UPLOAD_EINCOMPLETE;
-		}
-	}
+	if (o->uuid && (ret = queue_one(db, o->uuid, w.target, err)))
+		return ret;
 	if (d->ca_file && access(d->ca_file, R_OK)) {
 		strbuf_addf(err, "cannot read dashboard.ca_file %s: %s",
 			    d->ca_file, strerror(errno));
@@ -1068,48 +1148,13 @@ enum upload_status upload_pending(struct db *db,
 	w.host = host;
 	w.pid = (int)getpid();
 	w.lease_s = lease_s(d);
-	for (;;) {
-		w.skip = skip;
-		w.nskip = nskip;
-		if ((r = db_upload_claim(db, &w, &c, &busy))) {
-			db_upload_say(db, r, err, "cannot claim an upload",
-				      NULL);
-			ret = db_status(r);
-			break;
-		}
-		if (c.run_id < 0)
-			break;
-		if (c.took_over)
-			say(o, true, "run %s: taking over from uploader pid %d, "
-			    "which is gone or ran past its lease", c.uuid,
-			    c.took_over);
-		ALLOC_GROW(skip, nskip + 1, askip);
-		skip[nskip++] = c.run_id;
-		r = send_run(db, d, &w, &c, &tk, o, err);
-		if (r < 0) {
-			ret = r;
-			break;
-		}
-		if (r == V_SENT || r == V_DUP)
-			t->sent++;
-		t->duplicate += r == V_DUP;
-		t->pending += r == V_RETRY;
-		t->rejected += r == V_REJECTED;
-		if (r == V_DENIED || r == V_UNTRUSTED) {
-			/* the next runs would meet the same refusal */
-			t->denied += r == V_DENIED;
-			t->untrusted += r == V_UNTRUSTED;
-			break;
-		}
-	}
-	t->busy = busy;
+	ret = send_claimed(db, d, &w, &tk, o, t, err);
 	curl_global_cleanup();
 	if (ret == UPLOAD_OK)
 		ret = t->denied ? UPLOAD_DENIED : t->untrusted ?
 		      UPLOAD_UNTRUSTED : t->rejected ?
 		      UPLOAD_REJECTED : t->pending ? UPLOAD_PENDING : UPLOAD_OK;
 out:
-	free(skip);
 	explicit_bzero(&tk, sizeof(tk));
 	return ret;
 }

@@ -12,18 +12,6 @@ bats_require_minimum_version 1.5.0
 KNOWN_WARNINGS="bench: warning: kernel command line differs: 6.18.0-base has 'console=ttyS0 quiet'; 6.18.0-patch has 'console=ttyS0 quiet mitigations=off'
 bench: warning: shmem-remove {\"op\":\"punch-hole\",\"size\":\"64M\",\"folio\":\"4k\",\"dir\":\"/dev/shm\",\"populate\":\"fallocate\"} was measured on 6.18.0-base only"
 
-# Fail when a line is wider than $1 columns or not plain ASCII.
-narrow_ascii() {
-	local cols=$1
-	if LC_ALL=C grep -n '[^ -~]' <<< "$output"; then
-		echo "not plain ASCII" >&2
-		return 1
-	fi
-	awk -v max="$cols" 'length($0) > max {
-		printf "line %d is %d columns: %s\n", NR, length($0), $0
-		bad = 1 } END { exit bad }' <<< "$output"
-}
-
 @test "text: 20% faster, no change, a case on one side only" {
 	fx_known "$DB"
 	run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
@@ -123,32 +111,15 @@ EOF
 
 @test "json: versioned, valid against its schema, the result in its fields" {
 	fx_begin "$DB"
-	local b v
-	for b in 1 2; do
-		v=$((98 + 2 * b))
-		fx_run A "a$b"
-		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
-		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
-	done
-	for b in 1 2; do
-		v=$((78 + 2 * b))
-		fx_run B "b$b"
-		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
-		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
-	done
+	fx_unlink_boots A a 98
+	fx_unlink_boots B b 78
 	fx_end
 	run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
 	assert_success
 	assert_equal "$stderr" ""
 	printf '%s\n' "$output" > "$T/out.json"
 	fb_json_valid compare "$T/out.json"
-	# who wrote it, from what, in which layout
-	local version
-	version=$("$BENCH" --version)
-	run jq -r --arg v "${version#foliobench }" '[.tool,
-		.tool_version == $v, .schema_version, .format_version, .kind,
-		.alpha, .confidence, .method] | @tsv' "$T/out.json"
-	assert_output "foliobench	true	$(fb_schema_latest)	1	compare	0.05	0.95	Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64 MiB file."
+	fb_json_head "$T/out.json" compare "Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64 MiB file."
 	# each side: its label, boots and runs (a boot a run here)
 	run jq -r '.base, .patch | [.label, .db_label, .boots,
 		([.runs[] | .boot_id + ":" + .kernel_release] | join(" ")),

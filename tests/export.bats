@@ -8,18 +8,6 @@ load fixtures/fixture
 
 bats_require_minimum_version 1.5.0
 
-# Fail when a line is wider than $1 columns or not plain ASCII.
-narrow_ascii() {
-	local cols=$1
-	if LC_ALL=C grep -n '[^ -~]' <<< "$output"; then
-		echo "not plain ASCII" >&2
-		return 1
-	fi
-	awk -v max="$cols" 'length($0) > max {
-		printf "line %d is %d columns: %s\n", NR, length($0), $0
-		bad = 1 } END { exit bad }' <<< "$output"
-}
-
 @test "text: mean of boot medians, spread and CI; aborted runs left out" {
 	fx_known "$DB"
 	run --separate-stderr "$BENCH" export --db "$DB" 6.18.0-patch
@@ -91,25 +79,14 @@ EOF
 
 @test "json: versioned, valid against its schema, the result in its fields" {
 	fx_begin "$DB"
-	local b v
-	for b in 1 2; do
-		v=$((98 + 2 * b))
-		fx_run A "a$b"
-		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
-		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
-	done
+	fx_unlink_boots A a 98
 	fx_end
 	run --separate-stderr "$BENCH" export --db "$DB" --format json A
 	assert_success
 	assert_equal "$stderr" ""
 	printf '%s\n' "$output" > "$T/out.json"
 	fb_json_valid export "$T/out.json"
-	local version
-	version=$("$BENCH" --version)
-	run jq -r --arg v "${version#foliobench }" '[.tool,
-		.tool_version == $v, .schema_version, .format_version, .kind,
-		.alpha, .confidence, .method] | @tsv' "$T/out.json"
-	assert_output "foliobench	true	$(fb_schema_latest)	1	export	0.05	0.95	Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file."
+	fb_json_head "$T/out.json" export "Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file."
 	run jq -r '.label | [.label, .db_label, .boots,
 		([.runs[] | .uuid[-1:] + ":" + .boot_id + ":" + .hostname] |
 		 join(" "))] | @tsv' "$T/out.json"
