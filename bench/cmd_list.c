@@ -4,21 +4,8 @@
 #include <sysexits.h>
 
 #include "cmds.h"
-#include "runner/runner.h"
+#include "workloads/params.h"
 #include "workloads/workload.h"
-
-static const char *type_str(enum param_type t)
-{
-	switch (t) {
-	case PT_SIZE: return "size";
-	case PT_UINT: return "count";
-	case PT_DURATION: return "duration";
-	case PT_ENUM: return "choice";
-	case PT_STRING: return "string";
-	case PT_PERCENT: return "percent";
-	}
-	return "?";
-}
 
 int cmd_list(int argc, char **argv)
 {
@@ -43,9 +30,9 @@ int cmd_list(int argc, char **argv)
 			const struct param *p = &(*w)->params[i];
 
 			printf("    %-12s %-8s default %-10s %s", p->name,
-			       type_str(p->type), p->def, p->help);
-			if (p->type != PT_ENUM && p->type != PT_STRING) {
-				config_range_str(p, range, sizeof(range));
+			       wl_param_kind(p->type), p->def, p->help);
+			if (param_is_number(p->type)) {
+				wl_param_range(p, range, sizeof(range));
 				printf(" (range %s)", range);
 			}
 			if (p->type == PT_ENUM) {

@@ -291,6 +291,44 @@ static void summary(const struct nightly *n, int ex)
 	fflush(stdout);
 }
 
+/*
+ * A run that did not complete (exit ex) is retried once by the next
+ * nightly in this boot: stay in this boot for it (true, n->next says so).
+ * After the retry, or when no run was recorded at all (refused, the lock
+ * held, interrupted), the boot is not planned away either; only a second
+ * failed run gives this boot up (false, n->what says so).
+ */
+static bool stays(struct nightly *n, int ex)
+{
+	struct db_boot_runs br = { 0 };
+	struct db db;
+
+	if (!db_open_read(&db, n->db_path))
+		db_report_boot_runs(&db, n->label, n->boot_id, &br);
+	db_close(&db);
+	if (br.other < 2 || ex > 128 || ex == EX_TEMPFAIL) {
+		strbuf_addf(&n->next, "next boot: none yet (a run that did "
+			    "not complete is retried once in this boot)");
+		return true;
+	}
+	strbuf_addf(&n->what, "; gave this boot up after %lld runs",
+		    (long long)br.other);
+	return false;
+}
+
+/* The summary's words for the exit code of the upload. */
+static const char *upload_words(int ex)
+{
+	return ex == EX_OK ? "sent" :
+	       ex == EX_TEMPFAIL ? "pending (the dashboard is not reachable; "
+	       "the outbox keeps the run)" :
+	       ex == EX_NOPERM ? "refused (the token)" :
+	       ex == EX_DATAERR ? "rejected (a run the dashboard would not "
+	       "take)" :
+	       ex == EX_CONFIG ? "not possible (no token)" :
+	       "failed";
+}
+
 int cmd_nightly(int argc, char **argv)
 {
 	struct nightly n = { .what = STRBUF_INIT, .next = STRBUF_INIT };
@@ -326,29 +364,9 @@ int cmd_nightly(int argc, char **argv)
 		ex = run_exit(runner_main(&o, fb_version));
 	}
 	run_words(&n, n.label);
-	if (ex) {
-		struct db_boot_runs br = { 0 };
-		struct db db;
-
-		/*
-		 * A run that did not complete is retried once by the next
-		 * nightly in this boot: stay in this boot for it.  After the
-		 * retry, or when no run was recorded at all (refused, the
-		 * lock held, interrupted), the boot is not planned away
-		 * either; only a second failed run gives this boot up.
-		 */
-		if (!db_open_read(&db, n.db_path))
-			db_report_boot_runs(&db, n.label, n.boot_id, &br);
-		db_close(&db);
-		if (br.other < 2 || ex > 128 || ex == EX_TEMPFAIL) {
-			strbuf_addf(&n.next, "next boot: none yet (a run that "
-				    "did not complete is retried once in this "
-				    "boot)");
-			summary(&n, ex);
-			goto out;
-		}
-		strbuf_addf(&n.what, "; gave this boot up after %lld runs",
-			    (long long)br.other);
+	if (ex && stays(&n, ex)) {
+		summary(&n, ex);
+		goto out;
 	}
 	/*
 	 * The run is safe in the database: what follows cannot lose it.  The
@@ -357,15 +375,8 @@ int cmd_nightly(int argc, char **argv)
 	 * is said in the summary, and the plan goes on.
 	 */
 	if (n.cfg.dash.target != DASHBOARD_NONE) {
-		r = upload_cmd(&n.cfg, n.db_path, NULL, false);
-		n.upload = r == EX_OK ? "sent" :
-			   r == EX_TEMPFAIL ? "pending (the dashboard is not "
-			   "reachable; the outbox keeps the run)" :
-			   r == EX_NOPERM ? "refused (the token)" :
-			   r == EX_DATAERR ? "rejected (a run the dashboard "
-			   "would not take)" :
-			   r == EX_CONFIG ? "not possible (no token)" :
-			   "failed";
+		n.upload = upload_words(upload_cmd(&n.cfg, n.db_path, NULL,
+						   false));
 	}
 	r = next_boot(&n);
 	if (n.next.len)

@@ -57,8 +57,7 @@ static int write_page(const struct report_page *pg, const char *out)
 	r = report_page_print(f, pg, &err);
 	if (f != stdout && fclose(f) && !r)
 		r = -errno;
-	if (r == PLOT_ESTART || r == PLOT_EFAIL || r == PLOT_ETIME ||
-	    r == PLOT_EIO) {
+	if (plot_failed(r)) {
 		fb_err("cannot draw the plots: %s", strbuf_str(&err));
 		ex = EX_UNAVAILABLE;
 	} else if (r) {

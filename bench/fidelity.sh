@@ -23,6 +23,19 @@ fid_block() {
 		tee -a "$1"
 }
 
+# fid_case ROWS ROUND CASE CONFIG THREADS BARE_FN X_FN: the PUs the runner
+# gives THREADS workers under CONFIG into $pus (the turns read it), then one
+# block of CASE
+fid_case() {
+	pus=$(fid_pus "$BENCH" "$4" "$5")
+	[ -n "$pus" ] || {
+		echo "$3: the runner gives no PUs to $5 workers" >&2
+		return 1
+	}
+	printf 'round %d  ' "$2"
+	fid_block "$1" "$3" "$6" "$7"
+}
+
 # fid_summary ROWS: one line a case, in the order first seen
 fid_summary() {
 	awk '

@@ -101,11 +101,9 @@ while [ "$r" -le "$ROUNDS" ]; do
 	       "folio": "$folio", "threads": ${threads:-1},
 	       "mode": "${mode:-threads}" } ] }
 JSON
-			pus=$(fid_pus "$BENCH" "$cfg" "${threads:-1}")
-			[ -n "$pus" ] || die "$c: the runner gives no PUs to ${threads:-1} workers"
-			printf 'round %d  ' "$r"
-			fid_block "$TMP/rows" "$op:$folio:$size${threads:+:t$threads}${mode:+:$mode}" \
-				bare_turn fb_turn
+			fid_case "$TMP/rows" "$r" \
+				"$op:$folio:$size${threads:+:t$threads}${mode:+:$mode}" \
+				"$cfg" "${threads:-1}" bare_turn fb_turn || exit 1
 		done
 	done
 	r=$((r + 1))

@@ -83,11 +83,8 @@ while [ "$r" -le "$ROUNDS" ]; do
 	       "count": $COUNT, "pages": $PAGES, "wsize": "$WSIZE",
 	       "threads": $threads, "mode": "${mode:-threads}" } ] }
 JSON
-		pus=$(fid_pus "$BENCH" "$cfg" "$threads")
-		[ -n "$pus" ] || die "threads $threads: the runner gives no PUs"
-		printf 'round %d  ' "$r"
-		fid_block "$TMP/rows" "small-truncate:t$threads${mode:+:$mode}" \
-			bare_turn fb_turn
+		fid_case "$TMP/rows" "$r" "small-truncate:t$threads${mode:+:$mode}" \
+			"$cfg" "$threads" bare_turn fb_turn || exit 1
 	done
 	r=$((r + 1))
 done

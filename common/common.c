@@ -497,6 +497,17 @@ void *xrealloc(void *q, size_t n)
 	return p;
 }
 
+void *xreallocarray(void *q, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size) {
+		fflush(stdout);
+		fprintf(stderr, "bench: out of memory (%zu elements of %zu "
+			"bytes overflow a size)\n", nmemb, size);
+		exit(70);
+	}
+	return xrealloc(q, nmemb * size);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
@@ -506,30 +517,110 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		die_oom(n + 1);
+	return p;
+}
+
+FILE *xopen_memstream(char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		die_oom(BUFSIZ);
+	return f;
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want;
+
+	if (extra > SIZE_MAX - sb->len - 1)
+		die_oom(SIZE_MAX);
+	want = sb->len + extra + 1;
+	if (want <= sb->alloc)
+		return;
+	if (want < 128)
+		want = 128;
+	if (want < sb->alloc / 2 * 3)
+		want = sb->alloc / 2 * 3;
+	sb->buf = xrealloc(sb->buf, want);
+	sb->alloc = want;
+	if (!sb->len)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+}
+
+/* One vsnprintf when the text fits the room left, a second when it did not. */
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int need;
 
+	strbuf_grow(sb, 64);
+	room = sb->alloc - sb->len;
 	va_start(ap, fmt);
-	need = vsnprintf(NULL, 0, fmt, ap);
+	need = vsnprintf(sb->buf + sb->len, room, fmt, ap);
 	va_end(ap);
-	if (need < 0)
+	if (need < 0) {
+		sb->buf[sb->len] = '\0';
 		return;
-	if (sb->len + (size_t)need + 1 > sb->alloc) {
-		size_t na = (sb->alloc ? sb->alloc * 2 : 128);
-		char *nb;
-
-		while (na < sb->len + (size_t)need + 1)
-			na *= 2;
-		nb = xrealloc(sb->buf, na);
-		sb->buf = nb;
-		sb->alloc = na;
 	}
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
-	va_end(ap);
+	if ((size_t)need >= room) {
+		strbuf_grow(sb, (size_t)need);
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+		va_end(ap);
+	}
 	sb->len += (size_t)need;
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (!sb->buf)
+		return;
+	if (len > sb->len)
+		len = sb->len;
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	char *s;
+
+	if (!sb->buf)
+		strbuf_grow(sb, 0);
+	s = sb->buf;
+	if (len)
+		*len = sb->len;
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+	return s;
 }
 
 void strbuf_release(struct strbuf *sb)
@@ -541,21 +632,23 @@ void strbuf_release(struct strbuf *sb)
 
 void strbuf_json_str(struct strbuf *sb, const char *s)
 {
-	strbuf_addf(sb, "\"");
+	strbuf_addch(sb, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '"' || c == '\\')
-			strbuf_addf(sb, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		if (c == '"' || c == '\\') {
+			strbuf_addch(sb, '\\');
+			strbuf_addch(sb, c);
+		} else if (c < 0x20 || c == 0x7f) {
 			strbuf_addf(sb, "\\u%04x", c);
-		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 &&
-			 (unsigned char)s[1] < 0xa0)	/* C1 controls */
+		} else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 &&
+			   (unsigned char)s[1] < 0xa0) {	/* C1 controls */
 			strbuf_addf(sb, "\\u%04x", (unsigned char)*++s);
-		else
-			strbuf_addf(sb, "%c", c);
+		} else {
+			strbuf_addch(sb, c);
+		}
 	}
-	strbuf_addf(sb, "\"");
+	strbuf_addch(sb, '"');
 }
 
 uint64_t proc_cpu_ns(int pid)
@@ -620,10 +713,10 @@ void url_masked(struct strbuf *sb, const char *url)
 	}
 	q = strpbrk(url, "?#");
 	if (!q) {
-		strbuf_addf(sb, "%s", url);
+		strbuf_addstr(sb, url);
 		return;
 	}
-	strbuf_addf(sb, "%.*s", (int)(q - url), url);
+	strbuf_add(sb, url, (size_t)(q - url));
 	if (*q == '#') {
 		strbuf_addf(sb, "#***");
 		return;

@@ -98,17 +98,55 @@ void label_sanitize(char *s);
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
+/* xrealloc of nmemb elements of size bytes; dies if the product overflows. */
+void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* open_memstream(3), which fails only for want of memory. */
+FILE *xopen_memstream(char **buf, size_t *len);
 void die_oom(size_t n) __attribute__((noreturn));
 
-/* A growable string. */
+/*
+ * Make room for nr elements in the array x of alloc elements, as git's
+ * ALLOC_GROW: grows by half again (at least to nr, at least 16), so n
+ * appends cost O(n) copies.  x, nr and alloc are evaluated more than once.
+ */
+#define alloc_nr(x) (((x) + 16) * 3 / 2)
+#define ALLOC_GROW(x, nr, alloc) do {					\
+	if ((size_t)(nr) > (size_t)(alloc)) {				\
+		size_t ag_n_ = alloc_nr((size_t)(alloc));		\
+									\
+		if (ag_n_ < (size_t)(nr))				\
+			ag_n_ = (size_t)(nr);				\
+		(x) = xreallocarray((x), ag_n_, sizeof(*(x)));		\
+		(alloc) = ag_n_;					\
+	}								\
+} while (0)
+
+/*
+ * A growable string, as git's: buf is always NUL-terminated once anything
+ * was added (strbuf_str() reads "" before that), len bytes long.
+ */
 struct strbuf {
 	char *buf;
 	size_t len, alloc;
 };
 #define STRBUF_INIT { NULL, 0, 0 }
+/* Room for extra more bytes (and the NUL) without another allocation. */
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t n);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Cut (or keep) the string at len bytes, len <= sb->len. */
+void strbuf_setlen(struct strbuf *sb, size_t len);
+static inline void strbuf_reset(struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+}
+/* The string, now the caller's to free (never NULL); sb is left empty. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
 void strbuf_release(struct strbuf *sb);
 /* Append s as a JSON string literal, quoted and escaped. */
 void strbuf_json_str(struct strbuf *sb, const char *s);

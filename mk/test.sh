@@ -28,12 +28,12 @@ check() {
 	why=
 	if [ "$status" -gt 128 ]; then
 		why="killed by signal $((status - 128))"
-	elif [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-		why="exited with status $status and no failed test"
 	elif [ "$plans" -ne 1 ]; then
 		why="printed $plans TAP plans, not one"
 	elif [ "$plan" -ne "$results" ]; then
 		why="planned $plan tests, printed $results results"
+	elif [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		why="exited with status $status and no failed test"
 	fi
 	if [ -n "$why" ]; then
 		echo "not ok - $name: $why" | tee -a "$log"

@@ -14,26 +14,6 @@
 #include "reports/stats.h"
 #include "schema/db_report.h"
 
-static const char *const format_names[] = {
-	[REPORT_TEXT] = "text",
-	[REPORT_CHANGELOG] = "changelog",
-	[REPORT_MARKDOWN] = "markdown",
-	[REPORT_CSV] = "csv",
-	[REPORT_JSON] = "json",
-};
-
-int report_format_parse(const char *name, enum report_format *f)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(format_names); i++)
-		if (!strcmp(name, format_names[i])) {
-			*f = (enum report_format)i;
-			return 0;
-		}
-	return -1;
-}
-
 /* Make room for need elements of size bytes in *p. */
 static int grow(void *pp, size_t *alloc, size_t need, size_t size)
 {

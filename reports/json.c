@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "reports/compare.h"
+#include "reports/format.h"
 
 /* Version of the layout below: bump it when a key changes meaning. */
 #define REPORT_JSON_FORMAT	1
@@ -212,9 +212,56 @@ static bool add_strings(cJSON *o, const char *k, char **v, size_t n)
 	return true;
 }
 
+/* What a comparison has besides one side: the patch, the tests, the mean. */
+static bool add_compare(cJSON *root, const struct report_cmp *c)
+{
+	cJSON *side, *g;
+
+	side = side_json(c->b);
+	if (!side || !cJSON_AddItemToObject(root, "patch", side))
+		return false;
+	if (!cJSON_AddStringToObject(root, "test", !c->nwithin ?
+				     "welch t on boot medians, holm" :
+				     c->nwithin == c->nrows ?
+				     "welch t on runs, holm" :
+				     "welch t on boot medians, or "
+				     "runs where a kernel has one "
+				     "boot, holm") ||
+	    !cJSON_AddNumberToObject(root, "power", REPORT_POWER) ||
+	    !cJSON_AddStringToObject(root, "plan",
+				     "alpha over the rows of the "
+				     "row's holm family") ||
+	    !cJSON_AddNumberToObject(root, "holm_rows_welch",
+				     (double)c->ntested) ||
+	    !cJSON_AddNumberToObject(root, "holm_rows_mwu",
+				     (double)c->nmw) ||
+	    !cJSON_AddNumberToObject(root, "holm_rows_welch_other",
+				     (double)c->ntested_other) ||
+	    !cJSON_AddNumberToObject(root, "holm_rows_mwu_other",
+				     (double)c->nmw_other) ||
+	    !cJSON_AddNumberToObject(root, "significant_rows",
+				     (double)c->nsig) ||
+	    !cJSON_AddNumberToObject(root,
+				     "significant_rows_uncorrected",
+				     (double)c->nsig_raw))
+		return false;
+	g = cJSON_AddObjectToObject(root, "geometric_mean");
+	if (!g || !add_num(g, "change_pct", c->geo) ||
+	    !cJSON_AddNumberToObject(g, "rows", (double)c->geo_n) ||
+	    !cJSON_AddBoolToObject(g, "cost", c->geo_cost) ||
+	    !cJSON_AddBoolToObject(g, "tested", false) ||
+	    !cJSON_AddItemToObject(g, "direction",
+				   report_geo_word(c)[0] ?
+				   cJSON_CreateString(
+					report_geo_word(c)) :
+				   cJSON_CreateNull()))
+		return false;
+	return add_strings(root, "warnings", c->warn, c->nwarn);
+}
+
 int report_print_json(FILE *f, const struct report_cmp *c)
 {
-	cJSON *root = cJSON_CreateObject(), *rows, *side, *g;
+	cJSON *root = cJSON_CreateObject(), *rows, *side;
 	char *text = NULL;
 	size_t i;
 	int r = -ENOMEM;
@@ -238,49 +285,8 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 	if (!side || !cJSON_AddItemToObject(root, c->b ? "base" : "label",
 					    side))
 		goto end;
-	if (c->b) {
-		side = side_json(c->b);
-		if (!side || !cJSON_AddItemToObject(root, "patch", side))
-			goto end;
-		if (!cJSON_AddStringToObject(root, "test", !c->nwithin ?
-					     "welch t on boot medians, holm" :
-					     c->nwithin == c->nrows ?
-					     "welch t on runs, holm" :
-					     "welch t on boot medians, or "
-					     "runs where a kernel has one "
-					     "boot, holm") ||
-		    !cJSON_AddNumberToObject(root, "power", REPORT_POWER) ||
-		    !cJSON_AddStringToObject(root, "plan",
-					     "alpha over the rows of the "
-					     "row's holm family") ||
-		    !cJSON_AddNumberToObject(root, "holm_rows_welch",
-					     (double)c->ntested) ||
-		    !cJSON_AddNumberToObject(root, "holm_rows_mwu",
-					     (double)c->nmw) ||
-		    !cJSON_AddNumberToObject(root, "holm_rows_welch_other",
-					     (double)c->ntested_other) ||
-		    !cJSON_AddNumberToObject(root, "holm_rows_mwu_other",
-					     (double)c->nmw_other) ||
-		    !cJSON_AddNumberToObject(root, "significant_rows",
-					     (double)c->nsig) ||
-		    !cJSON_AddNumberToObject(root,
-					     "significant_rows_uncorrected",
-					     (double)c->nsig_raw))
-			goto end;
-		g = cJSON_AddObjectToObject(root, "geometric_mean");
-		if (!g || !add_num(g, "change_pct", c->geo) ||
-		    !cJSON_AddNumberToObject(g, "rows", (double)c->geo_n) ||
-		    !cJSON_AddBoolToObject(g, "cost", c->geo_cost) ||
-		    !cJSON_AddBoolToObject(g, "tested", false) ||
-		    !cJSON_AddItemToObject(g, "direction",
-					   report_geo_word(c)[0] ?
-					   cJSON_CreateString(
-						report_geo_word(c)) :
-					   cJSON_CreateNull()))
-			goto end;
-		if (!add_strings(root, "warnings", c->warn, c->nwarn))
-			goto end;
-	}
+	if (c->b && !add_compare(root, c))
+		goto end;
 	if (!add_strings(root, "unmeasurable", c->unmeasurable,
 			 c->nunmeasurable) ||
 	    !add_strings(root, "kernel_warnings", c->kwarn, c->nkwarn))
@@ -303,3 +309,7 @@ end:
 	cJSON_Delete(root);
 	return r;
 }
+
+const struct report_fmt report_fmt_json = {
+	"json", report_print_json, report_print_json, false,
+};

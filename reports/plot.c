@@ -104,7 +104,7 @@ static int drain(int fd, struct strbuf *sb)
 	ssize_t n = read(fd, buf, sizeof(buf));
 
 	if (n > 0) {
-		strbuf_addf(sb, "%.*s", (int)n, buf);
+		strbuf_add(sb, buf, (size_t)n);
 		return 0;
 	}
 	if (!n)
@@ -235,7 +235,7 @@ static int embed(const char *svg, const char *idp, struct strbuf *out,
 		size_t run = strcspn(p, "ihu");
 
 		if (run) {
-			strbuf_addf(out, "%.*s", (int)run, p);
+			strbuf_add(out, p, run);
 			p += run;
 			continue;
 		}
@@ -249,7 +249,7 @@ static int embed(const char *svg, const char *idp, struct strbuf *out,
 			}
 		}
 		if (i == ARRAY_SIZE(ref))
-			strbuf_addf(out, "%c", *p++);
+			strbuf_addch(out, *p++);
 	}
 	return PLOT_OK;
 }
@@ -297,16 +297,16 @@ out:
 
 void plot_str(struct strbuf *sb, const char *s)
 {
-	strbuf_addf(sb, "'");
+	strbuf_addch(sb, '\'');
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		if (ch == '\'')
-			strbuf_addf(sb, "''");
+			strbuf_addstr(sb, "''");
 		else if (ch < 0x20 || ch == 0x7f)
-			strbuf_addf(sb, " ");
+			strbuf_addch(sb, ' ');
 		else
-			strbuf_addf(sb, "%c", ch);
+			strbuf_addch(sb, ch);
 	}
-	strbuf_addf(sb, "'");
+	strbuf_addch(sb, '\'');
 }

@@ -15,13 +15,23 @@
 #define PLOT_ENV_GNUPLOT	"FOLIOBENCH_GNUPLOT"
 #define PLOT_ENV_TIMEOUT	"FOLIOBENCH_GNUPLOT_TIMEOUT_MS"
 
+/*
+ * In a range of their own, as DB_* and REPORT_* are: a page writer returns
+ * these or -errno of its stream, and the two must not meet (PLOT_EIO was
+ * -4, which an EINTR from fclose also is).
+ */
 enum plot_status {
 	PLOT_OK = 0,
-	PLOT_ESTART = -1,	/* cannot start gnuplot (not installed?) */
-	PLOT_EFAIL = -2,	/* gnuplot exited with an error */
-	PLOT_ETIME = -3,	/* gnuplot took longer than the limit */
-	PLOT_EIO = -4,		/* the pipes failed */
+	PLOT_ESTART = -4001,	/* cannot start gnuplot (not installed?) */
+	PLOT_EFAIL = -4002,	/* gnuplot exited with an error */
+	PLOT_ETIME = -4003,	/* gnuplot took longer than the limit */
+	PLOT_EIO = -4004,	/* the pipes failed */
 };
+/* Is r one of the PLOT_E* codes (not 0, not a -errno)? */
+static inline int plot_failed(int r)
+{
+	return r <= PLOT_ESTART && r >= PLOT_EIO;
+}
 
 /*
  * Run script through gnuplot and put the SVG it printed into svg, ready to

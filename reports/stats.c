@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common.h"
 #include "reports/stats.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -24,9 +25,7 @@ double stats_median(const double *v, size_t n)
 		return NAN;
 	/* Sort a copy: callers keep their samples in the order taken. */
 	if (n > sizeof(small) / sizeof(small[0])) {
-		s = malloc(n * sizeof(*s));
-		if (!s)
-			return NAN;
+		s = xreallocarray(NULL, n, sizeof(*s));
 	}
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
@@ -305,9 +304,7 @@ static double mwu_exact_sf(size_t m, size_t n, double u)
 	size_t deg = m * n, i, k, s;
 	double *c, tail = 0, total = 0;
 
-	c = calloc(deg + 1, sizeof(*c));
-	if (!c)
-		return NAN;
+	c = xcalloc(deg + 1, sizeof(*c));
 	c[0] = 1;
 	for (i = 1; i <= m; i++) {
 		s = n + i;
@@ -336,9 +333,7 @@ int stats_mwu(const double *a, size_t na, const double *b, size_t nb,
 	r->exact = false;
 	if (!na || !nb)
 		return -EINVAL;
-	all = malloc(n * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
+	all = xreallocarray(NULL, n, sizeof(*all));
 	for (i = 0; i < na; i++)
 		all[i] = (struct ranked){ a[i], 0 };
 	for (i = 0; i < nb; i++)

@@ -37,6 +37,12 @@
 #define HASH_HEX	12	/* hex digits of a long params' hash */
 #define BACKOFF_DOUBLINGS 5	/* the wait stops growing at 32 times the first */
 
+/*
+ * Within this file, beside DB_* in one int: a run's rows cannot make a
+ * document (p->bad says why).  Never returned by upload_pending().
+ */
+#define UPLOAD_EROWS	(-5100)
+
 /* SQUAD's text for a job_id it already holds in that build. */
 static const char squad_dup[] = "There is already a test run with job_id";
 
@@ -123,7 +129,7 @@ static void show_text(const char *in, const struct token *tk, char *out,
 		strbuf_addf(&sb, "%.*s<token>", (int)(hit - p), p);
 		p = hit + tl;
 	}
-	strbuf_addf(&sb, "%s", p);
+	strbuf_addstr(&sb, p);
 	for (p = strbuf_str(&sb); *p && i + 1 < n && i < SHOW_MAX; p++) {
 		if (iscntrl((unsigned char)*p)) {
 			if (i && out[i - 1] != ' ')
@@ -157,7 +163,7 @@ static int slug(const char *in, char *out, size_t n)
 	}
 	for (; *p; p++) {
 		if (isalnum(*p) || *p == '.' || *p == '-')
-			strbuf_addf(&sb, "%c", *p);
+			strbuf_addch(&sb, *p);
 		else if (*p == '_')
 			strbuf_addf(&sb, "__");
 		else
@@ -180,7 +186,7 @@ struct payload {
 	struct strbuf metrics, tests;
 	struct strbuf more;		/* metadata: params of cut names */
 	uint64_t *longs;		/* hashes of the params in more */
-	size_t nlongs;
+	size_t nlongs, alongs;
 	bool first_metric, first_test;
 	size_t nmetrics, ntests;	/* names sent */
 	char bad[1024];			/* why the run cannot be sent */
@@ -208,8 +214,8 @@ static uint64_t fnv1a(const char *s)
 /*
  * "suite/name[params]" within SQUAD's SQUAD_NAME_MAX characters for the part
  * after the suite: the params cut short and marked with ~ and a hash of
- * them, the full params in the metadata under "params~HASH".  -1 (p->bad
- * says why) when even that does not fit.
+ * them, the full params in the metadata under "params~HASH".  UPLOAD_EROWS
+ * (p->bad says why) when even that does not fit.
  */
 static int test_name(struct payload *p, struct strbuf *key,
 		     const char *suite, const char *name, const char *params)
@@ -225,7 +231,7 @@ static int test_name(struct payload *p, struct strbuf *key,
 		snprintf(p->bad, sizeof(p->bad), "the metric or test name "
 			 "%.64s... of %s is %zu characters long, over the %d "
 			 "SQUAD keeps", name, suite, nl, SQUAD_NAME_MAX);
-		return -1;
+		return UPLOAD_EROWS;
 	}
 	h = fnv1a(params) & ((1ull << (4 * HASH_HEX)) - 1);
 	keep = SQUAD_NAME_MAX - nl - 2 - 1 - HASH_HEX;
@@ -237,7 +243,7 @@ static int test_name(struct payload *p, struct strbuf *key,
 	for (size_t i = 0; i < p->nlongs; i++)
 		if (p->longs[i] == h)
 			return 0;
-	p->longs = xrealloc(p->longs, (p->nlongs + 1) * sizeof(*p->longs));
+	ALLOC_GROW(p->longs, p->nlongs + 1, p->alongs);
 	p->longs[p->nlongs++] = h;
 	strbuf_addf(&p->more, ",\"params~%0*llx\":", HASH_HEX,
 		    (unsigned long long)h);
@@ -255,7 +261,7 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
 	char num[40];
-	int r = -1;
+	int r = UPLOAD_EROWS;
 
 	if (strlen(m->unit) > UNIT_MAX) {
 		snprintf(p->bad, sizeof(p->bad), "the unit \"%.40s\" of %s/%s "
@@ -265,7 +271,7 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 	}
 	if (test_name(p, &key, m->workload, m->metric, m->params))
 		goto out;
-	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{" : ",");
+	strbuf_addch(&p->metrics, p->first_metric ? '{' : ',');
 	strbuf_json_str(&p->metrics, strbuf_str(&key));
 	strbuf_addf(&p->metrics, ":{\"value\":[");
 	for (size_t i = 0; i < m->n; i++) {
@@ -299,7 +305,7 @@ static int add_check(const struct db_upload_check *k, void *arg)
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
 	char name[64];
-	int r = -1;
+	int r = UPLOAD_EROWS;
 
 	if (k->rep >= 0)
 		snprintf(name, sizeof(name), "verify-rep%lld",
@@ -308,7 +314,7 @@ static int add_check(const struct db_upload_check *k, void *arg)
 		snprintf(name, sizeof(name), "case");
 	if (test_name(p, &key, k->workload, name, k->params))
 		goto out;
-	strbuf_addf(&p->tests, "%s", p->first_test ? "{" : ",");
+	strbuf_addch(&p->tests, p->first_test ? '{' : ',');
 	strbuf_json_str(&p->tests, strbuf_str(&key));
 	strbuf_addf(&p->tests, ":\"%s\"", k->pass ? "pass" : "fail");
 	p->first_test = false;
@@ -338,7 +344,10 @@ static void shown_url(struct payload *p)
 	strbuf_release(&sb);
 }
 
-/* DB_OK; DB_* of the database; 1 with p->bad for a run SQUAD cannot take. */
+/*
+ * DB_OK; DB_* of the database; UPLOAD_EROWS with p->bad for a run SQUAD
+ * cannot take.
+ */
 static int payload_build(struct db *db, const struct dashboard_cfg *d,
 			 const struct db_upload_claim *c, struct payload *p)
 {
@@ -361,7 +370,7 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 			 "(%.120s...)", b ? "label" : "environment",
 			 b ? c->label : envname, b ? "build" : "environment",
 			 SLUG_MAX, b ? build : env);
-		return 1;
+		return UPLOAD_EROWS;
 	}
 	snprintf(p->build, sizeof(p->build), "%s", build);
 	snprintf(p->url, sizeof(p->url), "%.*s/api/submit/%s/%s/%s/%s",
@@ -370,18 +379,14 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 	if ((r = db_upload_metadata(db, c->run_id, &p->metadata)) ||
 	    (r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
 	    (r = db_upload_checks_each(db, c->run_id, add_check, p)))
-		return r == -1 ? 1 : r;
-	strbuf_addf(&p->metrics, "%s", p->first_metric ? "{}" : "}");
-	strbuf_addf(&p->tests, "%s", p->first_test ? "{}" : "}");
+		return r;
+	strbuf_addstr(&p->metrics, p->first_metric ? "{}" : "}");
+	strbuf_addstr(&p->tests, p->first_test ? "{}" : "}");
 	/* the full params of the names cut short, in the metadata */
 	ml = strlen(p->metadata);
 	if (p->more.len && ml && p->metadata[ml - 1] == '}') {
-		char *md = malloc(ml + p->more.len + 1);
+		char *md = xmalloc(ml + p->more.len + 1);
 
-		if (!md) {
-			snprintf(db->err, sizeof(db->err), "out of memory");
-			return DB_ERR;
-		}
 		snprintf(md, ml + p->more.len + 1, "%.*s%s}", (int)(ml - 1),
 			 p->metadata, strbuf_str(&p->more));
 		free(p->metadata);
@@ -411,7 +416,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	if (r->all) {
 		if (r->all->len + len > REST_MAX)
 			return 0;	/* CURLE_WRITE_ERROR: far too much */
-		strbuf_addf(r->all, "%.*s", (int)len, data);
+		strbuf_add(r->all, data, len);
 	}
 	return len;
 }
@@ -872,17 +877,68 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 			    "is read-only (%s)", db->path, db->err);
 		break;
 	default:
-		strbuf_addf(err, "%s", db->err);
+		strbuf_addstr(err, db->err);
 	}
 }
 
-/* Try one claimed run up to max_attempts times; its verdict, or -1 (db). */
+/* The upload_status of a DB_* code that stops the upload. */
+static enum upload_status db_status(int dbr)
+{
+	return dbr == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
+}
+
+/*
+ * Keep the verdict v on a run in the outbox and say it (after attempt
+ * tries); 0 or the DB_* code that failed.
+ */
+static int record(struct db *db, const struct db_upload_want *w,
+		  const struct db_upload_claim *c, enum verdict v,
+		  const char *why, unsigned attempt,
+		  const struct upload_opts *o, bool *lost)
+{
+	int dbr;
+
+	switch (v) {
+	case V_SENT:
+	case V_DUP:
+		if ((dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
+					  lost)))
+			return dbr;
+		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
+		    c->label, w->target, why, v == V_DUP ?
+		    " (the dashboard had it already: a reply was lost)" : "");
+		break;
+	case V_RETRY:
+		if ((dbr = db_upload_done(db, w, c->run_id, "pending", why,
+					  NULL, lost)))
+			return dbr;
+		say(o, true, "run %s stays pending after %u %s: %s",
+		    c->uuid, attempt, attempt == 1 ? "try" : "tries", why);
+		break;
+	case V_DENIED:
+	case V_REJECTED:
+	case V_UNTRUSTED:
+		if ((dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
+		    (dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					  NULL, lost)))
+			return dbr;
+		say(o, true, "run %s failed: %s", c->uuid, why);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Try one claimed run up to max_attempts times: its verdict (0 or more),
+ * or what stops the upload (UPLOAD_EINTERNAL, UPLOAD_EDB, UPLOAD_EBUSY;
+ * err says why).
+ */
 static int send_run(struct db *db, const struct dashboard_cfg *d,
 		    const struct db_upload_want *w,
 		    const struct db_upload_claim *c, const struct token *tk,
-		    const struct upload_opts *o, struct strbuf *err, int *dbr)
+		    const struct upload_opts *o, struct strbuf *err)
 {
-	const char *target = w->target;
 	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT,
 			     .more = STRBUF_INIT };
 	struct reply r;
@@ -890,18 +946,18 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	enum verdict v = V_RETRY;
 	bool lost = false;
 	unsigned attempt;
-	int ret = -1;
+	int ret = UPLOAD_EINTERNAL, dbr;
 
-	*dbr = payload_build(db, d, c, &p);
-	if (*dbr && *dbr != DB_ERR && *dbr != 1)
+	dbr = payload_build(db, d, c, &p);
+	if (dbr && dbr != DB_ERR && dbr != UPLOAD_EROWS)
 		goto dberr;	/* busy, full...: not the run's rows */
-	if (*dbr) {
+	if (dbr) {
 		/* bad rows: this run waits for --failed, the others go on */
 		snprintf(why, sizeof(why), "cannot make the upload of run "
 			 "%s from its rows: %s", c->uuid,
-			 *dbr == 1 ? p.bad : db->err);
-		if ((*dbr = db_upload_done(db, w, c->run_id, "failed", why,
-					   NULL, &lost)))
+			 dbr == UPLOAD_EROWS ? p.bad : db->err);
+		if ((dbr = db_upload_done(db, w, c->run_id, "failed", why,
+					  NULL, &lost)))
 			goto dberr;
 		say(o, true, "run %s failed: %s", c->uuid, why);
 		ret = V_REJECTED;
@@ -922,13 +978,13 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 			break;
 		s = wait_s(d, attempt, &r);
 		if (attempt == d->max_attempts) {
-			if ((*dbr = db_upload_tried(db, w, c->run_id, why,
-						    NULL)))
+			if ((dbr = db_upload_tried(db, w, c->run_id, why,
+						   NULL)))
 				goto dberr;
 			break;
 		}
 		iso_in(s, next, sizeof(next));
-		if ((*dbr = db_upload_tried(db, w, c->run_id, why, next)))
+		if ((dbr = db_upload_tried(db, w, c->run_id, why, next)))
 			goto dberr;
 		say(o, true, "run %s: try %u of %u: %s; again in %.3g s",
 		    c->uuid, attempt, d->max_attempts, why, s);
@@ -937,44 +993,19 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	/* the test run SQUAD has may be what a failed try left of it */
 	if (v == V_DUP && d->target == DASHBOARD_SQUAD)
 		v = squad_check(d, &p, c, tk, why, sizeof(why));
-	switch (v) {
-	case V_SENT:
-	case V_DUP:
-		if ((*dbr = db_upload_tried(db, w, c->run_id, NULL, NULL)) ||
-		    (*dbr = db_upload_done(db, w, c->run_id, "sent", NULL, why,
-					   &lost)))
-			goto dberr;
-		say(o, false, "sent run %s (%s) to %s: %s%s", c->uuid,
-		    c->label, target, why, v == V_DUP ?
-		    " (the dashboard had it already: a reply was lost)" : "");
-		break;
-	case V_RETRY:
-		if ((*dbr = db_upload_done(db, w, c->run_id, "pending", why,
-					   NULL, &lost)))
-			goto dberr;
-		if (attempt > d->max_attempts)
-			attempt = d->max_attempts;
-		say(o, true, "run %s stays pending after %u %s: %s",
-		    c->uuid, attempt, attempt == 1 ? "try" : "tries", why);
-		break;
-	case V_DENIED:
-	case V_REJECTED:
-	case V_UNTRUSTED:
-		if ((*dbr = db_upload_tried(db, w, c->run_id, why, NULL)) ||
-		    (*dbr = db_upload_done(db, w, c->run_id, "failed", why,
-					   NULL, &lost)))
-			goto dberr;
-		say(o, true, "run %s failed: %s", c->uuid, why);
-		break;
-	}
+	if (attempt > d->max_attempts)
+		attempt = d->max_attempts;
+	if ((dbr = record(db, w, c, v, why, attempt, o, &lost)))
+		goto dberr;
 	if (lost)
 		say(o, true, "run %s: another uploader took the claim over "
 		    "meanwhile (it ran past its lease)", c->uuid);
 	ret = (int)v;
 	goto out;
 dberr:
-	db_upload_say(db, *dbr, err, "cannot record the upload of run",
+	db_upload_say(db, dbr, err, "cannot record the upload of run",
 		      c->uuid);
+	ret = db_status(dbr);
 out:
 	payload_release(&p);
 	explicit_bzero(&r, sizeof(r));
@@ -994,19 +1025,99 @@ static int64_t lease_s(const struct dashboard_cfg *d)
 			  3.0 * one) / 1e9) + 60;
 }
 
+/* --run UUID: queue the run for target; UPLOAD_OK, or why it cannot be. */
+static enum upload_status queue_one(struct db *db, const char *uuid,
+				    const char *target, struct strbuf *err)
+{
+	char status[32];
+	int r;
+
+	r = db_upload_queue(db, uuid, target, status, sizeof(status));
+	if (r == DB_MISSING) {
+		strbuf_addf(err, "no run %s in %s", uuid, db->path);
+		return UPLOAD_ENORUN;
+	}
+	if (r) {
+		db_upload_say(db, r, err, "cannot queue run", uuid);
+		return db_status(r);
+	}
+	if (strcmp(status, "complete")) {
+		strbuf_addf(err, "run %s is %s: only complete runs are "
+			    "uploaded", uuid, status);
+		return UPLOAD_EINCOMPLETE;
+	}
+	return UPLOAD_OK;
+}
+
+/*
+ * Count a run's verdict in t; true when the next runs would meet the
+ * same refusal (the token, the certificate) and the upload stops.
+ */
+static bool tally(struct upload_tally *t, enum verdict v)
+{
+	t->sent += v == V_SENT || v == V_DUP;
+	t->duplicate += v == V_DUP;
+	t->pending += v == V_RETRY;
+	t->rejected += v == V_REJECTED;
+	t->denied += v == V_DENIED;
+	t->untrusted += v == V_UNTRUSTED;
+	return v == V_DENIED || v == V_UNTRUSTED;
+}
+
+/* Claim and send runs one by one until none is left or one stops it. */
+static enum upload_status send_claimed(struct db *db,
+				       const struct dashboard_cfg *d,
+				       struct db_upload_want *w,
+				       const struct token *tk,
+				       const struct upload_opts *o,
+				       struct upload_tally *t,
+				       struct strbuf *err)
+{
+	struct db_upload_claim c;
+	enum upload_status ret = UPLOAD_OK;
+	int64_t *skip = NULL;
+	size_t nskip = 0, askip = 0;
+	int r, busy = 0;
+
+	for (;;) {
+		w->skip = skip;
+		w->nskip = nskip;
+		if ((r = db_upload_claim(db, w, &c, &busy))) {
+			db_upload_say(db, r, err, "cannot claim an upload",
+				      NULL);
+			ret = db_status(r);
+			break;
+		}
+		if (c.run_id < 0)
+			break;
+		if (c.took_over)
+			say(o, true, "run %s: taking over from uploader pid %d, "
+			    "which is gone or ran past its lease", c.uuid,
+			    c.took_over);
+		ALLOC_GROW(skip, nskip + 1, askip);
+		skip[nskip++] = c.run_id;
+		r = send_run(db, d, w, &c, tk, o, err);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		if (tally(t, r))
+			break;
+	}
+	t->busy = busy;
+	free(skip);
+	return ret;
+}
+
 enum upload_status upload_pending(struct db *db,
 				  const struct dashboard_cfg *d,
 				  const struct upload_opts *o,
 				  struct upload_tally *t, struct strbuf *err)
 {
 	struct db_upload_want w = { 0 };
-	struct db_upload_claim c;
 	struct token tk = { { 0 } };
-	enum upload_status ret = UPLOAD_OK;
-	int64_t *skip = NULL;
-	char host[256] = "", status[32];
-	size_t nskip = 0;
-	int r, dbr = 0, busy = 0;
+	enum upload_status ret;
+	char host[256] = "";
 
 	memset(t, 0, sizeof(*t));
 	w.target = dashboard_target_name(d->target);
@@ -1015,23 +1126,8 @@ enum upload_status upload_pending(struct db *db,
 			    "\"dashboard\" section to the config)");
 		return UPLOAD_ECONFIG;
 	}
-	if (o->uuid) {
-		r = db_upload_queue(db, o->uuid, w.target, status,
-				    sizeof(status));
-		if (r == DB_MISSING) {
-			strbuf_addf(err, "no run %s in %s", o->uuid, db->path);
-			return UPLOAD_ENORUN;
-		}
-		if (r) {
-			db_upload_say(db, r, err, "cannot queue run", o->uuid);
-			return r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
-		}
-		if (strcmp(status, "complete")) {
-			strbuf_addf(err, "run %s is %s: only complete runs are "
-				    "uploaded", o->uuid, status);
-			return UPLOAD_EINCOMPLETE;
-		}
-	}
+	if (o->uuid && (ret = queue_one(db, o->uuid, w.target, err)))
+		return ret;
 	if (d->ca_file && access(d->ca_file, R_OK)) {
 		strbuf_addf(err, "cannot read dashboard.ca_file %s: %s",
 			    d->ca_file, strerror(errno));
@@ -1052,57 +1148,13 @@ enum upload_status upload_pending(struct db *db,
 	w.host = host;
 	w.pid = (int)getpid();
 	w.lease_s = lease_s(d);
-	for (;;) {
-		int64_t *ns;
-
-		w.skip = skip;
-		w.nskip = nskip;
-		if ((r = db_upload_claim(db, &w, &c, &busy))) {
-			db_upload_say(db, r, err, "cannot claim an upload",
-				      NULL);
-			ret = r == DB_BUSY ? UPLOAD_EBUSY : UPLOAD_EDB;
-			break;
-		}
-		if (c.run_id < 0)
-			break;
-		if (c.took_over)
-			say(o, true, "run %s: taking over from uploader pid %d, "
-			    "which is gone or ran past its lease", c.uuid,
-			    c.took_over);
-		ns = realloc(skip, (nskip + 1) * sizeof(*skip));
-		if (!ns) {
-			strbuf_addf(err, "out of memory");
-			ret = UPLOAD_EINTERNAL;
-			break;
-		}
-		skip = ns;
-		skip[nskip++] = c.run_id;
-		r = send_run(db, d, &w, &c, &tk, o, err, &dbr);
-		if (r < 0) {
-			ret = !dbr ? UPLOAD_EINTERNAL : dbr == DB_BUSY ?
-			      UPLOAD_EBUSY : UPLOAD_EDB;
-			break;
-		}
-		if (r == V_SENT || r == V_DUP)
-			t->sent++;
-		t->duplicate += r == V_DUP;
-		t->pending += r == V_RETRY;
-		t->rejected += r == V_REJECTED;
-		if (r == V_DENIED || r == V_UNTRUSTED) {
-			/* the next runs would meet the same refusal */
-			t->denied += r == V_DENIED;
-			t->untrusted += r == V_UNTRUSTED;
-			break;
-		}
-	}
-	t->busy = busy;
+	ret = send_claimed(db, d, &w, &tk, o, t, err);
 	curl_global_cleanup();
 	if (ret == UPLOAD_OK)
 		ret = t->denied ? UPLOAD_DENIED : t->untrusted ?
 		      UPLOAD_UNTRUSTED : t->rejected ?
 		      UPLOAD_REJECTED : t->pending ? UPLOAD_PENDING : UPLOAD_OK;
 out:
-	free(skip);
 	explicit_bzero(&tk, sizeof(tk));
 	return ret;
 }

@@ -12,19 +12,23 @@
 #include "common/dashboard.h"
 #include "schema/db.h"
 
-/* What an upload ended with; the front end maps it to an exit code. */
+/*
+ * What an upload ended with, in a range of its own as DB_* and REPORT_*
+ * are (never mistaken for another layer's code or a -errno); the front
+ * end maps it to an exit code.
+ */
 enum upload_status {
 	UPLOAD_OK = 0,		/* every run wanted is at the dashboard: 0 */
-	UPLOAD_PENDING = 1,	/* some could not be delivered yet: 75 */
-	UPLOAD_DENIED = 2,	/* the dashboard refused the token: 77 */
-	UPLOAD_REJECTED = 3,	/* it rejected a run (bad data): 65 */
-	UPLOAD_ECONFIG = 4,	/* no token, a token file others read: 78 */
-	UPLOAD_EDB = 5,		/* the database failed: 74 */
-	UPLOAD_ENORUN = 6,	/* --run names no run: 67 */
-	UPLOAD_EINCOMPLETE = 7,	/* --run names a run not complete: 68 */
-	UPLOAD_EINTERNAL = 8,	/* libcurl could not start: 70 */
-	UPLOAD_EBUSY = 9,	/* the database stayed locked: 75 */
-	UPLOAD_UNTRUSTED = 10,	/* the server's certificate failed: 77 */
+	UPLOAD_PENDING = -5001,	/* some could not be delivered yet: 75 */
+	UPLOAD_DENIED = -5002,	/* the dashboard refused the token: 77 */
+	UPLOAD_REJECTED = -5003,	/* it rejected a run (bad data): 65 */
+	UPLOAD_ECONFIG = -5004,	/* no token, a token file others read: 78 */
+	UPLOAD_EDB = -5005,	/* the database failed: 74 */
+	UPLOAD_ENORUN = -5006,	/* --run names no run: 67 */
+	UPLOAD_EINCOMPLETE = -5007,	/* --run names a run not complete: 68 */
+	UPLOAD_EINTERNAL = -5008,	/* libcurl could not start: 70 */
+	UPLOAD_EBUSY = -5009,	/* the database stayed locked: 75 */
+	UPLOAD_UNTRUSTED = -5010,	/* the server's certificate failed: 77 */
 };
 
 struct upload_opts {

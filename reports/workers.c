@@ -40,26 +40,13 @@ static struct wrow *find_row(struct wtab *t, const struct db_report_worker *w)
 		    !strcmp(r->workload, w->workload))
 			return r;
 	}
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 16;
-		struct wrow *nr = realloc(t->rows, na * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		t->rows = nr;
-		t->alloc = na;
-	}
+	ALLOC_GROW(t->rows, t->n + 1, t->alloc);
 	r = &t->rows[t->n];
 	memset(r, 0, sizeof(*r));
-	r->workload = strdup(w->workload);
-	r->params = strdup(w->params);
+	r->workload = xstrdup(w->workload);
+	r->params = xstrdup(w->params);
 	r->worker = w->worker;
 	r->side[0].pu = r->side[1].pu = -1;
-	if (!r->workload || !r->params) {
-		free(r->workload);
-		free(r->params);
-		return NULL;
-	}
 	t->n++;
 	return r;
 }
@@ -73,18 +60,8 @@ static int add_worker(const struct db_report_worker *w, void *arg)
 	if (w->workers < 2)
 		return 0;	/* one worker has no spread */
 	r = find_row(t, w);
-	if (!r)
-		return REPORT_ENOMEM;
 	v = &r->side[t->side];
-	if (v->n == v->alloc) {
-		size_t na = v->alloc ? v->alloc * 2 : 8;
-		double *nv = realloc(v->v, na * sizeof(*nv));
-
-		if (!nv)
-			return REPORT_ENOMEM;
-		v->v = nv;
-		v->alloc = na;
-	}
+	ALLOC_GROW(v->v, v->n + 1, v->alloc);
 	v->v[v->n++] = (double)w->wall_ns;
 	v->pu = v->pu == -1 || v->pu == w->pu ? w->pu : -2;
 	return 0;
@@ -172,8 +149,7 @@ int report_workers(FILE *f, struct db *db, const char *a, const char *b,
 		r = db_report_workers_each(db, b, drop_noisy, add_worker, &t);
 	}
 	if (r) {
-		if (r != REPORT_ENOMEM)
-			strbuf_addf(err, "%s", db->err);
+		strbuf_addstr(err, db->err);
 		goto out;
 	}
 	fprintf(f, "\nper worker: each worker's own wall time, median over the "

@@ -25,6 +25,7 @@
 #include "reports/stats.h"
 #include "workers.h"
 #include "schema/db.h"
+#include "workloads/params.h"
 #include "workloads/sys/sys.h"
 
 #ifndef TMPFS_MAGIC
@@ -326,7 +327,7 @@ static int adopt_preflight(struct prepared *pr, const struct plan_case *pc,
 	memcpy(pr->v, c->v, sizeof(pr->v));
 	for (i = 0; w->params[i].name; i++) {
 		const struct param *p = &w->params[i];
-		bool num = p->type != PT_ENUM && p->type != PT_STRING;
+		bool num = param_is_number(p->type);
 
 		if (num ? c->v[i].u == pc->v[i].u :
 		    c->v[i].str == pc->v[i].str ||
@@ -334,13 +335,13 @@ static int adopt_preflight(struct prepared *pr, const struct plan_case *pc,
 			pr->v[i] = pc->v[i];
 			continue;
 		}
-		config_value_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
+		wl_param_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
 		pr->v[i].str = pr->str[i];
 		changed = true;
 	}
 	if (!changed)
 		return 0;
-	pr->params_json = config_params_json(w, pr->v);
+	pr->params_json = wl_params_json(w, pr->v);
 	return pr->params_json ? 0 : -ENOMEM;
 }
 
@@ -368,6 +369,7 @@ static void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->bind_memory = placement_membind;
 	c->stop = &stop_sig;
 	c->progress = on_progress;
+	wl_params_fill(c);
 }
 
 /* A database error, said for people; returns it, for bench/ to map. */
@@ -422,17 +424,6 @@ static int say_undo_failures(const char *head, struct strbuf *note)
 	return n;
 }
 
-/* A param of the workload by name, or -1 (threads and mode are optional). */
-static int param_find(const struct workload *w, const char *name)
-{
-	int i;
-
-	for (i = 0; w->params[i].name; i++)
-		if (!strcmp(w->params[i].name, name))
-			return i;
-	return -1;
-}
-
 /*
  * Workers of a case and their PUs.  A count that needs more PUs than are
  * usable is skipped with the reason, never oversubscribed.
@@ -443,10 +434,11 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 				  struct wl_err *e)
 {
 	struct strbuf why = STRBUF_INIT;
-	int t = param_find(pc->wl, "threads"), m = param_find(pc->wl, "mode");
+	struct wl_run_params rp;
 
-	pr->nworkers = t >= 0 ? (int)pc->v[t].u : 1;
-	pr->processes = m >= 0 && !strcmp(pc->v[m].str, "processes");
+	wl_run_params_of(pc->wl, pc->v, &rp);
+	pr->nworkers = (int)rp.threads;
+	pr->processes = rp.mode == WL_MODE_PROCESSES;
 	/* a workload with threads of its own (seq-read) shares the PUs */
 	if (!pc->wl->parallel && pr->nworkers > pl->ncpus)
 		pr->nworkers = pl->ncpus;
@@ -1077,8 +1069,8 @@ static int preflight_all(struct runner *rn)
 		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i], &e);
 		case_init(&c, pc, NULL, &rn->pl, cfg, rn->scratch,
 			  rn->disk_scratch, &pr[i]);
-		if (pr[i].verdict == WL_OK && pc->wl->preflight)
-			pr[i].verdict = pc->wl->preflight(&c, &e);
+		if (pr[i].verdict == WL_OK)
+			pr[i].verdict = wl_preflight(&c, &e);
 		/* a preflight may adapt the case (a smaller size): keep it */
 		if (adopt_preflight(&pr[i], pc, &c))
 			return RUNNER_EINTERNAL;

@@ -69,20 +69,6 @@ const char *config_default_path(void);
 /* Keep only the cases of these workloads (comma list); -1 if unknown. */
 int config_only(struct config *cfg, const char *list, struct strbuf *err);
 
-/*
- * The canonical string of a parameter's value, as the config parser writes
- * it: numbers from .u ("64G", "10s", "90"), enums and strings from .str.
- */
-void config_value_str(const struct param *p, const struct wl_value *v,
-		      char *buf, size_t n);
-/*
- * The bounds a number, size, duration or percentage is held to, as config
- * errors and `bench list` show them: "1M to 1T", "at least 0".
- */
-void config_range_str(const struct param *p, char *buf, size_t n);
-/* The canonical params JSON of a case: every param, in table order. */
-char *config_params_json(const struct workload *w, const struct wl_value *v);
-
 /* Placement with hwloc. */
 struct placement {
 	int cpu;		/* OS index of a single measuring PU */

@@ -364,8 +364,10 @@ held() {
 	[ "$(q "select status from runs where uuid = '$uuid'")" = complete ]
 	[ -e "$FOLIOBENCH_STATE/journal" ]
 	grep -q "mount	/dev/shm/foliobench.$bpid/tmpfs" "$FOLIOBENCH_STATE/journal"
-	# B killed: the next start mends its mount from its journal
+	# B killed: the next start mends its mount from its journal (strace
+	# too, or its 60 s delay holds the wait)
 	kill -9 "$bpid"
+	kill -9 "$b" 2>/dev/null || true
 	wait $b 2>/dev/null || true
 	run "$BENCH" check --config "$T/config.json"
 	assert_success

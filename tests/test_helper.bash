@@ -90,3 +90,65 @@ fb_schema_latest() {
 	f=$(basename "$f")
 	echo $((10#${f%%_*}))
 }
+
+# fb_json_valid KIND FILE: FILE is one document that validates against
+# schema/KIND.schema.json (JSON Schema 2020-12, python3-jsonschema).
+fb_json_valid() {
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/validate_run.py" \
+		"$BATS_TEST_DIRNAME/../schema/$1.schema.json" "$2"
+	assert_success
+	assert_output "1 valid"
+}
+
+# fx_label_runs TARGET LABEL...: between fx_begin and fx_end, one run a
+# label (boot b1, b2, ...) with an unlink case of wall time 100, each
+# queued for upload to TARGET.
+fx_label_runs() {
+	local target=$1 l i=0
+	shift
+	for l in "$@"; do
+		i=$((i + 1))
+		fx_run "$l" b$i
+		fx_remove_case unlink
+		fx_wall 100
+		echo "INSERT INTO uploads (run_id, target) VALUES ($i, '$target');" >> "$FX_SQL"
+	done
+}
+
+# fx_unlink_boots LABEL BOOT V: between fx_begin and fx_end, two boots
+# (BOOT1, BOOT2) of LABEL, each a run of shmem-remove unlink 64M whose
+# three wall times are m-1, m and m+1 ms around a median m of V+2, V+4.
+fx_unlink_boots() {
+	local b v
+	for b in 1 2; do
+		v=$(($3 + 2 * b))
+		fx_run "$1" "$2$b"
+		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
+		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
+	done
+}
+
+# fb_json_head FILE KIND METHOD: the report document FILE says who wrote
+# it (this bench), from which schema, in which layout, its kind, alpha,
+# confidence and method sentence.
+fb_json_head() {
+	local version
+	version=$("$BENCH" --version)
+	run jq -r --arg v "${version#foliobench }" '[.tool,
+		.tool_version == $v, .schema_version, .format_version, .kind,
+		.alpha, .confidence, .method] | @tsv' "$1"
+	assert_output "foliobench	true	$(fb_schema_latest)	1	$2	0.05	0.95	$3"
+}
+
+# narrow_ascii COLS: fail when a line of $output is wider than COLS columns
+# or not plain ASCII (the changelog format's promise).
+narrow_ascii() {
+	local cols=$1
+	if LC_ALL=C grep -n '[^ -~]' <<< "$output"; then
+		echo "not plain ASCII" >&2
+		return 1
+	fi
+	awk -v max="$cols" 'length($0) > max {
+		printf "line %d is %d columns: %s\n", NR, length($0), $0
+		bad = 1 } END { exit bad }' <<< "$output"
+}

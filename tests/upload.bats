@@ -556,15 +556,8 @@ JSON
 	dash_start
 	dash_config squad ', "environment": "lab vm #3"'
 	fx_begin "$DB"
-	local l i=0
-	for l in "6.18 (patched)/v2" 6.18+fix 6.18~fix 6.18:fix 6.18@fix \
-		 6.18-fix 6.18_fix 6.18_2bfix .hidden 0_2ehidden; do
-		i=$((i + 1))
-		fx_run "$l" b$i
-		fx_remove_case unlink
-		fx_wall 100
-		echo "INSERT INTO uploads (run_id, target) VALUES ($i, 'squad');" >> "$FX_SQL"
-	done
+	fx_label_runs squad "6.18 (patched)/v2" 6.18+fix 6.18~fix 6.18:fix \
+		6.18@fix 6.18-fix 6.18_fix 6.18_2bfix .hidden 0_2ehidden
 	fx_end
 	run "$BENCH" upload --config "$T/config.json"
 	assert_success

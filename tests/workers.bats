@@ -16,6 +16,23 @@ JSON
 
 npus() { nproc; }
 
+# run_poking TRIES FN: bench run (quiet, output in $T/out) in the
+# background as $pid, FN called every 10 ms until it succeeds (ok=1) or
+# has failed TRIES times (ok=0); the caller waits for $pid.
+run_poking() {
+	local tries=$1 fn=$2 i
+	"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
+	pid=$!
+	ok=0
+	for i in $(seq 1 "$tries"); do
+		if "$fn"; then
+			ok=1
+			return
+		fi
+		sleep 0.01
+	done
+}
+
 @test "1 and 2 workers in threads and processes under scatter and compact" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	for place in scatter compact; do
@@ -313,18 +330,14 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	wcfg '"cpus": "1",' '[ { "workload": "shmem-remove", "size": "2G", "op": "unlink" } ]'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
-	"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
-	pid=$!
-	ok=0
-	for i in $(seq 1 500); do
+	# pin worker 0's thread to PU 0 once it exists
+	poke() {
+		local id
 		id=$(grep -lx fbw-0 /proc/"$pid"/task/*/comm 2>/dev/null |
 		     sed -n 's|/proc/[0-9]*/task/\([0-9]*\)/comm|\1|p')
-		if [ -n "$id" ] && taskset -pc 0 "$id" >/dev/null; then
-			ok=1
-			break
-		fi
-		sleep 0.01
-	done
+		[ -n "$id" ] && taskset -pc 0 "$id" >/dev/null
+	}
+	run_poking 500 poke
 	wait "$pid"
 	cat "$T/out"
 	[ "$ok" = 1 ]
@@ -340,19 +353,15 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	wcfg '' '[ { "workload": "small-truncate", "count": 1000000, "pages": 1, "wsize": "4k", "threads": 2, "mode": "processes" } ]'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
-	"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
-	pid=$!
-	ok=0
-	for i in $(seq 1 1000); do
+	# kill worker 1 once both are in their timed loops
+	poke() {
+		local w
 		w=$(pgrep -P "$pid" -x fbw-1 || true)
-		# once both are in their timed loops
-		if [ -n "$w" ] && [ -n "$(pgrep -P "$pid" -x fbw-0)" ] &&
-		   grep -q '^State:.*R' /proc/"$w"/status; then
-			kill -9 "$w" && ok=1
-			break
-		fi
-		sleep 0.01
-	done
+		[ -n "$w" ] && [ -n "$(pgrep -P "$pid" -x fbw-0)" ] &&
+			grep -q '^State:.*R' /proc/"$w"/status &&
+			kill -9 "$w"
+	}
+	run_poking 1000 poke
 	timeout 60 tail --pid="$pid" -f /dev/null
 	wait "$pid" || true
 	cat "$T/out"

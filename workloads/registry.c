@@ -34,16 +34,142 @@ const struct workload *workload_find(const char *name)
 	return NULL;
 }
 
-int wl_param_index(const struct workload *w, const char *name)
+const char *const wl_modes[] = {
+	[WL_MODE_THREADS] = "threads",
+	[WL_MODE_PROCESSES] = "processes",
+	NULL,
+};
+
+/* The size a param's field has, by its type. */
+static size_t field_size(enum param_type t)
+{
+	switch (t) {
+	case PT_ENUM:
+		return sizeof(int);
+	case PT_STRING:
+		return sizeof(const char *);
+	default:
+		return sizeof(uint64_t);
+	}
+}
+
+int wl_params_check(const struct workload *w, char *why, size_t n)
 {
 	int i;
 
-	for (i = 0; w->params[i].name; i++)
-		if (!strcmp(w->params[i].name, name))
+	if (w->params_size > WL_PARAMS_MAX)
+		return snprintf(why, n, "%s: params struct of %zu bytes, more "
+				"than %d", w->name, w->params_size,
+				WL_PARAMS_MAX), -1;
+	for (i = 0; w->params[i].name; i++) {
+		const struct param *p = &w->params[i];
+		size_t end = p->runner ? sizeof(struct wl_run_params) :
+					 w->params_size;
+
+		if (i == WL_MAX_PARAMS)
+			return snprintf(why, n, "%s: more than %d params",
+					w->name, WL_MAX_PARAMS), -1;
+		if (p->size != field_size(p->type) || p->off + p->size > end)
+			return snprintf(why, n, "%s: param %s: a field of %zu "
+					"bytes at %zu, not one of %zu within "
+					"%zu", w->name, p->name, p->size,
+					p->off, field_size(p->type), end), -1;
+		if (p->runner && strcmp(p->name, "threads") &&
+		    (strcmp(p->name, "mode") || p->choices != wl_modes))
+			return snprintf(why, n, "%s: param %s: the runner's "
+					"are threads, and mode with wl_modes",
+					w->name, p->name), -1;
+	}
+	return 0;
+}
+
+static int choice_of(const struct param *p, const char *s)
+{
+	int i;
+
+	for (i = 0; s && p->choices[i]; i++)
+		if (!strcmp(p->choices[i], s))
 			return i;
-	fprintf(stderr, "bench: internal error: workload %s has no param %s\n",
-		w->name, name);
-	abort();
+	return -1;
+}
+
+static void check_or_die(const struct workload *w)
+{
+	char why[256];
+
+	if (wl_params_check(w, why, sizeof(why))) {
+		fprintf(stderr, "bench: internal error: %s\n", why);
+		abort();
+	}
+}
+
+/* One value into its field at base. */
+static void fill_one(const struct workload *w, const struct param *p,
+		     const struct wl_value *v, void *base)
+{
+	char *f = (char *)base + p->off;
+	int k;
+
+	switch (p->type) {
+	case PT_ENUM:
+		k = choice_of(p, v->str);
+		if (k < 0) {
+			fprintf(stderr, "bench: internal error: %s: %s is not "
+				"a choice of %s\n", w->name,
+				v->str ? v->str : "(null)", p->name);
+			abort();
+		}
+		memcpy(f, &k, sizeof(k));
+		break;
+	case PT_STRING:
+		memcpy(f, &v->str, sizeof(v->str));
+		break;
+	default:
+		memcpy(f, &v->u, sizeof(v->u));
+	}
+}
+
+void wl_run_params_of(const struct workload *w, const struct wl_value *v,
+		      struct wl_run_params *rp)
+{
+	int i;
+
+	check_or_die(w);
+	rp->threads = 1;
+	rp->mode = WL_MODE_THREADS;
+	for (i = 0; w->params[i].name; i++)
+		if (w->params[i].runner)
+			fill_one(w, &w->params[i], &v[i], rp);
+}
+
+void wl_params_fill(struct wl_case *c)
+{
+	const struct workload *w = c->wl;
+	int i;
+
+	memset(&c->params, 0, sizeof(c->params));
+	wl_run_params_of(w, c->v, &c->run);
+	for (i = 0; w->params[i].name; i++)
+		if (!w->params[i].runner)
+			fill_one(w, &w->params[i], &c->v[i], c->params.b);
+}
+
+enum wl_verdict wl_preflight(struct wl_case *c, struct wl_err *e)
+{
+	const struct workload *w = c->wl;
+	enum wl_verdict r;
+	int i;
+
+	if (!w->preflight)
+		return WL_OK;
+	r = w->preflight(c, e);
+	/* the numbers it adapted, where the runner stores the case from */
+	for (i = 0; w->params[i].name; i++)
+		if (!w->params[i].runner &&
+		    param_is_number(w->params[i].type))
+			memcpy(&c->v[i].u, c->params.b + w->params[i].off,
+			       sizeof(c->v[i].u));
+	return r;
 }
 
 int wl_metric_index(const struct workload *w, const char *name)
@@ -58,23 +184,29 @@ int wl_metric_index(const struct workload *w, const char *name)
 	abort();
 }
 
+void wl_set_m(struct wl_sample *s, int m, double v)
+{
+	s->m[m].v = v;
+	s->m[m].set = true;
+	s->m[m].unsupported = false;
+}
+
+void wl_unsupported_m(struct wl_sample *s, int m)
+{
+	s->m[m].set = false;
+	s->m[m].unsupported = true;
+}
+
 void wl_set(struct wl_sample *s, const struct workload *w, const char *metric,
 	    double v)
 {
-	int i = wl_metric_index(w, metric);
-
-	s->m[i].v = v;
-	s->m[i].set = true;
-	s->m[i].unsupported = false;
+	wl_set_m(s, wl_metric_index(w, metric), v);
 }
 
 void wl_unsupported(struct wl_sample *s, const struct workload *w,
 		    const char *metric)
 {
-	int i = wl_metric_index(w, metric);
-
-	s->m[i].set = false;
-	s->m[i].unsupported = true;
+	wl_unsupported_m(s, wl_metric_index(w, metric));
 }
 
 void wl_note(struct wl_sample *s, const char *key, double v)

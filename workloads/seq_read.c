@@ -34,8 +34,27 @@
 #define MIB		(1024.0 * 1024.0)
 #define MAX_THREADS	1024
 
-static const char *const populates[] = { "write", "fallocate", NULL };
-static const char *const yesno[] = { "no", "yes", NULL };
+enum populate { POP_WRITE, POP_FALLOCATE };
+static const char *const populates[] = {
+	[POP_WRITE] = "write", [POP_FALLOCATE] = "fallocate", NULL,
+};
+static const char *const yesno[] = { [false] = "no", [true] = "yes", NULL };
+
+/* A case's params, filled by the runner (threads is its own). */
+struct sr_params {
+	const char *dir;
+	uint64_t size, bs, duration;
+	enum populate populate;
+	int shared;		/* a bool, as yesno's index */
+	const char *file;	/* "": files of our own */
+	uint64_t lat_every;
+};
+WL_PARAMS_FIT(struct sr_params);
+
+static const struct sr_params *prm(const struct wl_case *c)
+{
+	return wl_params(c);
+}
 
 static int check_abs(const char *val, char *buf, size_t n)
 {
@@ -52,57 +71,90 @@ static int check_file(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, check_abs,
+	{ WL_PARAM(struct sr_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
+	  check_abs,
 	  "directory of the file(s); the default uses the runner's own "
 	  "scratch on /dev/shm" },
-	{ "size", PT_SIZE, "1G", NULL, 4096, 1ull << 40, NULL,
+	{ WL_PARAM(struct sr_params, size), PT_SIZE, "1G", NULL, 4096,
+	  1ull << 40, NULL,
 	  "bytes of each file read before wrapping to its start" },
-	{ "bs", PT_SIZE, "4k", NULL, 1, 64 << 20, NULL,
-	  "bytes per read(2)" },
-	{ "duration", PT_DURATION, "10s", NULL, 10000000ull,
-	  86400000000000ull, NULL, "how long to read (fio's runtime)" },
-	{ "populate", PT_ENUM, "write", populates, 0, 0, NULL,
+	{ WL_PARAM(struct sr_params, bs), PT_SIZE, "4k", NULL, 1, 64 << 20,
+	  NULL, "bytes per read(2)" },
+	{ WL_PARAM(struct sr_params, duration), PT_DURATION, "10s", NULL,
+	  10000000ull, 86400000000000ull, NULL,
+	  "how long to read (fio's runtime)" },
+	{ WL_PARAM(struct sr_params, populate), PT_ENUM, "write", populates,
+	  0, 0, NULL,
 	  "write real data, or fallocate (tmpfs then reads another path)" },
-	{ "threads", PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
+	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
 	  "readers, each pinned to its own CPU in turn" },
-	{ "shared", PT_ENUM, "no", yesno, 0, 0, NULL,
+	{ WL_PARAM(struct sr_params, shared), PT_ENUM, "no", yesno, 0, 0, NULL,
 	  "yes: all readers read one file; no: each its own" },
-	{ "file", PT_STRING, "", NULL, 0, 0, check_file,
+	{ WL_PARAM(struct sr_params, file), PT_STRING, "", NULL, 0, 0,
+	  check_file,
 	  "read this existing file instead (not written, not removed)" },
-	{ "lat_every", PT_UINT, "1", NULL, 0, 1u << 20, NULL,
+	{ WL_PARAM(struct sr_params, lat_every), PT_UINT, "1", NULL, 0,
+	  1u << 20, NULL,
 	  "time every Nth read for the latency percentiles (1: every read; "
 	  "a prime such as 61 lets the timed reads fall on every place in a "
 	  "folio; 0: none, bandwidth only)" },
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_BW, v). */
+enum metric_id {
+	M_BW, M_IOPS, M_LAT_P50, M_LAT_P99, M_LAT_P999, M_LAT_MAX,
+	M_TASK_CLOCK, M_CPUS_UTILIZED, M_CONTEXT_SWITCHES,
+	M_CONTEXT_SWITCHES_PER_S, M_CPU_MIGRATIONS, M_CPU_MIGRATIONS_PER_S,
+	M_PAGE_FAULTS, M_PAGE_FAULTS_PER_S, M_INSTRUCTIONS,
+	M_INSTRUCTIONS_PER_S, M_CYCLES, M_CYCLES_PER_S, M_BRANCHES,
+	M_BRANCHES_PER_S, M_BRANCH_MISSES, M_BRANCH_MISSES_PER_S,
+};
+
 /* perf stat's rates are per second of task-clock, so are these */
 static const struct metric metrics[] = {
-	{ "bw", "MiB/s", HIGHER_IS_BETTER, true,
+	[M_BW] = { "bw", "MiB/s", HIGHER_IS_BETTER, true,
 	  "bytes read over the wall time of the readers" },
-	{ "iops", "IOPS", HIGHER_IS_BETTER, false, "reads per second" },
-	{ "lat_p50", "ns", LOWER_IS_BETTER, false, "median read(2) time" },
-	{ "lat_p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
-	{ "lat_p999", "ns", LOWER_IS_BETTER, false, "99.9th percentile" },
-	{ "lat_max", "ns", LOWER_IS_BETTER, false, "slowest read" },
-	{ "task_clock", "ns", LOWER_IS_BETTER, false,
+	[M_IOPS] = { "iops", "IOPS", HIGHER_IS_BETTER, false,
+	  "reads per second" },
+	[M_LAT_P50] = { "lat_p50", "ns", LOWER_IS_BETTER, false,
+	  "median read(2) time" },
+	[M_LAT_P99] = { "lat_p99", "ns", LOWER_IS_BETTER, false,
+	  "99th percentile" },
+	[M_LAT_P999] = { "lat_p999", "ns", LOWER_IS_BETTER, false,
+	  "99.9th percentile" },
+	[M_LAT_MAX] = { "lat_max", "ns", LOWER_IS_BETTER, false,
+	  "slowest read" },
+	[M_TASK_CLOCK] = { "task_clock", "ns", LOWER_IS_BETTER, false,
 	  "CPU time of the readers' loops" },
-	{ "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
+	[M_CPUS_UTILIZED] = { "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
 	  "task-clock over wall time" },
-	{ "context_switches", "count", LOWER_IS_BETTER, false, NULL },
-	{ "context_switches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "cpu_migrations", "count", LOWER_IS_BETTER, false, NULL },
-	{ "cpu_migrations_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "page_faults", "count", LOWER_IS_BETTER, false, NULL },
-	{ "page_faults_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "instructions", "count", LOWER_IS_BETTER, false, NULL },
-	{ "instructions_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "cycles", "count", LOWER_IS_BETTER, false, NULL },
-	{ "cycles_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "branches", "count", LOWER_IS_BETTER, false, NULL },
-	{ "branches_per_s", "/s", LOWER_IS_BETTER, false, NULL },
-	{ "branch_misses", "count", LOWER_IS_BETTER, false, NULL },
-	{ "branch_misses_per_s", "/s", LOWER_IS_BETTER, false, NULL },
+	[M_CONTEXT_SWITCHES] = { "context_switches", "count", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CONTEXT_SWITCHES_PER_S] = { "context_switches_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
+	[M_CPU_MIGRATIONS] = { "cpu_migrations", "count", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CPU_MIGRATIONS_PER_S] = { "cpu_migrations_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
+	[M_PAGE_FAULTS] = { "page_faults", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_PAGE_FAULTS_PER_S] = { "page_faults_per_s", "/s", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_INSTRUCTIONS] = { "instructions", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_INSTRUCTIONS_PER_S] = { "instructions_per_s", "/s", LOWER_IS_BETTER,
+	  false, NULL },
+	[M_CYCLES] = { "cycles", "count", LOWER_IS_BETTER, false, NULL },
+	[M_CYCLES_PER_S] = { "cycles_per_s", "/s", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCHES] = { "branches", "count", LOWER_IS_BETTER, false, NULL },
+	[M_BRANCHES_PER_S] = { "branches_per_s", "/s", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCH_MISSES] = { "branch_misses", "count", LOWER_IS_BETTER, false,
+	  NULL },
+	[M_BRANCH_MISSES_PER_S] = { "branch_misses_per_s", "/s",
+	  LOWER_IS_BETTER, false, NULL },
 	{ NULL },
 };
 
@@ -147,36 +199,37 @@ struct state {
 
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "dir"), "/dev/shm");
+	return !strcmp(prm(c)->dir, "/dev/shm");
 }
 
 static bool given_file(const struct wl_case *c)
 {
-	return wl_s(c, "file")[0] != '\0';
+	return prm(c)->file[0] != '\0';
 }
 
 static int nfiles_of(const struct wl_case *c)
 {
 	if (given_file(c))
 		return 0;
-	return strcmp(wl_s(c, "shared"), "yes") ? (int)wl_u(c, "threads") : 1;
+	return prm(c)->shared ? 1 : (int)c->run.threads;
 }
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	uint64_t size = wl_u(c, "size"), bs = wl_u(c, "bs"), need, avail;
+	uint64_t size = prm(c)->size, bs = prm(c)->bs, need, avail;
 	char dir[4200], a[32], b[32], d[32];
-	unsigned threads = (unsigned)wl_u(c, "threads");
+	unsigned threads = (unsigned)c->run.threads;
 	struct statvfs sv;
 	struct stat sb;
 
+	format_size(size, b, sizeof(b));
 	if (bs > size) {
-		wl_errf(e, "bs %s is larger than size %s", wl_s(c, "bs"),
-			wl_s(c, "size"));
+		format_size(bs, a, sizeof(a));
+		wl_errf(e, "bs %s is larger than size %s", a, b);
 		return WL_REFUSE;
 	}
 	if (given_file(c)) {
-		const char *f = wl_s(c, "file");
+		const char *f = prm(c)->file;
 
 		if (stat(f, &sb)) {
 			wl_errf(e, "cannot read file %s: %s", f,
@@ -190,10 +243,10 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		if ((uint64_t)sb.st_size < size) {
 			human_size((uint64_t)sb.st_size, a, sizeof(a));
 			wl_errf(e, "file %s holds %s, less than size %s", f, a,
-				wl_s(c, "size"));
+				b);
 			return WL_REFUSE;
 		}
-		if (threads > 1 && strcmp(wl_s(c, "shared"), "yes")) {
+		if (threads > 1 && !prm(c)->shared) {
 			wl_errf(e, "file names one file: %u readers need "
 				"shared set to yes", threads);
 			return WL_REFUSE;
@@ -203,7 +256,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	need = size * (uint64_t)nfiles_of(c);
 	human_size(need, a, sizeof(a));
 	snprintf(dir, sizeof(dir), "%s",
-		 default_dir(c) ? c->scratch_base : wl_s(c, "dir"));
+		 default_dir(c) ? c->scratch_base : prm(c)->dir);
 	if (statvfs(dir, &sv)) {
 		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;
@@ -384,7 +437,7 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	struct statfs sf;
 
 	human_size(st->size, hs, sizeof(hs));
-	if (!strcmp(wl_s(c, "populate"), "fallocate")) {
+	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(fd, 0, 0, (off_t)st->size))
 			return wl_errf(e, "cannot fallocate %s (%s): %s", path,
 				       hs, strerror(errno));
@@ -453,7 +506,7 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 			   int reader)
 {
 	if (given_file(c))
-		return wl_s(c, "file");
+		return prm(c)->file;
 	return st->paths[st->nfiles == 1 ? 0 : reader];
 }
 
@@ -467,10 +520,10 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 		return 0;
 	}
 	/* made once, reused by later repetitions */
-	r = sys_scratch(wl_s(c, "dir"), st->dir, sizeof(st->dir));
+	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
 	if (r)
 		return wl_errf(e, "cannot make a scratch directory in %s: %s",
-			       wl_s(c, "dir"), strerror(-r));
+			       prm(c)->dir, strerror(-r));
 	return 0;
 }
 
@@ -485,11 +538,11 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		return wl_errf(e, "out of memory");
 	c->priv = st;
 	st->stop = c->stop;
-	st->size = wl_u(c, "size");
-	st->bs = wl_u(c, "bs");
-	st->duration = wl_u(c, "duration");
-	st->every = wl_u(c, "lat_every");
-	st->nreaders = (int)wl_u(c, "threads");
+	st->size = prm(c)->size;
+	st->bs = prm(c)->bs;
+	st->duration = prm(c)->duration;
+	st->every = prm(c)->lat_every;
+	st->nreaders = (int)c->run.threads;
 	st->nfiles = nfiles_of(c);
 	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
 	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
@@ -520,7 +573,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			st->made[i] = true;
 			r = populate(c, st, fd, path, e);
 		} else {
-			path = wl_s(c, "file");
+			path = prm(c)->file;
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
 				return wl_errf(e, "cannot open %s: %s", path,
@@ -882,21 +935,19 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	secs = (double)wall / 1e9;
 	/* ticks to ns, measured over the whole run */
 	npt = st->tsc && tk > 0 ? tns / tk : 1;
-	wl_set(s, c->wl, "bw", (double)bytes / MIB / secs);
-	wl_set(s, c->wl, "iops", (double)reads / secs);
+	wl_set_m(s, M_BW, (double)bytes / MIB / secs);
+	wl_set_m(s, M_IOPS, (double)reads / secs);
 	if (st->every) {
-		wl_set(s, c->wl, "lat_p50",
-		       (double)hist_percentile(all, 50) * npt);
-		wl_set(s, c->wl, "lat_p99",
-		       (double)hist_percentile(all, 99) * npt);
-		wl_set(s, c->wl, "lat_p999",
-		       (double)hist_percentile(all, 99.9) * npt);
-		wl_set(s, c->wl, "lat_max", (double)all->max * npt);
+		wl_set_m(s, M_LAT_P50, (double)hist_percentile(all, 50) * npt);
+		wl_set_m(s, M_LAT_P99, (double)hist_percentile(all, 99) * npt);
+		wl_set_m(s, M_LAT_P999,
+			 (double)hist_percentile(all, 99.9) * npt);
+		wl_set_m(s, M_LAT_MAX, (double)all->max * npt);
 	} else {
-		wl_unsupported(s, c->wl, "lat_p50");
-		wl_unsupported(s, c->wl, "lat_p99");
-		wl_unsupported(s, c->wl, "lat_p999");
-		wl_unsupported(s, c->wl, "lat_max");
+		wl_unsupported_m(s, M_LAT_P50);
+		wl_unsupported_m(s, M_LAT_P99);
+		wl_unsupported_m(s, M_LAT_P999);
+		wl_unsupported_m(s, M_LAT_MAX);
 	}
 	set_perf(c, s, st, &sum, wall);
 	wl_note(s, "perf_multiplexed", 0);
@@ -939,7 +990,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		bytes += st->r[i].bytes;
 	}
 	for (i = 0; i < nf; i++) {
-		const char *path = st->nfiles ? st->paths[i] : wl_s(c, "file");
+		const char *path = st->nfiles ? st->paths[i] : prm(c)->file;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0 || cached_bytes(fd, st->size, &cached)) {
@@ -948,7 +999,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			cached_after += cached;
 		}
 		if (fd >= 0 && st->nfiles &&
-		    !strcmp(wl_s(c, "populate"), "write") &&
+		    prm(c)->populate == POP_WRITE &&
 		    (!block_ok(fd, 0, buf) ||
 		     !block_ok(fd, (st->size - 1) / 4096, buf)))
 			content_ok = false;
@@ -1033,8 +1084,8 @@ static void teardown(struct wl_case *c)
 
 static double estimate_s(const struct wl_case *c)
 {
-	return (double)wl_u(c, "duration") / 1e9 + 0.2 +
-	       EST_S_PER_GIB * (double)wl_u(c, "size") * nfiles_of(c) /
+	return (double)prm(c)->duration / 1e9 + 0.2 +
+	       EST_S_PER_GIB * (double)prm(c)->size * nfiles_of(c) /
 	       (double)(1ull << 30);
 }
 
@@ -1044,6 +1095,7 @@ const struct workload wl_seq_read = {
 		   "(fio sync engine, time_based), with latency and perf "
 		   "counters",
 	.params = params,
+	.params_size = sizeof(struct sr_params),
 	.metrics = metrics,
 	.preflight = preflight,
 	.setup = setup,

@@ -23,14 +23,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -38,8 +35,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shadow_truncate.h"
 #include "sys/fuse_zero.h"
 #include "sys/memcg.h"
+#include "sys/proc.h"
 #include "sys/quiesce.h"
 #include "sys/sys.h"
 
@@ -64,42 +63,51 @@ struct fb_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-#define PAGE		4096ull
-#define GiB		(1ull << 30)
-#define MiB		(1ull << 20)
-/* one xarray leaf node covers 64 slots: one pin per node */
-#define PIN_STRIDE	(64 * PAGE)
-/* page cache the cgroup may hold beside what it keeps, during the read */
-#define HEADROOM	(256 * MiB)
-#define READ_BUF	(1u << 20)
-#define PROGRESS_STEP	(64 * MiB)
-/* pinning: threads at most, and progress every so many bytes of file */
 /* before the timed call: reclaim still for 3 looks 100 ms apart, 10 s at most */
 #define QUIET_INTERVAL	(100 * 1000000ull)
 #define QUIET_INTERVALS	3
 #define QUIET_TIMEOUT	(10 * 1000000000ull)
 #define MAX_MAP_COUNT	"/proc/sys/vm/max_map_count"
 #define MAP_COUNT_SLACK	4096	/* for all else the reader maps */
-#define PIN_THREADS_MAX	16
-#define PIN_PROGRESS	(1024 * PIN_STRIDE)
 
-static const char *const fss[] = { "fuse", "dir", NULL };
-static const char *const opnames[] = { "truncate", "unlink", NULL };
-static const char *const op_words[] = { "truncate() to 0", "unlink()" };
-static const char *const keeps[] = { "auto", "pin", "ballast", "none", NULL };
+enum fs { FS_FUSE, FS_DIR };
+enum op { OP_TRUNCATE, OP_UNLINK };
+enum reclaim { RECLAIM_AUTO, RECLAIM_LIMIT, RECLAIM_MEMORY };
+
+static const char *const fss[] = {
+	[FS_FUSE] = "fuse", [FS_DIR] = "dir", NULL,
+};
+static const char *const opnames[] = {
+	[OP_TRUNCATE] = "truncate", [OP_UNLINK] = "unlink", NULL,
+};
+static const char *const op_words[] = {
+	[OP_TRUNCATE] = "truncate() to 0", [OP_UNLINK] = "unlink()",
+};
+static const char *const keeps[] = {
+	[KEEP_AUTO] = "auto", [KEEP_PIN] = "pin", [KEEP_BALLAST] = "ballast",
+	[KEEP_NONE] = "none", NULL,
+};
 static const char *const reclaims[] = {
-	"auto", "limit", "memory.reclaim", NULL,
+	[RECLAIM_AUTO] = "auto", [RECLAIM_LIMIT] = "limit",
+	[RECLAIM_MEMORY] = "memory.reclaim", NULL,
 };
 
-/* "auto" or a size */
-static int check_auto_size(const char *val, char *buf, size_t n)
-{
-	uint64_t b;
+/* A case's params, filled by the runner. */
+struct sh_params {
+	uint64_t size;
+	enum fs fs;
+	const char *dir;	/* "scratch" or an absolute path */
+	enum op op;
+	enum keep keep;
+	uint64_t ballast, limit;	/* 0: auto */
+	enum reclaim reclaim;
+	uint64_t coverage;
+};
+WL_PARAMS_FIT(struct sh_params);
 
-	if (!strcmp(val, "auto") || !parse_size(val, &b))
-		return 0;
-	snprintf(buf, n, "not \"auto\" or a size (\"512M\", \"4G\")");
-	return -1;
+static const struct sh_params *prm(const struct wl_case *c)
+{
+	return wl_params(c);
 }
 
 /* "scratch" or an absolute path */
@@ -112,210 +120,79 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ "size", PT_SIZE, "200G", NULL, 16 << 20, 1ull << 50, NULL,
+	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20,
+	  1ull << 50, NULL,
 	  "file size; where memory cannot hold what keeps its shadow "
 	  "entries, the largest size that fits is used and said" },
-	{ "fs", PT_ENUM, "fuse", fss, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, fs), PT_ENUM, "fuse", fss, 0, 0, NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ "dir", PT_STRING, "scratch", NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0,
+	  check_dir,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
 	  "disk scratch)" },
-	{ "op", PT_ENUM, "truncate", opnames, 0, 0, NULL,
-	  "the timed call: truncate(2) to 0 or unlink(2)", op_words },
-	{ "keep", PT_ENUM, "auto", keeps, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0,
+	  NULL, "the timed call: truncate(2) to 0 or unlink(2)", op_words },
+	{ WL_PARAM(struct sh_params, keep), PT_ENUM, "auto", keeps, 0, 0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
 	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
-	{ "ballast", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0,
+	  NULL,
 	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
 	  "the file)" },
-	{ "reclaim", PT_ENUM, "auto", reclaims, 0, 0, NULL,
+	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0,
+	  NULL,
 	  "how the cache is evicted: the cgroup's limit during the read, or "
 	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
 	  "limit on v1; what is left is reclaimed at the end either way" },
-	{ "limit", PT_STRING, "auto", NULL, 0, 0, check_auto_size,
+	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0,
+	  NULL,
 	  "memory limit of the cgroup during the read (auto: what keep holds, "
 	  "the shadow nodes and 256 MiB of page cache)" },
-	{ "coverage", PT_PERCENT, "90", NULL, 0, 100, NULL,
+	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100,
+	  NULL,
 	  "least share of the file's pages with a shadow entry for a valid "
 	  "sample" },
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_WALL, M_SYS, M_NS_PER_SHADOW, M_SHADOW_ENTRIES, M_CACHED_PAGES,
+	M_COVERAGE,
+};
+
 static const struct metric metrics[] = {
-	{ "wall", "ns", LOWER_IS_BETTER, true,
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, true,
 	  "wall time of the truncate(2) or unlink(2) (CLOCK_MONOTONIC)" },
-	{ "sys", "ns", LOWER_IS_BETTER, false,
+	[M_SYS] = { "sys", "ns", LOWER_IS_BETTER, false,
 	  "system CPU time of the call (getrusage, thread)" },
-	{ "ns_per_shadow", "ns/entry", LOWER_IS_BETTER, false,
-	  "wall time per shadow entry removed" },
-	{ "shadow_entries", "count", HIGHER_IS_BETTER, false,
+	[M_NS_PER_SHADOW] = { "ns_per_shadow", "ns/entry", LOWER_IS_BETTER,
+	  false, "wall time per shadow entry removed" },
+	[M_SHADOW_ENTRIES] = { "shadow_entries", "count", HIGHER_IS_BETTER,
+	  false,
 	  "pages with a shadow entry before the call (cachestat nr_evicted; "
 	  "one large folio's entry counts all its pages; before 6.5, the "
 	  "least count that mincore and workingset_nodereclaim allow)", true },
-	{ "cached_pages", "count", LOWER_IS_BETTER, false,
+	[M_CACHED_PAGES] = { "cached_pages", "count", LOWER_IS_BETTER, false,
 	  "pages still cached before the call (cachestat nr_cache; before "
 	  "6.5, mincore)", true },
-	{ "coverage", "%", HIGHER_IS_BETTER, false,
+	[M_COVERAGE] = { "coverage", "%", HIGHER_IS_BETTER, false,
 	  "shadow entries per page of the file", true },
 	{ NULL },
 };
 
-enum keep { KEEP_PIN, KEEP_BALLAST, KEEP_NONE };
-
-/* What a case will do, from its params and the machine's memory. */
-struct plan {
-	uint64_t asked, size;	/* file size asked and used */
-	enum keep keep;
-	uint64_t keep_bytes;	/* pins and their page tables, or ballast */
-	uint64_t ballast;
-	uint64_t nodes;		/* xarray nodes of the shadow entries */
-	uint64_t limit;		/* the cgroup's limit during the read */
-	uint64_t budget;	/* what the cgroup may take of this machine */
-	uint64_t avail;		/* 3/4 of MemAvailable at preflight */
-	char why[224];		/* why size < asked */
-};
-
-/*
- * What the cgroup holds besides page cache, per byte of file: pins are one
- * page per 64 and need a page-table page per 2 MiB mapped; the shadow
- * entries sit in 576-byte leaf nodes of 64 slots (0.22%, taken as 1/256
- * for the inner nodes and slab slack).  Charged to the cgroup, so they
- * count against its limit.
- */
-static uint64_t pin_bytes(uint64_t size)
-{
-	return size / 64 + size / 512;
-}
-
-static uint64_t node_bytes(uint64_t size)
-{
-	return size / 256;
-}
-
-static uint64_t ballast_bytes(uint64_t size, uint64_t given)
-{
-	return given ? given : size / 8;
-}
-
-static uint64_t keep_bytes(enum keep k, uint64_t size, uint64_t ballast)
-{
-	if (k == KEEP_PIN)
-		return pin_bytes(size);
-	if (k == KEEP_BALLAST)
-		return ballast_bytes(size, ballast);
-	return 0;
-}
-
-/* The least limit under which the reader is not OOM-killed. */
-static uint64_t least_limit(enum keep k, uint64_t size, uint64_t ballast)
-{
-	return keep_bytes(k, size, ballast) + node_bytes(size) + 64 * MiB;
-}
-
-static uint64_t auto_limit(enum keep k, uint64_t size, uint64_t ballast)
-{
-	return keep_bytes(k, size, ballast) + node_bytes(size) + HEADROOM;
-}
-
-/* Largest power of two not above x (x > 0). */
-static uint64_t pow2_floor(uint64_t x)
-{
-	uint64_t p = 1;
-
-	while (p <= x / 2)
-		p <<= 1;
-	return p;
-}
-
-/* Everything that follows from the size used. */
-static void plan_fill(struct plan *p, uint64_t size, uint64_t limit_given,
-		      uint64_t ballast_given)
-{
-	p->size = size;
-	p->ballast = p->keep == KEEP_BALLAST ?
-		     ballast_bytes(size, ballast_given) : 0;
-	p->keep_bytes = keep_bytes(p->keep, size, ballast_given);
-	p->nodes = node_bytes(size);
-	p->limit = limit_given ? limit_given :
-		   auto_limit(p->keep, size, ballast_given);
-}
-
-/*
- * The size rule.  The size follows from MemTotal alone, rounded down to
- * whole GiB (the kernel image moves it by a few MiB, what runs does not):
- * the cgroup may take half of that.  When the asked size needs more (with
- * limit=auto), the largest power of two of GiB that fits is used.  Every
- * boot of one machine therefore picks the same size, which anyone can
- * check from the MemTotal the run records, and the rows of two kernels
- * pair up.  MemAvailable decides nothing about the size: when what the
- * cgroup needs is more than 3/4 of it, memory is held by something else
- * now and the case is refused (-EBUSY) rather than run at another size.
- * Returns 0, -ENOMEM when not even 1 GiB fits (or a given limit does not).
- */
-static int plan_size(struct plan *p, uint64_t mem_total, uint64_t mem_avail,
-		     uint64_t limit_given, uint64_t ballast_given)
-{
-	uint64_t budget = mem_total / GiB * GiB / 2, size = p->asked;
-	char a[32], b[32];
-
-	p->budget = budget;
-	p->avail = mem_avail / 4 * 3;
-	p->why[0] = '\0';
-	if (!limit_given &&
-	    auto_limit(p->keep, size, ballast_given) > budget) {
-		/* what the cgroup needs grows with size: halve until it fits */
-		size = pow2_floor(size / GiB ? size / GiB : 1) * GiB;
-		while (size > GiB &&
-		       auto_limit(p->keep, size, ballast_given) > budget)
-			size /= 2;
-		human_size(auto_limit(p->keep, p->asked, ballast_given), a,
-			   sizeof(a));
-		human_size(budget, b, sizeof(b));
-		snprintf(p->why, sizeof(p->why), "the cgroup would need %s "
-			 "(%sshadow nodes, 256 MiB of cache), more than the "
-			 "%s it may take here (half of MemTotal in whole GiB)",
-			 a, p->keep == KEEP_PIN ? "pins, " :
-			 p->keep == KEEP_BALLAST ? "ballast, " : "", b);
-	}
-	plan_fill(p, size, limit_given, ballast_given);
-	if (p->limit > budget)
-		return -ENOMEM;
-	return p->limit > p->avail ? -EBUSY : 0;
-}
-
 static enum keep keep_of(const struct wl_case *c)
 {
-	const char *k = wl_s(c, "keep");
-
-	if (!strcmp(k, "pin"))
-		return KEEP_PIN;
-	if (!strcmp(k, "ballast"))
-		return KEEP_BALLAST;
-	if (!strcmp(k, "none"))
-		return KEEP_NONE;
+	if (prm(c)->keep != KEEP_AUTO)
+		return prm(c)->keep;
 	/*
 	 * Pins would split a disk filesystem's large folios (a cached page
 	 * in every 256 KiB caps the folios readahead makes), changing what
 	 * is measured; a ballast leaves them alone.
 	 */
-	return strcmp(wl_s(c, "fs"), "fuse") ? KEEP_BALLAST : KEEP_PIN;
-}
-
-static const char *keep_name(enum keep k)
-{
-	return k == KEEP_PIN ? "pin" : k == KEEP_BALLAST ? "ballast" : "none";
-}
-
-static uint64_t auto_or_size(const struct wl_case *c, const char *name)
-{
-	uint64_t b = 0;
-	const char *v = wl_s(c, name);
-
-	if (strcmp(v, "auto"))
-		parse_size(v, &b);
-	return b;
+	return prm(c)->fs == FS_FUSE ? KEEP_PIN : KEEP_BALLAST;
 }
 
 /*
@@ -334,22 +211,22 @@ static int mem_total_bytes(uint64_t *total)
 
 /*
  * Preflight's plan: the size from the rule above, written back into the
- * case (c->v, the runner's path to setup), so that the case is stored
+ * case's params (the runner's path to setup), so that the case is stored
  * under the size that runs, with the asked one beside it.
  */
 static int make_plan(struct wl_case *c, struct plan *p)
 {
+	struct sh_params *pa = wl_params_mut(c);
 	uint64_t total = 0, avail = 0;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	p->asked = wl_u(c, "size");
+	p->asked = pa->size;
 	p->keep = keep_of(c);
 	if (mem_total_bytes(&total) || meminfo_bytes("MemAvailable", &avail))
 		return -EIO;
-	r = plan_size(p, total, avail, auto_or_size(c, "limit"),
-		      auto_or_size(c, "ballast"));
-	c->v[wl_param_index(c->wl, "size")].u = p->size;
+	r = shadow_plan_size(p, total, avail, pa->limit, pa->ballast);
+	pa->size = p->size;
 	return r;
 }
 
@@ -357,24 +234,21 @@ static int make_plan(struct wl_case *c, struct plan *p)
 static void plan_as_given(const struct wl_case *c, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->asked = wl_u(c, "size");
+	p->asked = prm(c)->size;
 	p->keep = keep_of(c);
-	plan_fill(p, p->asked, auto_or_size(c, "limit"),
-		  auto_or_size(c, "ballast"));
+	shadow_plan_fill(p, p->asked, prm(c)->limit, prm(c)->ballast);
 }
 
 static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
 {
-	const char *r = wl_s(c, "reclaim");
-
-	if (!strcmp(r, "auto"))
+	if (prm(c)->reclaim == RECLAIM_AUTO)
 		return m->version == MEMCG_V2;
-	return !strcmp(r, "memory.reclaim");
+	return prm(c)->reclaim == RECLAIM_MEMORY;
 }
 
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "dir"), "scratch");
+	return !strcmp(prm(c)->dir, "scratch");
 }
 
 /* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
@@ -398,21 +272,22 @@ static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	char why[512], a[32], b[32], d[32];
-	uint64_t given_limit = auto_or_size(c, "limit");
+	char why[512], a[32], b[32], d[32], asked[32];
+	uint64_t given_limit = prm(c)->limit;
 	enum wl_verdict v;
 	struct plan p;
 	struct memcg m;
 	int r;
 
-	if (!strcmp(wl_s(c, "fs"), "fuse")) {
+	format_size(prm(c)->size, asked, sizeof(asked));
+	if (prm(c)->fs == FS_FUSE) {
 		if (fuse_zero_available(why, sizeof(why))) {
 			wl_errf(e, "%s", why);
 			return WL_SKIP;
 		}
 	} else {
 		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
-				   wl_s(c, "dir"), e);
+				   prm(c)->dir, e);
 		if (v != WL_OK)
 			return v;
 	}
@@ -432,7 +307,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			return WL_SKIP;
 		}
 	}
-	if (!strcmp(wl_s(c, "reclaim"), "memory.reclaim") &&
+	if (prm(c)->reclaim == RECLAIM_MEMORY &&
 	    m.version != MEMCG_V2) {
 		wl_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
 			"machine has the memory controller on cgroup v1 "
@@ -446,14 +321,14 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		return WL_REFUSE;
 	}
 	if (given_limit &&
-	    given_limit < least_limit(p.keep, p.size, p.ballast)) {
+	    given_limit < shadow_least_limit(p.keep, p.size, p.ballast)) {
 		human_size(given_limit, a, sizeof(a));
-		human_size(least_limit(p.keep, p.size, p.ballast), b,
+		human_size(shadow_least_limit(p.keep, p.size, p.ballast), b,
 			   sizeof(b));
 		wl_errf(e, "limit %s is below the %s the cgroup holds besides "
 			"page cache (what keep=%s holds and the shadow nodes, "
 			"plus 64 MiB): its reader would be OOM-killed", a, b,
-			keep_name(p.keep));
+			keeps[p.keep]);
 		return WL_REFUSE;
 	}
 	if (r == -ENOMEM) {
@@ -463,7 +338,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		wl_errf(e, "the cgroup needs %s of memory for %s; it may "
 			"take %s here (half of MemTotal in whole GiB): short "
 			"by %s", a,
-			p.size == p.asked ? wl_s(c, "size") : "even 1 GiB",
+			p.size == p.asked ? asked : "even 1 GiB",
 			b, d);
 		return WL_REFUSE;
 	}
@@ -481,25 +356,10 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	if (p.size != p.asked) {
 		format_size(p.size, a, sizeof(a));
 		snprintf(c->info, sizeof(c->info), "asked %s, using %s: %s",
-			 wl_s(c, "size"), a, p.why);
+			 asked, a, p.why);
 	}
 	return WL_OK;
 }
-
-/* ---- the reader: a child in the cgroup that reads and reclaims ---- */
-
-enum msg_kind { MSG_PROGRESS, MSG_READY, MSG_ERROR };
-
-/* One message from the reader; smaller than PIPE_BUF, so writes are whole. */
-struct msg {
-	int kind;
-	uint64_t done, total;
-	uint64_t ns;		/* the read took, with the last "reading" */
-	uint64_t cpu_ns;	/* the reader's CPU time (all threads) then */
-	uint64_t pin_ns;	/* of which pinning took */
-	char what[24];
-	char text[200];
-};
 
 /*
  * The machine-wide counters that say whether shadow entries went without
@@ -542,401 +402,6 @@ struct state {
 	uint64_t memcg_nodereclaim;	/* v2: the cgroup's own, at setup end */
 };
 
-static void say(int fd, int kind, const char *what, uint64_t done,
-		uint64_t total, uint64_t ns)
-{
-	struct msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = kind;
-	m.done = done;
-	m.total = total;
-	m.ns = ns;
-	snprintf(m.what, sizeof(m.what), "%s", what ? what : "");
-	if (write(fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
-		_exit(3);
-}
-
-/* The read is done: its time, and the CPU time of all the readers. */
-static void say_read(int fd, uint64_t size, uint64_t ns, uint64_t pin_ns)
-{
-	struct rusage ru;
-	struct msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = MSG_PROGRESS;
-	m.done = m.total = size;
-	m.ns = ns;
-	m.pin_ns = pin_ns;
-	if (!getrusage(RUSAGE_SELF, &ru))
-		m.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-			   1000000000ull +
-			   (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
-			   1000ull;
-	snprintf(m.what, sizeof(m.what), "reading");
-	if (write(fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
-		_exit(3);
-}
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-fail(int fd, const char *fmt, ...)
-{
-	struct msg m;
-	va_list ap;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = MSG_ERROR;
-	va_start(ap, fmt);
-	vsnprintf(m.text, sizeof(m.text), fmt, ap);
-	va_end(ap);
-	if (write(fd, &m, sizeof(m)) < 0)
-		_exit(2);
-	_exit(1);
-}
-
-/*
- * Pinning ahead of the read, where vm.max_map_count cannot be raised for a
- * mapping per pin (pin_chunk): the pins then share one mapping, whose
- * fault-around would map (and lock) cached neighbours, so they are taken
- * before anything else is cached.  That is one single-page FUSE read and
- * one fault per 256 KiB, 819200 of each for 200 GiB: a round trip to the
- * server each, so it is bound by
- * latency, and threads, one per PU, keep more of them in flight (measured
- * on the 2-vCPU VM, 8 GiB: 0.73-0.89 s with two threads against 1.04-1.58 s
- * with one, alternating).  The pages are asked for with WILLNEED, which
- * queues their reads without waiting for each, then mapped with
- * MADV_POPULATE_READ rather than touched: a fault taken from user space
- * costs more than the same fault taken in a system call in this VM (8 GiB:
- * 0.84-1.15 s against 1.44-3.94 s).
- */
-struct pin_part {
-	int fd, out;
-	char *map;
-	uint64_t off, len, size;
-	pthread_t th;
-	bool started;		/* a thread of its own, to be joined */
-	int err;
-};
-
-static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t pin_done, pin_next;
-
-static void pin_progress(const struct pin_part *p, uint64_t n)
-{
-	pthread_mutex_lock(&pin_lock);
-	pin_done += n;
-	if (pin_done >= pin_next) {
-		say(p->out, MSG_PROGRESS, "pinning", pin_done / 2, p->size, 0);
-		pin_next += PIN_PROGRESS;
-	}
-	pthread_mutex_unlock(&pin_lock);
-}
-
-static void *pin_range(void *arg)
-{
-	struct pin_part *p = arg;
-	uint64_t off, end = p->off + p->len, n = 0;
-
-	for (off = p->off; off < end; off += PIN_STRIDE) {
-		posix_fadvise(p->fd, (off_t)off, PAGE, POSIX_FADV_WILLNEED);
-		if ((n += PIN_STRIDE) == PIN_PROGRESS) {
-			pin_progress(p, n);
-			n = 0;
-		}
-	}
-	for (off = p->off; off < end; off += PIN_STRIDE) {
-		/* MLOCK_ONFAULT: mapped is locked */
-		if (madvise(p->map + off, PAGE, MADV_POPULATE_READ)) {
-			p->err = errno;
-			break;
-		}
-		if ((n += PIN_STRIDE) == PIN_PROGRESS) {
-			pin_progress(p, n);
-			n = 0;
-		}
-	}
-	return NULL;
-}
-
-/*
- * Split [0, size) into parts of whole pin strides, one per thread (at
- * most PIN_THREADS_MAX), fill each with fd, off and len, and run fn on
- * each: the last part, and any whose thread cannot start, in this thread.
- * Returns the number of parts.
- */
-static int run_parts(struct pin_part *parts, int threads, int fd,
-		     uint64_t size, void *(*fn)(void *))
-{
-	uint64_t part;
-	int i, n = threads < 1 ? 1 : threads > PIN_THREADS_MAX ?
-		   PIN_THREADS_MAX : threads;
-
-	part = (size / (uint64_t)n + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
-	for (i = 0; i < n; i++) {
-		struct pin_part *p = &parts[i];
-
-		p->fd = fd;
-		p->off = (uint64_t)i * part < size ? (uint64_t)i * part : size;
-		p->len = size - p->off < part ? size - p->off : part;
-		if (i == n - 1 || pthread_create(&p->th, NULL, fn, p))
-			fn(p);
-		else
-			p->started = true;
-	}
-	for (i = 0; i < n; i++)
-		if (parts[i].started)
-			pthread_join(parts[i].th, NULL);
-	return n;
-}
-
-/*
- * Pin one page per xarray leaf node.  MLOCK_ONFAULT locks only what is
- * faulted in, and MADV_RANDOM keeps the fault from reading ahead; nothing
- * else of the file is cached yet, so fault-around maps no neighbour.
- */
-static char *pin_pages(int fd, const char *path, uint64_t size, int threads,
-		       int out)
-{
-	struct pin_part parts[PIN_THREADS_MAX];
-	char *map;
-	int i, n;
-
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		fail(out, "cannot mmap %s: %s", path, strerror(errno));
-	if (madvise(map, size, MADV_RANDOM))
-		fail(out, "cannot madvise %s: %s", path,
-		     strerror(errno));
-	if (mlock2(map, size, MLOCK_ONFAULT))
-		fail(out, "cannot mlock %s: %s", path, strerror(errno));
-	pin_done = 0;
-	pin_next = PIN_PROGRESS;
-	memset(parts, 0, sizeof(parts));
-	for (i = 0; i < PIN_THREADS_MAX; i++) {
-		parts[i].out = out;
-		parts[i].map = map;
-		parts[i].size = size;
-	}
-	n = run_parts(parts, threads, fd, size, pin_range);
-	for (i = 0; i < n; i++)
-		if (parts[i].err)
-			fail(out, "cannot map a page of %s: %s", path,
-			     strerror(parts[i].err));
-	return map;
-}
-
-static void *drop_range(void *arg)
-{
-	const struct pin_part *p = arg;
-	uint64_t off;
-
-	for (off = p->off; off < p->off + p->len; off += PIN_STRIDE)
-		posix_fadvise(p->fd, (off_t)off, PAGE, POSIX_FADV_DONTNEED);
-	return NULL;
-}
-
-/*
- * Drop the pins without reclaim: an invalidated page leaves no shadow.
- * The pinned pages are dropped one fadvise(2) each, by as many threads as
- * the setup has PUs (measured, 32 GiB on the 2-vCPU VM, alternating: two
- * threads 0.26-0.30 s, one 0.46-0.47 s).
- */
-static void unpin_pages(int fd, char *map, uint64_t maplen, uint64_t size,
-			int threads)
-{
-	struct pin_part parts[PIN_THREADS_MAX];
-
-	munmap(map, maplen);
-	memset(parts, 0, sizeof(parts));
-	run_parts(parts, threads, fd, size, drop_range);
-}
-
-struct reader_args {
-	const char *path;
-	uint64_t size;
-	enum keep keep;
-	uint64_t ballast;
-	const struct memcg *m;
-	bool memory_reclaim;
-	bool ra;		/* fill with readahead(2): the window fits */
-	int threads;		/* for pinning */
-	bool pin_vmas;		/* pin as the read goes, a mapping per pin */
-	uint64_t step;		/* memory.reclaim after this many bytes */
-	int ctl, out;
-	pid_t parent;
-	const int *cpus;
-	int ncpus;
-};
-
-/*
- * Pin the pages of [from, to) that start an xarray leaf node, each in a
- * one-page mapping of its own, locked and populated by mmap(2) itself.
- * Called on a chunk just read, while all of it is still cached: no read of
- * its own, and a mapping of one page leaves fault-around nothing else to
- * map (and lock).  Measured against pin_pages(), 8 GiB, alternating: the
- * same 2064384 shadow entries, 3.73 s of CPU (reader and server) against
- * 4.34 s.
- */
-static void pin_chunk(const struct reader_args *a, int fd, char *base,
-		      uint64_t from, uint64_t to)
-{
-	uint64_t off = (from + PIN_STRIDE - 1) / PIN_STRIDE * PIN_STRIDE;
-
-	for (; off < to; off += PIN_STRIDE)
-		if (mmap(base + off / PIN_STRIDE * PAGE, PAGE, PROT_READ,
-			 MAP_SHARED | MAP_FIXED | MAP_POPULATE | MAP_LOCKED,
-			 fd, (off_t)off) == MAP_FAILED)
-			fail(a->out, "cannot map and lock page %llu of %s: %s",
-			     (unsigned long long)(off / PAGE), a->path,
-			     strerror(errno));
-}
-
-/*
- * Bring the file into the page cache, READ_BUF at a time.  With a.ra,
- * readahead(2) instead of read(2): the same pages enter the cache and leave
- * it through the same reclaim, but nothing is copied to user space
- * (measured, 8 GiB on FUSE: 2.99 s of CPU against 3.84 s, reader and
- * server).  readahead(2) does not wait for the reads, so each call first
- * waits for the previous chunk with a one-byte read of its last page, which
- * holds the reads in flight to one chunk.  With pins, each chunk's are
- * taken once it has been read.  Fails (the reader exits) on an error.
- */
-static void fill(const struct reader_args *a, int fd, char *pins)
-{
-	uint64_t off = 0, since = 0, prev = 0, next = PROGRESS_STEP;
-	char *buf = aligned_alloc(PAGE, READ_BUF);
-	ssize_t n;
-	int r;
-
-	if (!buf)
-		fail(a->out, "out of memory");
-	while (off < a->size) {
-		uint64_t len = a->size - off < READ_BUF ? a->size - off :
-			       READ_BUF;
-
-		if (a->ra) {
-			if (readahead(fd, (off_t)off, len))
-				fail(a->out, "cannot read ahead %s at %llu: "
-				     "%s", a->path, (unsigned long long)off,
-				     strerror(errno));
-			errno = 0;
-			if (prev && pread(fd, buf, 1, (off_t)(prev - PAGE)) != 1) {
-				off = prev - PAGE;
-				break;
-			}
-			if (prev && pins)
-				pin_chunk(a, fd, pins, prev - READ_BUF, prev);
-			prev = off + len;
-			n = (ssize_t)len;
-		} else {
-			errno = 0;
-			n = pread(fd, buf, len, (off_t)off);
-			if (n <= 0)
-				break;
-			if (pins)
-				pin_chunk(a, fd, pins, off, off + (uint64_t)n);
-		}
-		off += (uint64_t)n;
-		since += (uint64_t)n;
-		if (a->memory_reclaim && since >= a->step) {
-			/* -EAGAIN: less than asked; the limit backs it up */
-			r = memcg_reclaim(a->m, since);
-			if (r && r != -EAGAIN)
-				fail(a->out, "cannot write %s/memory."
-				     "reclaim: %s", a->m->path, strerror(-r));
-			since = 0;
-		}
-		if (off >= next) {
-			say(a->out, MSG_PROGRESS, "reading", off, a->size, 0);
-			next += PROGRESS_STEP;
-		}
-	}
-	errno = 0;
-	if (off == a->size && prev &&
-	    pread(fd, buf, 1, (off_t)(prev - PAGE)) != 1)
-		off = prev - PAGE;
-	else if (off == a->size && prev && pins)
-		pin_chunk(a, fd, pins, (prev - 1) / READ_BUF * READ_BUF, prev);
-	if (off != a->size)
-		fail(a->out, "cannot read %s at %llu: %s", a->path,
-		     (unsigned long long)off, errno ? strerror(errno) :
-		     "end of file");
-	free(buf);
-}
-
-static void __attribute__((noreturn)) reader(const struct reader_args *a)
-{
-	uint64_t t0, tp, unevictable, maplen = 0;
-	char *map = NULL, c;
-	int fd, r;
-
-	/* die with the runner; its signals are its to handle */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != a->parent)
-		_exit(1);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	/* wait until the runner has moved us into the cgroup */
-	if (read(a->ctl, &c, 1) != 1)
-		_exit(1);
-	if (a->ballast) {
-		void *b = mmap(NULL, a->ballast, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
-			       0);
-
-		if (b == MAP_FAILED || mlock(b, a->ballast))
-			fail(a->out, "cannot mlock a ballast of %llu "
-			     "bytes: %s", (unsigned long long)a->ballast,
-			     strerror(errno));
-		/*
-		 * The shrinker sizes its cap from the cgroup's statistics,
-		 * which are flushed at most every two seconds: reading
-		 * memory.stat flushes them now, so the ballast counts from
-		 * the first reclaim on (measured: without this, 8G with a
-		 * 1.25G ballast kept 53-60% of its shadow entries).
-		 */
-		memcg_stat(a->m, "unevictable", &unevictable);
-	}
-	fd = open(a->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail(a->out, "cannot open %s: %s", a->path,
-		     strerror(errno));
-	tp = now_ns();
-	if (a->keep == KEEP_PIN && a->pin_vmas) {
-		/* an address range for the one-page mappings of the pins */
-		maplen = (a->size + PIN_STRIDE - 1) / PIN_STRIDE * PAGE;
-		map = mmap(NULL, maplen, PROT_NONE, MAP_PRIVATE |
-			   MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (map == MAP_FAILED)
-			fail(a->out, "cannot reserve %llu bytes of address "
-			     "space: %s", (unsigned long long)maplen,
-			     strerror(errno));
-	} else if (a->keep == KEEP_PIN) {
-		maplen = a->size;
-		map = pin_pages(fd, a->path, a->size, a->threads, a->out);
-	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	t0 = now_ns();
-	fill(a, fd, a->pin_vmas ? map : NULL);
-	say_read(a->out, a->size, now_ns() - t0, t0 - tp);
-	tp = now_ns();
-	/* evict what the read left cached, through the same reclaim */
-	r = memcg_reclaim(a->m, UINT64_MAX);
-	if (r && r != -EAGAIN)
-		fail(a->out, "cannot reclaim %s: %s", a->m->path,
-		     strerror(-r));
-	t0 = now_ns();
-	if (map)
-		unpin_pages(fd, map, maplen, a->size, a->threads);
-	close(fd);
-	say(a->out, MSG_READY, NULL, t0 - tp, 0, now_ns() - t0);
-	/* hold the ballast (and our place in the cgroup) until teardown */
-	while (read(a->ctl, &c, 1) > 0)
-		;
-	_exit(0);
-}
-
 /* ---- the runner's side ---- */
 
 /*
@@ -946,26 +411,20 @@ static void __attribute__((noreturn)) reader(const struct reader_args *a)
  */
 static bool read_counts(struct counts *k)
 {
+	static const char *const names[] = {
+		"workingset_nodereclaim", "workingset_nodes", "drop_pagecache",
+		"pginodesteal", "kswapd_inodesteal",
+	};
 	bool refreshed = !vmstat_refresh();
-	FILE *f = fopen("/proc/vmstat", "re");
-	char name[64];
-	unsigned long long v;
+	uint64_t v[ARRAY_SIZE(names)];
 
 	memset(k, 0, sizeof(*k));
-	if (!f)
+	if (proc_vmstat(names, ARRAY_SIZE(names), v))
 		return false;
-	while (fscanf(f, "%63s %llu", name, &v) == 2) {
-		if (!strcmp(name, "workingset_nodereclaim"))
-			k->nodereclaim = v;
-		else if (!strcmp(name, "workingset_nodes"))
-			k->nodes = v;
-		else if (!strcmp(name, "drop_pagecache"))
-			k->drop = v;
-		else if (!strcmp(name, "pginodesteal") ||
-			 !strcmp(name, "kswapd_inodesteal"))
-			k->inodesteal += v;
-	}
-	fclose(f);
+	k->nodereclaim = v[0];
+	k->nodes = v[1];
+	k->drop = v[2];
+	k->inodesteal = v[3] + v[4];
 	return refreshed;
 }
 
@@ -1062,16 +521,16 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 		 * run's file goes at the next start; but never the runner's
 		 * own disk scratch, which has the same name.
 		 */
-		if (!strcmp(c->disk_scratch_base, wl_s(c, "dir"))) {
+		if (!strcmp(c->disk_scratch_base, prm(c)->dir)) {
 			snprintf(st->path, sizeof(st->path),
 				 "%s/shadow-truncate.%d", c->disk_scratch,
 				 c->rep);
 		} else {
-			r = sys_scratch(wl_s(c, "dir"), st->dir,
+			r = sys_scratch(prm(c)->dir, st->dir,
 					sizeof(st->dir));
 			if (r)
 				return wl_errf(e, "cannot make a directory "
-					       "in %s: %s", wl_s(c, "dir"),
+					       "in %s: %s", prm(c)->dir,
 					       strerror(-r));
 			snprintf(st->path, sizeof(st->path),
 				 "%s/shadow-truncate.%d", st->dir, c->rep);
@@ -1099,7 +558,7 @@ static void __attribute__((noreturn)) reader_main(void *p)
 	const struct reader_args *a = p;
 
 	fuse_zero_place(a->cpus, a->ncpus);
-	reader(a);
+	shadow_reader(a);
 }
 
 static int start_reader(struct wl_case *c, struct state *st,
@@ -1276,7 +735,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		return wl_errf(e, "out of memory");
 	c->priv = st;
 	st->ctl = st->msgs = -1;
-	st->fuse = !strcmp(wl_s(c, "fs"), "fuse");
+	st->fuse = prm(c)->fs == FS_FUSE;
 	plan_as_given(c, &st->plan);
 	r = memcg_create(&st->m, "shadow", why, sizeof(why));
 	if (r)
@@ -1342,48 +801,6 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	st->refreshed &= read_counts(&st->vm[1]);
 	st->t_setup = now_ns() - t0;
 	return 0;
-}
-
-/* System CPU time of this thread, and how often it was preempted. */
-static uint64_t stime_ns(uint64_t *nivcsw)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	*nivcsw = (uint64_t)ru.ru_nivcsw;
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-}
-
-/*
- * Time the hypervisor ran something else on a CPU (steal in /proc/stat,
- * ns): a VM's share of noise that no wait of ours removes.
- */
-static uint64_t steal_ns(int cpu)
-{
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8];
-	char line[512], want[16];
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t r = 0;
-
-	if (!f || hz <= 0) {
-		if (f)
-			fclose(f);
-		return 0;
-	}
-	snprintf(want, sizeof(want), "cpu%d ", cpu);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		if (sscanf(line + strlen(want), "%llu %llu %llu %llu %llu "
-			   "%llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-			   &v[4], &v[5], &v[6], &v[7]) == 8)
-			r = v[7] * (1000000000ull / (unsigned long long)hz);
-		break;
-	}
-	fclose(f);
-	return r;
 }
 
 static uint64_t file_pages(const struct state *st)
@@ -1455,19 +872,19 @@ static void counts(const struct state *st, uint64_t *evicted,
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
-	bool unl = !strcmp(wl_s(c, "op"), "unlink");
+	bool unl = prm(c)->op == OP_UNLINK;
 	uint64_t t0, t1, s0, s1, evicted, cached, most, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
 
 	quiesce_snap(&q0);
-	st0 = steal_ns(c->cpu);
-	s0 = stime_ns(&cs0);
+	st0 = proc_steal_ns(c->cpu);
+	s0 = proc_thread_stime_ns(&cs0);
 	t0 = now_ns();
 	r = unl ? unlink(st->path) : truncate(st->path, 0);
 	t1 = now_ns();
-	s1 = stime_ns(&cs1);
-	st->during_steal = steal_ns(c->cpu) - st0;
+	s1 = proc_thread_stime_ns(&cs1);
+	st->during_steal = proc_steal_ns(c->cpu) - st0;
 	st->during_preempt = cs1 - cs0;
 	quiesce_snap(&q1);
 	quiesce_delta(&q0, &q1, &st->during);
@@ -1477,15 +894,15 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	/* the shrinker up to the call, folded: after the timed call */
 	st->refreshed &= read_counts(&st->vm[2]);
 	counts(st, &evicted, &cached, &most);
-	wl_set(s, c->wl, "wall", (double)(t1 - t0));
-	wl_set(s, c->wl, "sys", (double)(s1 - s0));
-	wl_set(s, c->wl, "shadow_entries", (double)evicted);
-	wl_set(s, c->wl, "cached_pages", (double)cached);
-	wl_set(s, c->wl, "coverage",
-	       100.0 * (double)evicted / (double)(file_pages(st)));
+	wl_set_m(s, M_WALL, (double)(t1 - t0));
+	wl_set_m(s, M_SYS, (double)(s1 - s0));
+	wl_set_m(s, M_SHADOW_ENTRIES, (double)evicted);
+	wl_set_m(s, M_CACHED_PAGES, (double)cached);
+	wl_set_m(s, M_COVERAGE,
+		 100.0 * (double)evicted / (double)(file_pages(st)));
 	if (evicted)
-		wl_set(s, c->wl, "ns_per_shadow",
-		       (double)(t1 - t0) / (double)evicted);
+		wl_set_m(s, M_NS_PER_SHADOW,
+			 (double)(t1 - t0) / (double)evicted);
 	return 0;
 }
 
@@ -1493,7 +910,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	uint64_t pages = file_pages(st), evicted, cached, most;
-	uint64_t want = wl_u(c, "coverage");
+	uint64_t want = prm(c)->coverage;
 	double cov;
 	struct stat sb;
 	char why[256];
@@ -1554,7 +971,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			((double)st->read_ns / 1e9));
 	snprintf(s->text, sizeof(s->text),
 		 "cgroup %s; keep=%s; reclaim=%s; %s",
-		 memcg_version_name(st->m.version), keep_name(st->plan.keep),
+		 memcg_version_name(st->m.version), keeps[st->plan.keep],
 		 st->memory_reclaim ? "memory.reclaim" :
 		 st->m.version == MEMCG_V2 ? "memory.max" :
 		 "memory.limit_in_bytes",
@@ -1575,7 +992,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   st->have_cachestat ? "" : " (the least count "
 			   "without cachestat(2))");
 	/* and the call did what it claims */
-	if (!strcmp(wl_s(c, "op"), "unlink")) {
+	if (prm(c)->op == OP_UNLINK) {
 		if (!access(st->path, F_OK))
 			wl_invalid(s, "%s still exists after unlink",
 				   st->path);
@@ -1633,6 +1050,7 @@ const struct workload wl_shadow_truncate = {
 	.summary = "read a file in a memory cgroup, reclaim its cache into "
 		   "shadow entries, time the truncate (or unlink)",
 	.params = params,
+	.params_size = sizeof(struct sh_params),
 	.metrics = metrics,
 	.preflight = preflight,
 	.setup = setup,

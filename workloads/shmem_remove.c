@@ -20,19 +20,41 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "sys/proc.h"
 #include "sys/sys.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
 
+enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
+enum populate { POP_FALLOCATE, POP_WRITE };
+
 static const char *const ops[] = {
-	"ftruncate", "punch-hole", "memfd-close", "unlink", NULL,
+	[OP_FTRUNCATE] = "ftruncate", [OP_PUNCH] = "punch-hole",
+	[OP_CLOSE] = "memfd-close", [OP_UNLINK] = "unlink", NULL,
 };
 /* as changelogs name them */
 static const char *const op_words[] = {
-	"ftruncate() to 0", "hole punch", "close() of a memfd", "unlink()",
+	[OP_FTRUNCATE] = "ftruncate() to 0", [OP_PUNCH] = "hole punch",
+	[OP_CLOSE] = "close() of a memfd", [OP_UNLINK] = "unlink()",
 };
-static const char *const populates[] = { "fallocate", "write", NULL };
-static const char *const modes[] = { "threads", "processes", NULL };
+static const char *const populates[] = {
+	[POP_FALLOCATE] = "fallocate", [POP_WRITE] = "write", NULL,
+};
+
+/* A case's params, filled by the runner (threads and mode are its own). */
+struct shm_params {
+	enum op op;
+	uint64_t size;
+	const char *folio;	/* "4k", "pmd" or an mTHP size */
+	const char *dir;
+	enum populate populate;
+};
+WL_PARAMS_FIT(struct shm_params);
+
+static const struct shm_params *prm(const struct wl_case *c)
+{
+	return wl_params(c);
+}
 
 /* "4k", "pmd" or an mTHP size such as "64k" */
 static int check_folio(const char *val, char *buf, size_t n)
@@ -59,37 +81,42 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ "op", PT_ENUM, "unlink", ops, 0, 0, NULL,
+	{ WL_PARAM(struct shm_params, op), PT_ENUM, "unlink", ops, 0, 0, NULL,
 	  "the timed removal", op_words },
-	{ "size", PT_SIZE, "8G", NULL, 1 << 20, 1ull << 40, NULL,
-	  "file size" },
-	{ "folio", PT_STRING, "4k", NULL, 0, 0, check_folio,
+	{ WL_PARAM(struct shm_params, size), PT_SIZE, "8G", NULL, 1 << 20,
+	  1ull << 40, NULL, "file size" },
+	{ WL_PARAM(struct shm_params, folio), PT_STRING, "4k", NULL, 0, 0,
+	  check_folio,
 	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
-	{ "dir", PT_STRING, "/dev/shm", NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct shm_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
+	  check_dir,
 	  "tmpfs directory of the file (the default uses the runner's own)" },
-	{ "populate", PT_ENUM, "fallocate", populates, 0, 0, NULL,
-	  "how the file is filled, untimed" },
-	{ "threads", PT_UINT, "1", NULL, 1, 1024, NULL,
+	{ WL_PARAM(struct shm_params, populate), PT_ENUM, "fallocate",
+	  populates, 0, 0, NULL, "how the file is filled, untimed" },
+	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, 1024, NULL,
 	  "workers, each removing its own file of size at the same time" },
-	{ "mode", PT_ENUM, "threads", modes, 0, 0, NULL,
+	{ WL_RUN_PARAM(mode), PT_ENUM, "threads", wl_modes, 0, 0, NULL,
 	  "workers as threads of one process (one mm) or as processes" },
 	{ NULL },
 };
 
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_WALL, M_SYS, M_NS_PER_FOLIO, M_FOLIOS,
+};
+
 static const struct metric metrics[] = {
-	{ "wall", "ns", LOWER_IS_BETTER, true,
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, true,
 	  "wall time of the one system call (CLOCK_MONOTONIC); with several "
 	  "workers, from the first one's start to the last one's end" },
-	{ "sys", "ns", LOWER_IS_BETTER, false,
+	[M_SYS] = { "sys", "ns", LOWER_IS_BETTER, false,
 	  "system CPU time of the call (getrusage, thread), workers summed" },
-	{ "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
+	[M_NS_PER_FOLIO] = { "ns_per_folio", "ns/folio", LOWER_IS_BETTER, false,
 	  "wall time per folio removed (all workers' folios)" },
-	{ "folios", "count", LOWER_IS_BETTER, false,
+	[M_FOLIOS] = { "folios", "count", LOWER_IS_BETTER, false,
 	  "folios in the file (all workers' files)", true },
 	{ NULL },
 };
-
-enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
 
 /* One worker's file. */
 struct wfile {
@@ -135,24 +162,6 @@ static bool no_mthp(void)
 	return v && *v == '1';
 }
 
-/* One /proc/vmstat counter; 0 if missing. */
-static uint64_t vmstat_u64(const char *key)
-{
-	FILE *f = fopen("/proc/vmstat", "re");
-	char name[64];
-	unsigned long long v, r = 0;
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %llu", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			r = v;
-			break;
-		}
-	fclose(f);
-	return r;
-}
-
 /*
  * Why this kernel hands out no PMD shmem folios, into e; 0 if it does:
  * THP built in (shmem_enabled, every kernel since 4.8) and not denied to
@@ -175,7 +184,7 @@ static int no_pmd_shmem(struct wl_err *e)
 
 static uint64_t folio_bytes(const struct wl_case *c)
 {
-	const char *f = wl_s(c, "folio");
+	const char *f = prm(c)->folio;
 	uint64_t b = 4096;
 
 	if (!strcmp(f, "pmd")) {
@@ -189,7 +198,7 @@ static uint64_t folio_bytes(const struct wl_case *c)
 
 static bool is_memfd(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "op"), "memfd-close");
+	return prm(c)->op == OP_CLOSE;
 }
 
 /* "/dev/shm", or another name of the runner's scratch base ("/dev/shm/") */
@@ -197,9 +206,9 @@ static bool default_dir(const struct wl_case *c)
 {
 	struct stat a, b;
 
-	if (!strcmp(wl_s(c, "dir"), "/dev/shm"))
+	if (!strcmp(prm(c)->dir, "/dev/shm"))
 		return true;
-	return !stat(wl_s(c, "dir"), &a) && !stat(c->scratch_base, &b) &&
+	return !stat(prm(c)->dir, &a) && !stat(c->scratch_base, &b) &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -237,14 +246,14 @@ static bool private_mount(const struct wl_case *c)
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	uint64_t size = wl_u(c, "size"), folio = folio_bytes(c), avail;
-	uint64_t nw = wl_u(c, "threads");
-	char need[32], have[32], shortby[32], path[256];
-	const char *dir = default_dir(c) ? c->scratch_base : wl_s(c, "dir");
+	uint64_t size = prm(c)->size, folio = folio_bytes(c), avail;
+	uint64_t nw = c->run.threads;
+	char need[32], have[32], shortby[32], path[256], asked[32];
+	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
 	struct statvfs sv;
 	struct statfs sf;
 
-	if (folio > 4096 && !strcmp(wl_s(c, "folio"), "pmd")) {
+	if (folio > 4096 && !strcmp(prm(c)->folio, "pmd")) {
 		if (no_pmd_shmem(e))
 			return WL_SKIP;
 	} else if (folio > 4096) {
@@ -252,14 +261,15 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 			 (unsigned long long)(folio >> 10));
 		if (no_mthp() || access(path, F_OK)) {
 			wl_errf(e, "this kernel offers no %s shmem folios "
-				"(no %s)", wl_s(c, "folio"), path);
+				"(no %s)", prm(c)->folio, path);
 			return WL_SKIP;
 		}
 	}
 	if (size % folio) {
 		human_size(folio, have, sizeof(have));
+		format_size(size, asked, sizeof(asked));
 		wl_errf(e, "size %s is not a multiple of the %s folio",
-			wl_s(c, "size"), have);
+			asked, have);
 		return WL_REFUSE;
 	}
 	/* every worker has a file of its own */
@@ -336,11 +346,10 @@ static void find_sizes(struct state *st)
 static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 		struct wl_err *e)
 {
-	const char *how = wl_s(c, "populate");
 	char hs[32];
 
 	human_size(st->size, hs, sizeof(hs));
-	if (!strcmp(how, "fallocate")) {
+	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(f->fd, 0, 0, (off_t)st->size))
 			return wl_errf(e, "cannot fallocate %s (%s): %s",
 				       f->path, hs, strerror(errno));
@@ -384,11 +393,11 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 
 	if (!default_dir(c)) {
 		/* a directory of our own there, journalled */
-		r = sys_scratch(wl_s(c, "dir"), st->udir, sizeof(st->udir));
+		r = sys_scratch(prm(c)->dir, st->udir, sizeof(st->udir));
 		if (r) {
 			st->udir[0] = '\0';
 			return wl_errf(e, "cannot make a directory in %s: %s",
-				       wl_s(c, "dir"), strerror(-r));
+				       prm(c)->dir, strerror(-r));
 		}
 		*dir = st->udir;
 		return 0;
@@ -468,7 +477,7 @@ static int prepare(struct wl_case *c, struct wl_err *e)
 	/* what the kernel gave, read before the timed call */
 	counters(st, w->alloc_after);
 	meminfo_bytes("ShmemHugePages", &w->huge_after);
-	w->thp_after = vmstat_u64("thp_file_alloc");
+	w->thp_after = proc_vmstat_u64("thp_file_alloc");
 	if (st->op == OP_UNLINK) {
 		close(f->fd);
 		f->fd = -1;
@@ -485,7 +494,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	if (!st)
 		return wl_errf(e, "out of memory");
 	c->priv = st;
-	st->size = wl_u(c, "size");
+	st->size = prm(c)->size;
 	st->folio = folio_bytes(c);
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
 	st->w = calloc((size_t)st->nw, sizeof(*st->w));
@@ -504,9 +513,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	}
 	for (i = 0; i < st->nw; i++)
 		st->res[i].fill_pu = -1;
-	st->op = !strcmp(wl_s(c, "op"), "ftruncate") ? OP_FTRUNCATE :
-		 !strcmp(wl_s(c, "op"), "punch-hole") ? OP_PUNCH :
-		 is_memfd(c) ? OP_CLOSE : OP_UNLINK;
+	st->op = prm(c)->op;
 	find_sizes(st);
 
 	if (is_memfd(c)) {
@@ -528,7 +535,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	}
 	counters(st, st->alloc_before);
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
-	st->thp_before = vmstat_u64("thp_file_alloc");
+	st->thp_before = proc_vmstat_u64("thp_file_alloc");
 	for (i = 0; i < st->nw; i++) {
 		r = make_file(c, st, dir, i, e);
 		if (r)
@@ -537,25 +544,16 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	return 0;
 }
 
-static uint64_t stime_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-}
-
 /* One worker's timed call on its own file. */
 static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
-	const char *op = wl_s(c, "op");
+	const char *op = ops[st->op];
 	uint64_t t0, t1, s0, s1;
 	int r;
 
-	s0 = stime_ns();
+	s0 = proc_thread_stime_ns(NULL);
 	t0 = now_ns();
 	switch (st->op) {
 	case OP_FTRUNCATE:
@@ -572,7 +570,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		r = unlink(f->path);
 	}
 	t1 = now_ns();
-	s1 = stime_ns();
+	s1 = proc_thread_stime_ns(NULL);
 	if (r)
 		return wl_errf(e, "%s of %s failed: %s", op, f->path,
 			       strerror(errno));
@@ -580,11 +578,11 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		f->fd = -1;
 	s->t_begin = t0;
 	s->t_end = t1;
-	wl_set(s, c->wl, "wall", (double)(t1 - t0));
-	wl_set(s, c->wl, "sys", (double)(s1 - s0));
-	wl_set(s, c->wl, "folios", (double)(st->size / st->folio));
-	wl_set(s, c->wl, "ns_per_folio",
-	       (double)(t1 - t0) / (double)(st->size / st->folio));
+	wl_set_m(s, M_WALL, (double)(t1 - t0));
+	wl_set_m(s, M_SYS, (double)(s1 - s0));
+	wl_set_m(s, M_FOLIOS, (double)(st->size / st->folio));
+	wl_set_m(s, M_NS_PER_FOLIO,
+		 (double)(t1 - t0) / (double)(st->size / st->folio));
 	return 0;
 }
 
@@ -592,19 +590,18 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 		    uint64_t span, struct wl_sample *s)
 {
-	int is = wl_metric_index(c->wl, "sys");
-	int fo = wl_metric_index(c->wl, "folios");
 	double sys = 0, folios = 0;
 	int i;
 
+	(void)c;
 	for (i = 0; i < n; i++) {
-		sys += w[i].m[is].v;
-		folios += w[i].m[fo].v;
+		sys += w[i].m[M_SYS].v;
+		folios += w[i].m[M_FOLIOS].v;
 	}
-	wl_set(s, c->wl, "wall", (double)span);
-	wl_set(s, c->wl, "sys", sys);
-	wl_set(s, c->wl, "folios", folios);
-	wl_set(s, c->wl, "ns_per_folio", folios ? (double)span / folios : 0);
+	wl_set_m(s, M_WALL, (double)span);
+	wl_set_m(s, M_SYS, sys);
+	wl_set_m(s, M_FOLIOS, folios);
+	wl_set_m(s, M_NS_PER_FOLIO, folios ? (double)span / folios : 0);
 }
 
 /*
@@ -624,7 +621,8 @@ static void forked(struct wl_case *c, int w)
 static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 {
 	struct state *st = c->priv;
-	const char *op = wl_s(c, "op");
+	const char *op = ops[st->op];
+	bool pmd = !strcmp(prm(c)->folio, "pmd");
 	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
 	uint64_t other = 0, blocks = 0, larger = 0;
 	int64_t huge;
@@ -714,15 +712,14 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   (unsigned long long)other, other ? " (" : "",
 			   strbuf_str(&sizes), other ? ")" : "",
 			   /* 6.18 sizes tmpfs folios by each allocation */
-			   larger && strcmp(wl_s(c, "folio"), "pmd") ?
+			   larger && !pmd ?
 			   ": the kernel sized them by each fallocate or "
 			   "write, up to what huge= or shmem_enabled allows; "
-			   "the knob " : "", larger &&
-			   strcmp(wl_s(c, "folio"), "pmd") ? knob : "",
-			   larger && strcmp(wl_s(c, "folio"), "pmd") ?
+			   "the knob " : "", larger && !pmd ? knob : "",
+			   larger && !pmd ?
 			   " the run set did not limit it" : "");
 	strbuf_release(&sizes);
-	if (st->folio > 4096 && !strcmp(wl_s(c, "folio"), "pmd") &&
+	if (st->folio > 4096 && pmd &&
 	    huge < (int64_t)total)
 		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "
 			   "size of the files %llu", (long long)huge,
@@ -775,6 +772,7 @@ const struct workload wl_shmem_remove = {
 		   "(ftruncate, hole punch, memfd close, unlink); "
 		   "workers each remove their own file at once",
 	.params = params,
+	.params_size = sizeof(struct shm_params),
 	.metrics = metrics,
 	.preflight = preflight,
 	.setup = setup,

@@ -32,9 +32,23 @@
 #define CHECK_EVERY	500	/* iterations between page-cache checks */
 #define KPF_COMPOUND_TAIL	16	/* bit of /proc/kpageflags */
 
-static const char *const ops[] = { "truncate", NULL };
-static const char *const modes[] = { "threads", "processes", NULL };
-static const char *const op_words[] = { "ftruncate() to 0" };
+enum op { OP_TRUNCATE };
+static const char *const ops[] = { [OP_TRUNCATE] = "truncate", NULL };
+static const char *const op_words[] = { [OP_TRUNCATE] = "ftruncate() to 0" };
+
+/* A case's params, filled by the runner (threads and mode are its own). */
+struct st_params {
+	uint64_t count, pages;
+	const char *dir;	/* LOOP_DIR or an absolute path */
+	enum op op;
+	uint64_t wsize;
+};
+WL_PARAMS_FIT(struct st_params);
+
+static const struct st_params *prm(const struct wl_case *c)
+{
+	return wl_params(c);
+}
 
 static int check_dir(const char *val, char *buf, size_t n)
 {
@@ -46,22 +60,24 @@ static int check_dir(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ "count", PT_UINT, "10000", NULL, 1, 100000000, NULL,
-	  "truncates timed" },
-	{ "pages", PT_UINT, "1024", NULL, 1, 1u << 26, NULL,
-	  "pages written before each truncate" },
-	{ "dir", PT_STRING, LOOP_DIR, NULL, 0, 0, check_dir,
+	{ WL_PARAM(struct st_params, count), PT_UINT, "10000", NULL, 1,
+	  100000000, NULL, "truncates timed" },
+	{ WL_PARAM(struct st_params, pages), PT_UINT, "1024", NULL, 1, 1u << 26,
+	  NULL, "pages written before each truncate" },
+	{ WL_PARAM(struct st_params, dir), PT_STRING, LOOP_DIR, NULL, 0, 0,
+	  check_dir,
 	  "ext4-loop: an ext4 on a loop device over a file in the runner's "
 	  "scratch on /dev/shm; or any directory" },
-	{ "op", PT_ENUM, "truncate", ops, 0, 0, NULL,
+	{ WL_PARAM(struct st_params, op), PT_ENUM, "truncate", ops, 0, 0, NULL,
 	  "the timed call: ftruncate to 0", op_words },
-	{ "wsize", PT_SIZE, "64k", NULL, 512, 64 << 20, NULL,
+	{ WL_PARAM(struct st_params, wsize), PT_SIZE, "64k", NULL, 512,
+	  64 << 20, NULL,
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "
 	  "per page" },
-	{ "threads", PT_UINT, "1", NULL, 1, 1024, NULL,
+	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, 1024, NULL,
 	  "workers, each truncating its own file at the same time" },
-	{ "mode", PT_ENUM, "threads", modes, 0, 0, NULL,
+	{ WL_RUN_PARAM(mode), PT_ENUM, "threads", wl_modes, 0, 0, NULL,
 	  "workers as threads of one process (one mm) or as processes" },
 	{ NULL },
 };
@@ -71,17 +87,24 @@ static const struct param params[] = {
  * commit, a timer or a flusher and take several times longer, which moves
  * the mean from one repetition to the next far more than the median.
  */
+/* The metrics, in the order of the table: wl_set_m(s, M_WALL, v). */
+enum metric_id {
+	M_P50, M_P1, M_P95, M_P99, M_MEAN, M_WALL, M_TRUNCATES_PER_S,
+};
+
 static const struct metric metrics[] = {
-	{ "p50", "ns", LOWER_IS_BETTER, true, "median time of one truncate" },
-	{ "p1", "ns", LOWER_IS_BETTER, false, "1st percentile" },
-	{ "p95", "ns", LOWER_IS_BETTER, false, "95th percentile" },
-	{ "p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
-	{ "mean", "ns", LOWER_IS_BETTER, false, "mean time of one truncate" },
-	{ "wall", "ns", LOWER_IS_BETTER, false,
+	[M_P50] = { "p50", "ns", LOWER_IS_BETTER, true,
+	  "median time of one truncate" },
+	[M_P1] = { "p1", "ns", LOWER_IS_BETTER, false, "1st percentile" },
+	[M_P95] = { "p95", "ns", LOWER_IS_BETTER, false, "95th percentile" },
+	[M_P99] = { "p99", "ns", LOWER_IS_BETTER, false, "99th percentile" },
+	[M_MEAN] = { "mean", "ns", LOWER_IS_BETTER, false,
+	  "mean time of one truncate" },
+	[M_WALL] = { "wall", "ns", LOWER_IS_BETTER, false,
 	  "the whole timed loop; with several workers, from the first one's "
 	  "start to the last one's end" },
-	{ "truncates_per_s", "/s", HIGHER_IS_BETTER, false,
-	  "truncates of all workers over wall" },
+	[M_TRUNCATES_PER_S] = { "truncates_per_s", "/s", HIGHER_IS_BETTER,
+	  false, "truncates of all workers over wall" },
 	{ NULL },
 };
 
@@ -124,7 +147,7 @@ struct checks {
 
 static bool loop_dir(const struct wl_case *c)
 {
-	return !strcmp(wl_s(c, "dir"), LOOP_DIR);
+	return !strcmp(prm(c)->dir, LOOP_DIR);
 }
 
 static uint64_t page_size(void)
@@ -136,7 +159,7 @@ static uint64_t page_size(void)
 
 static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 {
-	uint64_t len = wl_u(c, "pages") * page_size(), need, mem, avail;
+	uint64_t len = prm(c)->pages * page_size(), need, mem, avail;
 	char dir[4200], why[256], a[32], b[32], d[32];
 	struct statvfs sv;
 
@@ -145,12 +168,12 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		return WL_SKIP;
 	}
 	/* every worker has a file of its own */
-	len *= wl_u(c, "threads");
+	len *= c->run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
 	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
 	snprintf(dir, sizeof(dir), "%s",
-		 loop_dir(c) ? c->scratch_base : wl_s(c, "dir"));
+		 loop_dir(c) ? c->scratch_base : prm(c)->dir);
 	if (statvfs(dir, &sv)) {
 		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;
@@ -237,10 +260,10 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 		return 0;
 	}
 	/* made once, reused by later repetitions */
-	r = sys_scratch(wl_s(c, "dir"), st->dir, sizeof(st->dir));
+	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
 	if (r)
 		return wl_errf(e, "cannot make a scratch directory in %s: %s",
-			       wl_s(c, "dir"), strerror(-r));
+			       prm(c)->dir, strerror(-r));
 	return 0;
 }
 
@@ -372,9 +395,9 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	c->priv = st;
 	loopfs_init(&st->fs);
 	st->page = page_size();
-	st->count = wl_u(c, "count");
-	st->len = wl_u(c, "pages") * st->page;
-	st->chunk = wl_u(c, "wsize");
+	st->count = prm(c)->count;
+	st->len = prm(c)->pages * st->page;
+	st->chunk = prm(c)->wsize;
 	if (st->chunk > st->len)
 		st->chunk = st->len;
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
@@ -467,9 +490,9 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 			   "the truncate", (unsigned long long)k.left_after,
 			   (unsigned long long)k.checks);
 	/* the worker's own figures; combine merges every worker's times */
-	wl_set(s, c->wl, "mean", (double)sum / (double)st->count);
-	wl_set(s, c->wl, "wall", (double)(s->t_end - s->t_begin));
-	wl_set(s, c->wl, "truncates_per_s", (double)st->count * 1e9 /
+	wl_set_m(s, M_MEAN, (double)sum / (double)st->count);
+	wl_set_m(s, M_WALL, (double)(s->t_end - s->t_begin));
+	wl_set_m(s, M_TRUNCATES_PER_S, (double)st->count * 1e9 /
 	       (double)(s->t_end - s->t_begin));
 	return 0;
 }
@@ -517,13 +540,13 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 	for (i = 0; i < total; i++)
 		sum += all[i];
 	sort_u64(all, total);
-	wl_set(s, c->wl, "p1", (double)pct_sorted(all, total, 1));
-	wl_set(s, c->wl, "p50", (double)pct_sorted(all, total, 50));
-	wl_set(s, c->wl, "p95", (double)pct_sorted(all, total, 95));
-	wl_set(s, c->wl, "p99", (double)pct_sorted(all, total, 99));
-	wl_set(s, c->wl, "mean", (double)sum / (double)total);
-	wl_set(s, c->wl, "wall", (double)span);
-	wl_set(s, c->wl, "truncates_per_s", (double)total * 1e9 /
+	wl_set_m(s, M_P1, (double)pct_sorted(all, total, 1));
+	wl_set_m(s, M_P50, (double)pct_sorted(all, total, 50));
+	wl_set_m(s, M_P95, (double)pct_sorted(all, total, 95));
+	wl_set_m(s, M_P99, (double)pct_sorted(all, total, 99));
+	wl_set_m(s, M_MEAN, (double)sum / (double)total);
+	wl_set_m(s, M_WALL, (double)span);
+	wl_set_m(s, M_TRUNCATES_PER_S, (double)total * 1e9 /
 	       (double)(span ? span : 1));
 	wl_note(s, "min", (double)all[0]);
 	wl_note(s, "max", (double)all[total - 1]);
@@ -585,6 +608,7 @@ const struct workload wl_small_truncate = {
 		   "percentiles of one truncate (ext4 on loop by default); "
 		   "workers each truncate their own file at once",
 	.params = params,
+	.params_size = sizeof(struct st_params),
 	.metrics = metrics,
 	.preflight = preflight,
 	.setup = setup,

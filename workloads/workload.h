@@ -23,10 +23,44 @@ enum param_type {
 	PT_ENUM,	/* one of .choices */
 	PT_STRING,	/* free text, checked by .check if set */
 	PT_PERCENT,	/* 0..100, stored as a number */
+	/*
+	 * "auto" or a size: kept as written, like a string (and listed as
+	 * one), the field holds the bytes, 0 for "auto"
+	 */
+	PT_SIZE_AUTO,
 };
 
+/* Whether .u is the value and its canonical string is made from it. */
+static inline bool param_is_number(enum param_type t)
+{
+	return t == PT_SIZE || t == PT_UINT || t == PT_DURATION ||
+	       t == PT_PERCENT;
+}
+
+/*
+ * The params the runner owns, in every workload that has them: "threads"
+ * (workers; 1 where the table has none) and "mode" (threads or processes).
+ */
+enum wl_mode { WL_MODE_THREADS, WL_MODE_PROCESSES };
+extern const char *const wl_modes[];	/* in the order of enum wl_mode */
+
+struct wl_run_params {
+	uint64_t threads;
+	enum wl_mode mode;
+};
+
+/*
+ * A parameter, and the field of the workload's own params struct its
+ * value is filled into (fio's offsetof options): numbers and
+ * PT_SIZE_AUTO a uint64_t, PT_ENUM a C enum in the order of .choices,
+ * PT_STRING a const char *.  Name a table's entry with WL_PARAM(struct,
+ * field) (or WL_RUN_PARAM(threads) for the runner's own): the name is the
+ * field's, so a misspelt one does not compile.
+ */
 struct param {
 	const char *name;
+	bool runner;			/* a field of struct wl_run_params */
+	size_t off, size;		/* of the field */
 	enum param_type type;
 	const char *def;		/* default, in config syntax */
 	const char *const *choices;	/* PT_ENUM: NULL-terminated */
@@ -40,6 +74,18 @@ struct param {
 	 */
 	const char *const *words;
 };
+
+#define WL_PARAM(st, f)							\
+	.name = #f, .off = offsetof(st, f), .size = sizeof(((st *)0)->f)
+#define WL_RUN_PARAM(f)							\
+	.name = #f, .runner = true,					\
+	.off = offsetof(struct wl_run_params, f),			\
+	.size = sizeof(((struct wl_run_params *)0)->f)
+/* The most bytes a workload's params struct may take. */
+#define WL_PARAMS_MAX	256
+#define WL_PARAMS_FIT(st)						\
+	_Static_assert(sizeof(st) <= WL_PARAMS_MAX,			\
+		       #st " is larger than WL_PARAMS_MAX")
 
 enum metric_better { LOWER_IS_BETTER, HIGHER_IS_BETTER };
 
@@ -93,6 +139,16 @@ struct workload;
 struct wl_case {
 	const struct workload *wl;
 	struct wl_value v[WL_MAX_PARAMS];	/* indexed like workload.params */
+	/*
+	 * The same values typed, filled once by wl_params_fill: the runner's
+	 * own (threads, mode), and the workload's params struct, which
+	 * wl_params() hands it.
+	 */
+	struct wl_run_params run;
+	union {
+		max_align_t align;
+		unsigned char b[WL_PARAMS_MAX];
+	} params;
 	const char *scratch;		/* runner's own scratch dir (on /dev/shm by default) */
 	const char *disk_scratch;	/* runner's scratch dir on a disk filesystem */
 	/* the directories those are made in, which preflight can look at */
@@ -141,12 +197,13 @@ struct workload {
 	const char *name;
 	const char *summary;
 	const struct param *params;	/* terminated by { NULL } */
+	size_t params_size;		/* of the struct params fill */
 	const struct metric *metrics;	/* terminated by { NULL } */
 	/*
-	 * Look at the machine; may adapt the case: change a number's .u in
-	 * c->v (a smaller size) and say why in c->info.  The runner stores
-	 * the case under what it adapted, the asked params beside them, and
-	 * hands setup the adapted case.
+	 * Look at the machine; may adapt the case: change a number in its
+	 * params (wl_params_mut: a smaller size) and say why in c->info.
+	 * The runner stores the case under what it adapted, the asked params
+	 * beside them, and hands setup the adapted case.
 	 */
 	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
 	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
@@ -180,17 +237,36 @@ struct workload {
 const struct workload *const *workloads_get(void);
 const struct workload *workload_find(const char *name);
 
-/* Index of a param/metric by name; aborts on a name the table lacks. */
-int wl_param_index(const struct workload *w, const char *name);
+/*
+ * Fill c->run and c->params from c->v (the runner, once a case).  The
+ * values are the config's, already checked; a table whose field does not
+ * fit its type is a bug and aborts.
+ */
+void wl_params_fill(struct wl_case *c);
+/* The runner's params of a case's values, without a case. */
+void wl_run_params_of(const struct workload *w, const struct wl_value *v,
+		      struct wl_run_params *rp);
+/* Preflight: the runner's preflight call, then c->v takes what it adapted. */
+enum wl_verdict wl_preflight(struct wl_case *c, struct wl_err *e);
+/* A table's fields against their types and the struct; -1 with why. */
+int wl_params_check(const struct workload *w, char *why, size_t n);
+
+/* The workload's params struct of a case. */
+static inline const void *wl_params(const struct wl_case *c)
+{
+	return c->params.b;
+}
+static inline void *wl_params_mut(struct wl_case *c)
+{
+	return c->params.b;
+}
+
+/* Index of a metric by name; aborts on a name the table lacks. */
 int wl_metric_index(const struct workload *w, const char *name);
-static inline uint64_t wl_u(const struct wl_case *c, const char *name)
-{
-	return c->v[wl_param_index(c->wl, name)].u;
-}
-static inline const char *wl_s(const struct wl_case *c, const char *name)
-{
-	return c->v[wl_param_index(c->wl, name)].str;
-}
+/* Metric m (its index in workload.metrics: the workload's enum) is v. */
+void wl_set_m(struct wl_sample *s, int m, double v);
+void wl_unsupported_m(struct wl_sample *s, int m);
+/* The same by name, for names made at run time (perf counters). */
 void wl_set(struct wl_sample *s, const struct workload *w, const char *metric,
 	    double v);
 void wl_unsupported(struct wl_sample *s, const struct workload *w,

@@ -1,6 +1,7 @@
 /*
- * Minimal TAP for the C unit tests: ok/not ok lines and a plan that
- * mk/test.sh checks (and the exit status: a crash is a failure).
+ * Minimal TAP for the C unit tests: a plan declared first, then ok/not ok
+ * lines; mk/test.sh checks the count against the plan (and the exit
+ * status: a crash is a failure).
  */
 #ifndef FB_TAP_H
 #define FB_TAP_H
@@ -9,7 +10,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static int tap_n, tap_failed;
+static int tap_n, tap_failed, tap_planned = -1;
+
+/*
+ * The plan comes first ("1..N"), from the test's own count of what it
+ * checks: a test that stops early or checks less than it meant prints
+ * fewer results than it planned, and mk/test.sh says so.
+ */
+static inline void tap_plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
 
 /* The condition is evaluated once: it may have side effects. */
 #define OK(cond, ...) do {						\
@@ -41,10 +54,17 @@ static int tap_n, tap_failed;
 	   g_ ? g_ : "(null)", w_);					\
 } while (0)
 
-/* The plan comes last ("1..N"): mk/test.sh checks it against the lines. */
+/* The exit status: 1 if a check failed or the count is not the plan's. */
 static inline int tap_done(void)
 {
-	printf("1..%d\n", tap_n);
+	if (tap_planned < 0) {
+		printf("# no plan: call tap_plan() before the first check\n");
+		return 1;
+	}
+	if (tap_n != tap_planned) {
+		printf("# planned %d tests, ran %d\n", tap_planned, tap_n);
+		return 1;
+	}
 	return tap_failed ? 1 : 0;
 }
 

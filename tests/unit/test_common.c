@@ -50,6 +50,7 @@ int main(void)
 	uint64_t ns = 0;
 	char buf[160];
 
+	tap_plan(109);
 	size_ok("0", 0);
 	size_ok("4096", 4096);
 	size_ok("4k", 4096);
@@ -175,5 +176,45 @@ int main(void)
 	term("nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200", "",
 	     "nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200");
 	term("back\\slash", "", "back\\slash");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		char big[300], *d;
+		size_t n = 0, i;
+		int *v = NULL;
+		size_t nv = 0, av = 0;
+
+		STREQ(strbuf_str(&sb), "", "an empty strbuf reads \"\"");
+		strbuf_add(&sb, "ab\0cd", 5);
+		OK(sb.len == 5 && !memcmp(sb.buf, "ab\0cd", 6),
+		   "strbuf_add: bytes as given, NUL-terminated");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "x=");
+		strbuf_addch(&sb, '1');
+		strbuf_addf(&sb, ", %s", "y");
+		OK(sb.len == 6 && !strcmp(sb.buf, "x=1, y"),
+		   "reset, addstr, addch, addf");
+		strbuf_setlen(&sb, 3);
+		OK(sb.len == 3 && !strcmp(sb.buf, "x=1"), "setlen cuts");
+		memset(big, 'z', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		strbuf_addf(&sb, "%s|%s", big, big);
+		OK(sb.len == 3 + 2 * strlen(big) + 1 && sb.buf[sb.len] == '\0' &&
+		   sb.buf[3 + strlen(big)] == '|' && sb.alloc > sb.len,
+		   "addf past the room it had grows once (%zu bytes)", sb.len);
+		d = strbuf_detach(&sb, &n);
+		OK(n == 602 && strlen(d) == n && !sb.buf && !sb.len && !sb.alloc,
+		   "detach hands the string over and leaves sb empty");
+		free(d);
+		d = strbuf_detach(&sb, NULL);
+		STREQ(d, "", "detach of an empty strbuf is \"\", not NULL");
+		free(d);
+		for (i = 0; i < 1000; i++) {
+			ALLOC_GROW(v, nv + 1, av);
+			v[nv++] = (int)i;
+		}
+		OK(nv == 1000 && av >= 1000 && v[999] == 999 && v[0] == 0,
+		   "ALLOC_GROW: 1000 appends (room for %zu)", av);
+		free(v);
+	}
 	return tap_done();
 }

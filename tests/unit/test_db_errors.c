@@ -49,6 +49,7 @@ int main(void)
 	bool lost;
 	int r, busy;
 
+	tap_plan(7);
 	snprintf(path, sizeof(path), "/tmp/fb-unit-db-errors.%d.db",
 		 (int)getpid());
 	OK(db_open(&db, path, true) == DB_OK, "a fresh database opens");

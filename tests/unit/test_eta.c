@@ -20,6 +20,7 @@ int main(void)
 	FILE *f;
 	int fd, lines = 0;
 
+	tap_plan(18);
 	fd = eta_init(&e, 3);
 	OK(fd == 0, "init");
 	/* a: 2 reps, no estimate; b: 4 reps of 10 s; c: 1 rep of 30 s, same

@@ -77,6 +77,7 @@ int main(void)
 	unsigned i, idx;
 	size_t k;
 
+	tap_plan(22);
 	if (!v)
 		return 1;
 

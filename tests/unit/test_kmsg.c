@@ -36,6 +36,7 @@ int main(void)
 	};
 	size_t i;
 
+	tap_plan(9 + ARRAY_SIZE(yes) + ARRAY_SIZE(no));
 	/* OK() evaluates its condition twice: parse (which writes) first */
 	r = kmsg_parse(rec, &l);
 	OK(r == 0, "a record with a dictionary parses");

@@ -42,6 +42,7 @@ int main(void)
 	const char *script;
 	int r;
 
+	tap_plan(17);
 	html("<script>alert('x')</script>",
 	     "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
 	html("a & \"b\"\x01\x7f", "a &amp; &quot;b&quot;  ");
@@ -74,5 +75,17 @@ int main(void)
 	      "variable: nosuchvariable", "with gnuplot's own message");
 	strbuf_release(&svg);
 	strbuf_release(&err);
+
+	/* a page writer returns PLOT_E* or a stream's -errno: never both */
+	{
+		int e, hit = 0;
+
+		for (e = 1; e < 1000; e++)	/* Linux's errno stop below 150 */
+			hit += plot_failed(-e);
+		OK(!hit && plot_failed(PLOT_ESTART) && plot_failed(PLOT_EFAIL) &&
+		   plot_failed(PLOT_ETIME) && plot_failed(PLOT_EIO) &&
+		   !plot_failed(PLOT_OK), "PLOT_E* lie apart from -errno "
+		   "(an EINTR from fclose is not a plot failure)");
+	}
 	return tap_done();
 }

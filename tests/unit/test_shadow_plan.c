@@ -1,9 +1,11 @@
 /*
  * shadow-truncate's memory arithmetic: what the cgroup must hold per keep
- * method, and the rule that shrinks a case that does not fit.  The
- * workload's functions are static, so the file is included whole.
+ * method, and the rule that shrinks a case that does not fit.
  */
-#include "workloads/shadow_truncate.c"
+#include <errno.h>
+#include <string.h>
+
+#include "workloads/shadow_truncate.h"
 
 #include "tap.h"
 
@@ -19,7 +21,7 @@ static struct plan plan_for(enum keep k, uint64_t asked, uint64_t total,
 	memset(&p, 0, sizeof(p));
 	p.asked = asked;
 	p.keep = k;
-	*r = plan_size(&p, total, avail, limit, ballast);
+	*r = shadow_plan_size(&p, total, avail, limit, ballast);
 	return p;
 }
 
@@ -28,25 +30,29 @@ int main(void)
 	struct plan p;
 	int r;
 
-	OK(pow2_floor(1) == 1 && pow2_floor(200) == 128 &&
-	   pow2_floor(256) == 256, "pow2_floor: 1, 200 -> 128, 256");
+	tap_plan(22);
+	OK(shadow_pow2_floor(1) == 1 && shadow_pow2_floor(200) == 128 &&
+	   shadow_pow2_floor(256) == 256, "pow2_floor: 1, 200 -> 128, 256");
 
 	/* one pinned page per 64 and a page-table page per 2 MiB mapped */
-	OK(pin_bytes(200 * G) == 200 * G / 64 + 200 * G / 512,
+	OK(shadow_pin_bytes(200 * G) == 200 * G / 64 + 200 * G / 512,
 	   "pins for 200G: 3.125 GiB of pages + 400 MiB of page tables");
-	OK(node_bytes(8 * G) == 32 * M, "shadow nodes for 8G: 32 MiB");
-	OK(ballast_bytes(8 * G, 0) == G && ballast_bytes(8 * G, 3 * G) == 3 * G,
+	OK(shadow_node_bytes(8 * G) == 32 * M, "shadow nodes for 8G: 32 MiB");
+	OK(shadow_ballast_bytes(8 * G, 0) == G &&
+	   shadow_ballast_bytes(8 * G, 3 * G) == 3 * G,
 	   "ballast: auto is 1/8 of the file, or as given");
-	OK(auto_limit(KEEP_NONE, 8 * G, 0) == 32 * M + 256 * M,
+	OK(shadow_auto_limit(KEEP_NONE, 8 * G, 0) == 32 * M + 256 * M,
 	   "keep=none: nodes and 256 MiB of cache");
-	OK(least_limit(KEEP_PIN, 8 * G, 0) ==
-	   pin_bytes(8 * G) + 32 * M + 64 * M, "least limit of pins at 8G");
+	OK(shadow_least_limit(KEEP_PIN, 8 * G, 0) ==
+	   shadow_pin_bytes(8 * G) + 32 * M + 64 * M,
+	   "least limit of pins at 8G");
 
 	/* this VM: 24 GiB, 22 available; budget min(12, 16.5) */
 	p = plan_for(KEEP_PIN, 200 * G, 24 * G, 22 * G, 0, 0, &r);
 	OK(r == 0 && p.size == 200 * G, "pins: 200G fits in 24 GiB");
 	OK(p.budget == 12 * G, "budget is half of MemTotal (12 GiB)");
-	OK(p.limit == pin_bytes(200 * G) + node_bytes(200 * G) + 256 * M,
+	OK(p.limit == shadow_pin_bytes(200 * G) + shadow_node_bytes(200 * G) +
+		      256 * M,
 	   "limit = pins + nodes + 256 MiB (%llu)",
 	   (unsigned long long)p.limit);
 	OK(p.why[0] == '\0', "no reason when nothing is shrunk");

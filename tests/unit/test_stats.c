@@ -283,6 +283,7 @@ static void test_power(void)
 
 int main(void)
 {
+	tap_plan(87);
 	test_median();
 	test_moments();
 	test_betai();

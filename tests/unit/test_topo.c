@@ -157,6 +157,7 @@ static void test_smt16(void)
 
 int main(void)
 {
+	tap_plan(30);
 	test_cpulist();
 	test_vm32();
 	test_smt16();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "proc.h"
 
 static const char *const names[QC_NR] = {
 	[QC_PGSCAN_KSWAPD] = "pgscan_kswapd",
@@ -25,23 +26,6 @@ static const char *const names[QC_NR] = {
 const char *quiesce_name(enum quiesce_counter c)
 {
 	return c < QC_NR ? names[c] : "?";
-}
-
-static int read_vmstat(struct quiesce_snap *s)
-{
-	FILE *f = fopen("/proc/vmstat", "re");
-	char key[64];
-	unsigned long long v;
-	int i;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%63s %llu", key, &v) == 2)
-		for (i = 0; i < QC_KSWAPD_NS; i++)
-			if (!strcmp(key, names[i]))
-				s->v[i] = v;
-	fclose(f);
-	return 0;
 }
 
 /* kswapd threads are children of kthreadd (2) named kswapdN. */
@@ -93,7 +77,8 @@ int quiesce_snap(struct quiesce_snap *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->v[QC_KSWAPD_NS] = kswapd_ns();
-	return read_vmstat(s);
+	/* the counters before QC_KSWAPD_NS are /proc/vmstat's */
+	return proc_vmstat(names, QC_KSWAPD_NS, s->v);
 }
 
 bool quiesce_same(const struct quiesce_snap *a, const struct quiesce_snap *b)
