@@ -11,10 +11,10 @@
 # the command and its children: gnuplot) at each size, the growth per 10x
 # of the CPU time between the two largest sizes (wall time on a shared
 # machine is mostly the wait for a CPU), and the largest maximum RSS at
-# the largest size.  Merge is timed into a new file and into one that holds
-# the input's runs already.  BENCH is the binary timed (default SEED_BENCH): another
-# build's binary gives the table before a change.  The two labels read
-# are one kernel pair of the lab's twelve.
+# the largest size.  Merge is timed into a new file and into one that
+# holds the input's runs already.  BENCH is the binary timed (default
+# SEED_BENCH): another build's binary gives the table before a change.
+# The two labels read are one kernel pair of the lab's twelve.
 set -eu
 
 SEED_BENCH=$1 DIR=$2 BENCH=${3:-$1}
