@@ -106,6 +106,9 @@ enum metric_id {
 	M_BRANCHES_PER_S, M_BRANCH_MISSES, M_BRANCH_MISSES_PER_S,
 };
 
+/* A read(2) latency of the timed reads (lat_every). */
+#define LATENCY(id, name, help)						\
+	[id] = { name, "ns", LOWER_IS_BETTER, false, help }
 /* A perf counter: its count, and its rate (set_perf names it NAME_per_s). */
 #define PERF_COUNT(id, name)						\
 	[id] = { name, "count", LOWER_IS_BETTER, false, NULL },		\
@@ -117,14 +120,10 @@ static const struct metric metrics[] = {
 	  "bytes read over the wall time of the readers" },
 	[M_IOPS] = { "iops", "IOPS", HIGHER_IS_BETTER, false,
 	  "reads per second" },
-	[M_LAT_P50] = { "lat_p50", "ns", LOWER_IS_BETTER, false,
-	  "median read(2) time" },
-	[M_LAT_P99] = { "lat_p99", "ns", LOWER_IS_BETTER, false,
-	  "99th percentile" },
-	[M_LAT_P999] = { "lat_p999", "ns", LOWER_IS_BETTER, false,
-	  "99.9th percentile" },
-	[M_LAT_MAX] = { "lat_max", "ns", LOWER_IS_BETTER, false,
-	  "slowest read" },
+	LATENCY(M_LAT_P50, "lat_p50", "median read(2) time"),
+	LATENCY(M_LAT_P99, "lat_p99", "99th percentile"),
+	LATENCY(M_LAT_P999, "lat_p999", "99.9th percentile"),
+	LATENCY(M_LAT_MAX, "lat_max", "slowest read"),
 	[M_TASK_CLOCK] = { "task_clock", "ns", LOWER_IS_BETTER, false,
 	  "CPU time of the readers' loops" },
 	[M_CPUS_UTILIZED] = { "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
