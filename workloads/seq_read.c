@@ -49,12 +49,7 @@ struct sr_params {
 	const char *file;	/* "": files of our own */
 	uint64_t lat_every;
 };
-WL_PARAMS_FIT(struct sr_params);
-
-static const struct sr_params *prm(const struct wl_case *c)
-{
-	return wl_params(c);
-}
+WL_PARAMS_STRUCT(struct sr_params);
 
 static int check_abs(const char *val, char *buf, size_t n)
 {
@@ -111,50 +106,35 @@ enum metric_id {
 	M_BRANCHES_PER_S, M_BRANCH_MISSES, M_BRANCH_MISSES_PER_S,
 };
 
+/* A read(2) latency of the timed reads (lat_every). */
+#define LATENCY(id, name, help)						\
+	[id] = { name, "ns", LOWER_IS_BETTER, false, help }
+/* A perf counter: its count, and its rate (set_perf names it NAME_per_s). */
+#define PERF_COUNT(id, name)						\
+	[id] = { name, "count", LOWER_IS_BETTER, false, NULL },		\
+	[id##_PER_S] = { name "_per_s", "/s", LOWER_IS_BETTER, false, NULL }
+
 /* perf stat's rates are per second of task-clock, so are these */
 static const struct metric metrics[] = {
 	[M_BW] = { "bw", "MiB/s", HIGHER_IS_BETTER, true,
 	  "bytes read over the wall time of the readers" },
 	[M_IOPS] = { "iops", "IOPS", HIGHER_IS_BETTER, false,
 	  "reads per second" },
-	[M_LAT_P50] = { "lat_p50", "ns", LOWER_IS_BETTER, false,
-	  "median read(2) time" },
-	[M_LAT_P99] = { "lat_p99", "ns", LOWER_IS_BETTER, false,
-	  "99th percentile" },
-	[M_LAT_P999] = { "lat_p999", "ns", LOWER_IS_BETTER, false,
-	  "99.9th percentile" },
-	[M_LAT_MAX] = { "lat_max", "ns", LOWER_IS_BETTER, false,
-	  "slowest read" },
+	LATENCY(M_LAT_P50, "lat_p50", "median read(2) time"),
+	LATENCY(M_LAT_P99, "lat_p99", "99th percentile"),
+	LATENCY(M_LAT_P999, "lat_p999", "99.9th percentile"),
+	LATENCY(M_LAT_MAX, "lat_max", "slowest read"),
 	[M_TASK_CLOCK] = { "task_clock", "ns", LOWER_IS_BETTER, false,
 	  "CPU time of the readers' loops" },
 	[M_CPUS_UTILIZED] = { "cpus_utilized", "CPUs", LOWER_IS_BETTER, false,
 	  "task-clock over wall time" },
-	[M_CONTEXT_SWITCHES] = { "context_switches", "count", LOWER_IS_BETTER,
-	  false, NULL },
-	[M_CONTEXT_SWITCHES_PER_S] = { "context_switches_per_s", "/s",
-	  LOWER_IS_BETTER, false, NULL },
-	[M_CPU_MIGRATIONS] = { "cpu_migrations", "count", LOWER_IS_BETTER,
-	  false, NULL },
-	[M_CPU_MIGRATIONS_PER_S] = { "cpu_migrations_per_s", "/s",
-	  LOWER_IS_BETTER, false, NULL },
-	[M_PAGE_FAULTS] = { "page_faults", "count", LOWER_IS_BETTER, false,
-	  NULL },
-	[M_PAGE_FAULTS_PER_S] = { "page_faults_per_s", "/s", LOWER_IS_BETTER,
-	  false, NULL },
-	[M_INSTRUCTIONS] = { "instructions", "count", LOWER_IS_BETTER, false,
-	  NULL },
-	[M_INSTRUCTIONS_PER_S] = { "instructions_per_s", "/s", LOWER_IS_BETTER,
-	  false, NULL },
-	[M_CYCLES] = { "cycles", "count", LOWER_IS_BETTER, false, NULL },
-	[M_CYCLES_PER_S] = { "cycles_per_s", "/s", LOWER_IS_BETTER, false,
-	  NULL },
-	[M_BRANCHES] = { "branches", "count", LOWER_IS_BETTER, false, NULL },
-	[M_BRANCHES_PER_S] = { "branches_per_s", "/s", LOWER_IS_BETTER, false,
-	  NULL },
-	[M_BRANCH_MISSES] = { "branch_misses", "count", LOWER_IS_BETTER, false,
-	  NULL },
-	[M_BRANCH_MISSES_PER_S] = { "branch_misses_per_s", "/s",
-	  LOWER_IS_BETTER, false, NULL },
+	PERF_COUNT(M_CONTEXT_SWITCHES, "context_switches"),
+	PERF_COUNT(M_CPU_MIGRATIONS, "cpu_migrations"),
+	PERF_COUNT(M_PAGE_FAULTS, "page_faults"),
+	PERF_COUNT(M_INSTRUCTIONS, "instructions"),
+	PERF_COUNT(M_CYCLES, "cycles"),
+	PERF_COUNT(M_BRANCHES, "branches"),
+	PERF_COUNT(M_BRANCH_MISSES, "branch_misses"),
 	{ NULL },
 };
 

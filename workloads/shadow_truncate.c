@@ -103,12 +103,7 @@ struct sh_params {
 	enum reclaim reclaim;
 	uint64_t coverage;
 };
-WL_PARAMS_FIT(struct sh_params);
-
-static const struct sh_params *prm(const struct wl_case *c)
-{
-	return wl_params(c);
-}
+WL_PARAMS_STRUCT(struct sh_params);
 
 /* "scratch" or an absolute path */
 static int check_dir(const char *val, char *buf, size_t n)

@@ -49,12 +49,7 @@ struct shm_params {
 	const char *dir;
 	enum populate populate;
 };
-WL_PARAMS_FIT(struct shm_params);
-
-static const struct shm_params *prm(const struct wl_case *c)
-{
-	return wl_params(c);
-}
+WL_PARAMS_STRUCT(struct shm_params);
 
 /* "4k", "pmd" or an mTHP size such as "64k" */
 static int check_folio(const char *val, char *buf, size_t n)

@@ -43,12 +43,7 @@ struct st_params {
 	enum op op;
 	uint64_t wsize;
 };
-WL_PARAMS_FIT(struct st_params);
-
-static const struct st_params *prm(const struct wl_case *c)
-{
-	return wl_params(c);
-}
+WL_PARAMS_STRUCT(struct st_params);
 
 static int check_dir(const char *val, char *buf, size_t n)
 {

@@ -83,9 +83,18 @@ struct param {
 	.size = sizeof(((struct wl_run_params *)0)->f)
 /* The most bytes a workload's params struct may take. */
 #define WL_PARAMS_MAX	256
-#define WL_PARAMS_FIT(st)						\
+/*
+ * A workload's params struct: checked to fit, and prm(c), the case's
+ * params as the runner filled them (wl_params_mut(c) in preflight, which
+ * may adapt a number).
+ */
+#define WL_PARAMS_STRUCT(st)						\
 	_Static_assert(sizeof(st) <= WL_PARAMS_MAX,			\
-		       #st " is larger than WL_PARAMS_MAX")
+		       #st " is larger than WL_PARAMS_MAX");		\
+	static inline const st *prm(const struct wl_case *c)		\
+	{								\
+		return wl_params(c);					\
+	}
 
 enum metric_better { LOWER_IS_BETTER, HIGHER_IS_BETTER };
 
