@@ -10,60 +10,68 @@
 #include <stdio.h>
 #include <string.h>
 
-/* What SQLite said, as schema/'s one error path sorts it (db_fail). */
-static int fail(struct db *db, const char *what)
+#include "db_priv.h"
+
+/* A row walk's callback and its argument, of whichever query. */
+struct walk {
+	union {
+		int (*text)(const char *, void *);
+		int (*pair)(const char *, const char *, void *);
+		int (*run)(const struct db_report_run *, void *);
+		int (*value)(const struct db_report_value *, void *);
+		int (*kase)(const struct db_report_case *, void *);
+		int (*invalid)(const struct db_report_invalid *, void *);
+		int (*worker)(const struct db_report_worker *, void *);
+	} fn;
+	void *arg;
+};
+
+/* The first column of a row, to fn.text. */
+static int row_text(struct db *db, sqlite3_stmt *st, void *arg)
 {
-	return db_fail(db, what);
+	const struct walk *w = arg;
+
+	(void)db;
+	return w->fn.text(db_col_text(st, 0), w->arg);
 }
 
-static const char *col_text(sqlite3_stmt *st, int i)
+/* The first two columns of a row, to fn.pair. */
+static int row_pair(struct db *db, sqlite3_stmt *st, void *arg)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	const struct walk *w = arg;
 
-	return t ? (const char *)t : "";
+	(void)db;
+	return w->fn.pair(db_col_text(st, 0), db_col_text(st, 1), w->arg);
 }
 
-/* Prepare sql and bind label (when not NULL) as ?1. */
-static int prepare(struct db *db, const char *sql, const char *label,
-		   sqlite3_stmt **st)
+/* The int64 columns of a row, as many as the array holds (counts). */
+struct ints {
+	int64_t *v[6];
+	int n;
+};
+
+static int row_ints(struct db *db, sqlite3_stmt *st, void *arg)
 {
-	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
-		return fail(db, "cannot prepare a report query");
-	if (label && sqlite3_bind_text(*st, 1, label, -1,
-				       SQLITE_TRANSIENT) != SQLITE_OK) {
-		sqlite3_finalize(*st);
-		return fail(db, "cannot bind a label");
-	}
-	return DB_OK;
+	struct ints *c = arg;
+	int i;
+
+	(void)db;
+	for (i = 0; i < c->n; i++)
+		*c->v[i] = sqlite3_column_int64(st, i);
+	return 0;
 }
 
-/* Step to the end: DB_OK, or the error of the step. */
-static int step_end(struct db *db, sqlite3_stmt *st, int r, const char *what)
-{
-	if (r != SQLITE_DONE) {
-		r = fail(db, what);
-		sqlite3_finalize(st);
-		return r;
-	}
-	sqlite3_finalize(st);
-	return DB_OK;
-}
+/* A row that would make a report say something false: refuse it, naming it. */
+static int bad_row(struct db *db, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-/*
- * A row that would make a report say something false: refuse it, naming
- * it.  Finalizes st.
- */
-static int bad_row(struct db *db, sqlite3_stmt *st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad_row(struct db *db, sqlite3_stmt *st, const char *fmt, ...)
+static int bad_row(struct db *db, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(db->err, sizeof(db->err), fmt, ap);
 	va_end(ap);
-	sqlite3_finalize(st);
 	return DB_BADROW;
 }
 
@@ -86,7 +94,7 @@ static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
 	const unsigned char *t = sqlite3_column_text(st, col);
 
 	if (sqlite3_column_type(st, col) != SQLITE_TEXT || !t || !*t)
-		return bad_row(db, st, "runs row %lld has %s boot_id: its "
+		return bad_row(db, "runs row %lld has %s boot_id: its "
 			       "runs cannot be told from another boot's",
 			       (long long)run_id, sqlite3_column_type(st, col)
 			       == SQLITE_NULL ? "a NULL" : "an empty or "
@@ -104,14 +112,14 @@ static int check_value(struct db *db, sqlite3_stmt *st, int col,
 	int type = sqlite3_column_type(st, col);
 
 	if (type == SQLITE_TEXT || type == SQLITE_BLOB)
-		return bad_row(db, st, "sample_values row of sample %lld "
+		return bad_row(db, "sample_values row of sample %lld "
 			       "(run %lld), metric %s, holds %s, not a "
 			       "number: '%.40s'", (long long)v->sample_id,
 			       (long long)v->run_id, v->metric,
 			       type == SQLITE_TEXT ? "text" : "a blob",
-			       col_text(st, col));
+			       db_col_text(st, col));
 	if (type != SQLITE_NULL && v->value < 0 && time_unit(v->unit))
-		return bad_row(db, st, "sample_values row of sample %lld "
+		return bad_row(db, "sample_values row of sample %lld "
 			       "(run %lld), metric %s, holds a negative "
 			       "time: %g %s", (long long)v->sample_id,
 			       (long long)v->run_id, v->metric, v->value,
@@ -121,117 +129,77 @@ static int check_value(struct db *db, sqlite3_stmt *st, int col,
 
 int db_report_nruns(struct db *db, int64_t *n)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct ints c = { { n }, 1 };
 
-	r = prepare(db, "SELECT count(*) FROM runs", NULL, &st);
-	if (r)
-		return r;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		fail(db, "cannot count runs");
-		sqlite3_finalize(st);
-		return DB_ERR;
-	}
-	*n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return DB_OK;
+	return db_each(db, "cannot count runs", row_ints, &c,
+		       "SELECT count(*) FROM runs", "");
 }
 
 int db_report_label(struct db *db, const char *label, int64_t *nruns,
 		    int64_t *ncomplete)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct ints c = { { nruns, ncomplete }, 2 };
 
-	r = prepare(db, "SELECT count(*), "
-			"coalesce(sum(status = 'complete'), 0) "
-			"FROM runs WHERE label = ?1", label, &st);
-	if (r)
-		return r;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		fail(db, "cannot count the runs of a label");
-		sqlite3_finalize(st);
-		return DB_ERR;
-	}
-	*nruns = sqlite3_column_int64(st, 0);
-	*ncomplete = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	return DB_OK;
+	return db_each(db, "cannot count the runs of a label", row_ints, &c,
+		       "SELECT count(*), coalesce(sum(status = 'complete'), 0) "
+		       "FROM runs WHERE label = ?1", "t", label);
 }
 
 int db_report_labels_each(struct db *db,
 			  int (*fn)(const char *label, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.text = fn, .arg = arg };
 
-	r = prepare(db, "SELECT DISTINCT label FROM runs ORDER BY label",
-		    NULL, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), arg);
+	return db_each(db, "cannot list labels", row_text, &w,
+		       "SELECT DISTINCT label FROM runs ORDER BY label", "");
+}
 
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot list labels");
+static int row_run(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_run run = {
+		.id = sqlite3_column_int64(st, 0),
+		.uuid = db_col_text(st, 1),
+		.kernel_release = db_col_text(st, 2),
+		.boot_id = db_col_text(st, 3),
+		.hostname = db_col_text(st, 4),
+		.cpu_model = db_col_text(st, 5),
+		.cmdline = db_col_text(st, 6),
+		.thp = db_col_text(st, 7),
+		.tmpfs = db_col_text(st, 8),
+		.topology = db_col_text(st, 9),
+		.tool_version = db_col_text(st, 10),
+		.started_at = db_col_text(st, 11),
+		.vcpus = sqlite3_column_int64(st, 12),
+		.mem_bytes = sqlite3_column_int64(st, 13),
+		.virt = db_col_text(st, 14),
+		.kernel_warnings = sqlite3_column_int64(st, 15),
+		.kwarn_at_us = sqlite3_column_int64(st, 16),
+		.kwarn_first = db_col_text(st, 17),
+	};
+
+	if (check_boot_id(db, st, 3, run.id))
+		return DB_BADROW;
+	return w->fn.run(&run, w->arg);
 }
 
 int db_report_runs_each(struct db *db, const char *label,
 			int (*fn)(const struct db_report_run *, void *),
 			void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.run = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT id, uuid, kernel_release, boot_id, hostname, "
-		    "cpu_model, cmdline, thp, tmpfs, topology, tool_version, "
-		    "started_at, vcpus, mem_bytes, virt, "
-		    "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
-		    "kernel_warnings k WHERE k.run_id = runs.id ORDER BY seq "
-		    "LIMIT 1), (SELECT line FROM kernel_warnings k WHERE "
-		    "k.run_id = runs.id ORDER BY seq LIMIT 1) FROM runs "
-		    "WHERE label = ?1 AND status = 'complete' "
-		    "ORDER BY started_at, id", label, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_report_run run = {
-			.id = sqlite3_column_int64(st, 0),
-			.uuid = col_text(st, 1),
-			.kernel_release = col_text(st, 2),
-			.boot_id = col_text(st, 3),
-			.hostname = col_text(st, 4),
-			.cpu_model = col_text(st, 5),
-			.cmdline = col_text(st, 6),
-			.thp = col_text(st, 7),
-			.tmpfs = col_text(st, 8),
-			.topology = col_text(st, 9),
-			.tool_version = col_text(st, 10),
-			.started_at = col_text(st, 11),
-			.vcpus = sqlite3_column_int64(st, 12),
-			.mem_bytes = sqlite3_column_int64(st, 13),
-			.virt = col_text(st, 14),
-			.kernel_warnings = sqlite3_column_int64(st, 15),
-			.kwarn_at_us = sqlite3_column_int64(st, 16),
-			.kwarn_first = col_text(st, 17),
-		};
-		int stop;
-
-		if (check_boot_id(db, st, 3, run.id))
-			return DB_BADROW;
-		stop = fn(&run, arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read runs");
+	return db_each(db, "cannot read runs", row_run, &w,
+		       "SELECT id, uuid, kernel_release, boot_id, hostname, "
+		       "cpu_model, cmdline, thp, tmpfs, topology, "
+		       "tool_version, started_at, vcpus, mem_bytes, virt, "
+		       "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
+		       "kernel_warnings k WHERE k.run_id = runs.id "
+		       "ORDER BY seq LIMIT 1), (SELECT line FROM "
+		       "kernel_warnings k WHERE "
+		       "k.run_id = runs.id ORDER BY seq LIMIT 1) FROM runs "
+		       "WHERE label = ?1 AND status = 'complete' "
+		       "ORDER BY started_at, id", "t", label);
 }
 
 int db_report_values_each(struct db *db, const char *label,
@@ -300,6 +268,30 @@ static void fb_keep(sqlite3_context *ctx, int argc, sqlite3_value **a)
 	sqlite3_result_int(ctx, k->keep(&v, k->arg));
 }
 
+static int row_value(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_value v = {
+		.run_id = sqlite3_column_int64(st, 0),
+		.boot_id = db_col_text(st, 1),
+		.workload = db_col_text(st, 2),
+		.params = db_col_text(st, 3),
+		.metric = db_col_text(st, 4),
+		.unit = db_col_text(st, 5),
+		.better = db_col_text(st, 6),
+		.value = sqlite3_column_double(st, 7),
+		.supported = sqlite3_column_type(st, 7) != SQLITE_NULL &&
+			     sqlite3_column_int(st, 8),
+		.sample_id = sqlite3_column_int64(st, 9),
+		.asked = sqlite3_column_type(st, 10) == SQLITE_NULL ? NULL :
+			 db_col_text(st, 10),
+	};
+
+	if (check_value(db, st, 7, &v))
+		return DB_BADROW;
+	return w->fn.value(&v, w->arg);
+}
+
 int db_report_values_each_kept(struct db *db, const char *label,
 			       bool drop_noisy,
 			       bool (*keep)(const struct db_report_value *,
@@ -310,51 +302,17 @@ int db_report_values_each_kept(struct db *db, const char *label,
 			       void *arg)
 {
 	struct keep_call k = { keep, keep_arg };
-	sqlite3_stmt *st;
+	struct walk w = { .fn.value = fn, .arg = arg };
 	int r;
 
 	if (keep && sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
 					    &k, fb_keep, NULL, NULL))
-		return fail(db, "cannot make the report's value filter");
-	r = prepare(db, keep ? VALUES_SQL("AND fb_keep(c.workload, c.params, "
-					  "v.metric, v.unit, v.value, "
-					  "v.supported) ") : VALUES_SQL(""),
-		    label, &st);
-	if (r)
-		goto out;
-	sqlite3_bind_int(st, 2, drop_noisy);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_report_value v = {
-			.run_id = sqlite3_column_int64(st, 0),
-			.boot_id = col_text(st, 1),
-			.workload = col_text(st, 2),
-			.params = col_text(st, 3),
-			.metric = col_text(st, 4),
-			.unit = col_text(st, 5),
-			.better = col_text(st, 6),
-			.value = sqlite3_column_double(st, 7),
-			.supported = sqlite3_column_type(st, 7) != SQLITE_NULL
-				     && sqlite3_column_int(st, 8),
-			.sample_id = sqlite3_column_int64(st, 9),
-			.asked = sqlite3_column_type(st, 10) == SQLITE_NULL ?
-				 NULL : col_text(st, 10),
-		};
-		int stop;
-
-		if (check_value(db, st, 7, &v)) {
-			r = DB_BADROW;
-			goto out;
-		}
-		stop = fn(&v, arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			r = stop;
-			goto out;
-		}
-	}
-	r = step_end(db, st, r, "cannot read samples");
-out:
+		return db_fail(db, "cannot make the report's value filter");
+	r = db_each(db, "cannot read samples", row_value, &w,
+		    keep ? VALUES_SQL("AND fb_keep(c.workload, c.params, "
+				      "v.metric, v.unit, v.value, "
+				      "v.supported) ") : VALUES_SQL(""),
+		    "ti", label, (int64_t)drop_noisy);
 	/* k lives on this stack: the function goes with it */
 	if (keep)
 		sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
@@ -362,91 +320,65 @@ out:
 	return r;
 }
 
+static int row_case(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_case c = {
+		.workload = db_col_text(st, 0),
+		.params = db_col_text(st, 1),
+		.status = db_col_text(st, 2),
+		.reason = db_col_text(st, 3),
+	};
+
+	(void)db;
+	return w->fn.kase(&c, w->arg);
+}
+
 int db_report_cases_not_done_each(struct db *db, const char *label,
 				  int (*fn)(const struct db_report_case *,
 					    void *),
 				  void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.kase = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT c.workload, c.params, c.status, c.reason "
-		    "FROM runs r JOIN cases c ON c.run_id = r.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND c.status <> 'done' "
-		    "ORDER BY r.started_at, r.id, c.seq", label, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_report_case c = {
-			.workload = col_text(st, 0),
-			.params = col_text(st, 1),
-			.status = col_text(st, 2),
-			.reason = col_text(st, 3),
-		};
-		int stop = fn(&c, arg);
+	return db_each(db, "cannot read cases", row_case, &w,
+		       "SELECT c.workload, c.params, c.status, c.reason "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND c.status <> 'done' "
+		       "ORDER BY r.started_at, r.id, c.seq", "t", label);
+}
 
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read cases");
+static int row_invalid(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_invalid v = {
+		.run_id = sqlite3_column_int64(st, 0),
+		.workload = db_col_text(st, 1),
+		.params = db_col_text(st, 2),
+		.reason = db_col_text(st, 3),
+		.n = sqlite3_column_int64(st, 4),
+	};
+
+	(void)db;
+	return w->fn.invalid(&v, w->arg);
 }
 
 int db_report_invalid_each(struct db *db, const char *label,
 			   int (*fn)(const struct db_report_invalid *, void *),
 			   void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.invalid = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT r.id, c.workload, c.params, "
-		    "coalesce(s.invalid_reason, ''), count(*) "
-		    "FROM runs r JOIN cases c ON c.run_id = r.id "
-		    "JOIN samples s ON s.case_id = c.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND s.warmup = 0 AND s.valid = 0 "
-		    "GROUP BY r.id, c.id, s.invalid_reason "
-		    "ORDER BY min(s.id)", label, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_report_invalid v = {
-			.run_id = sqlite3_column_int64(st, 0),
-			.workload = col_text(st, 1),
-			.params = col_text(st, 2),
-			.reason = col_text(st, 3),
-			.n = sqlite3_column_int64(st, 4),
-		};
-		int stop = fn(&v, arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read invalid samples");
-}
-
-/* Hand fn the first two columns of each row of st, then finalize it. */
-static int pairs_each(struct db *db, sqlite3_stmt *st,
-		      int (*fn)(const char *a, const char *b, void *arg),
-		      void *arg, const char *what)
-{
-	int r;
-
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, what);
+	return db_each(db, "cannot read invalid samples", row_invalid, &w,
+		       "SELECT r.id, c.workload, c.params, "
+		       "coalesce(s.invalid_reason, ''), count(*) "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND s.warmup = 0 AND s.valid = 0 "
+		       "GROUP BY r.id, c.id, s.invalid_reason "
+		       "ORDER BY min(s.id)", "t", label);
 }
 
 int db_report_params_each(struct db *db, const char *params_json,
@@ -454,16 +386,13 @@ int db_report_params_each(struct db *db, const char *params_json,
 				    void *arg),
 			  void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.pair = fn, .arg = arg };
 
 	/* SQLite's own JSON reader: the JSON library stays in reports/. */
-	r = prepare(db, "SELECT key, value FROM json_each(?1) "
-			"WHERE type NOT IN ('object', 'array') ORDER BY id",
-		    params_json, &st);
-	if (r)
-		return r;
-	return pairs_each(db, st, fn, arg, "cannot read case params");
+	return db_each(db, "cannot read case params", row_pair, &w,
+		       "SELECT key, value FROM json_each(?1) "
+		       "WHERE type NOT IN ('object', 'array') ORDER BY id",
+		       "t", params_json);
 }
 
 int db_report_boots_each(struct db *db, const char *label,
@@ -471,66 +400,61 @@ int db_report_boots_each(struct db *db, const char *label,
 				   void *arg),
 			 void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.pair = fn, .arg = arg };
 
-	r = prepare(db, "SELECT boot_id, min(started_at) AS at FROM runs "
-		    "WHERE label = ?1 AND status = 'complete' GROUP BY boot_id "
-		    "ORDER BY at, min(id)", label, &st);
-	if (r)
-		return r;
-	return pairs_each(db, st, fn, arg, "cannot read the boots of a label");
-}
-
-/* Prepare sql with label as ?1 and boot_id as ?2. */
-static int prepare_boot(struct db *db, const char *sql, const char *label,
-			const char *boot_id, sqlite3_stmt **st)
-{
-	int r = prepare(db, sql, label, st);
-
-	if (r)
-		return r;
-	if (sqlite3_bind_text(*st, 2, boot_id, -1, SQLITE_TRANSIENT)) {
-		sqlite3_finalize(*st);
-		return fail(db, "cannot bind a boot id");
-	}
-	return DB_OK;
+	return db_each(db, "cannot read the boots of a label", row_pair, &w,
+		       "SELECT boot_id, min(started_at) AS at FROM runs "
+		       "WHERE label = ?1 AND status = 'complete' "
+		       "GROUP BY boot_id ORDER BY at, min(id)", "t", label);
 }
 
 int db_report_boot_runs(struct db *db, const char *label, const char *boot_id,
 			struct db_boot_runs *out)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct ints c = { { &out->complete, &out->other }, 2 };
 
 	memset(out, 0, sizeof(*out));
-	r = prepare_boot(db, "SELECT count(*) FILTER (WHERE status = "
-			 "'complete'), count(*) FILTER (WHERE status <> "
-			 "'complete') FROM runs WHERE label = ?1 AND boot_id "
-			 "= ?2", label, boot_id, &st);
-	if (r)
-		return r;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		out->complete = sqlite3_column_int64(st, 0);
-		out->other = sqlite3_column_int64(st, 1);
-		r = sqlite3_step(st);
-	}
-	return step_end(db, st, r, "cannot count the runs of this boot");
+	return db_each(db, "cannot count the runs of this boot", row_ints, &c,
+		       "SELECT count(*) FILTER (WHERE status = 'complete'), "
+		       "count(*) FILTER (WHERE status <> 'complete') FROM runs "
+		       "WHERE label = ?1 AND boot_id = ?2", "tt", label,
+		       boot_id);
+}
+
+struct summary {
+	struct db_run_summary *out;
+	bool found;
+};
+
+static int row_summary(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	struct summary *s = arg;
+	struct db_run_summary *out = s->out;
+
+	(void)db;
+	s->found = true;
+	snprintf(out->uuid, sizeof(out->uuid), "%s", db_col_text(st, 0));
+	snprintf(out->status, sizeof(out->status), "%s", db_col_text(st, 1));
+	out->kernel_warnings = sqlite3_column_int64(st, 2);
+	out->cases_valid = sqlite3_column_int64(st, 3);
+	out->cases_invalid = sqlite3_column_int64(st, 4);
+	out->cases_skipped = sqlite3_column_int64(st, 5);
+	return 0;
 }
 
 int db_report_run_summary(struct db *db, const char *label,
 			  const char *boot_id, struct db_run_summary *out)
 {
-	sqlite3_stmt *st;
-	int r, found = 0;
+	struct summary s = { out, false };
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = prepare_boot(db, "SELECT r.uuid, r.status, "
+	r = db_each(db, "cannot read the run of this boot", row_summary, &s,
+		    "SELECT r.uuid, r.status, "
 		    "coalesce(r.kernel_warnings, -1), "
 		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
-		    " c.status = 'done' AND NOT EXISTS (SELECT 1 FROM samples s "
-		    " WHERE s.case_id = c.id AND s.valid = 0 AND "
+		    " c.status = 'done' AND NOT EXISTS (SELECT 1 FROM "
+		    " samples s WHERE s.case_id = c.id AND s.valid = 0 AND "
 		    " s.warmup = 0)), "
 		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
 		    " (c.status = 'failed' OR (c.status = 'done' AND EXISTS "
@@ -539,48 +463,23 @@ int db_report_run_summary(struct db *db, const char *label,
 		    "(SELECT count(*) FROM cases c WHERE c.run_id = r.id AND "
 		    " c.status = 'skipped') "
 		    "FROM runs r WHERE r.label = ?1 AND r.boot_id = ?2 "
-		    "ORDER BY r.id DESC LIMIT 1", label, boot_id, &st);
+		    "ORDER BY r.id DESC LIMIT 1", "tt", label, boot_id);
 	if (r)
 		return r;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		found = 1;
-		snprintf(out->uuid, sizeof(out->uuid), "%s", col_text(st, 0));
-		snprintf(out->status, sizeof(out->status), "%s",
-			 col_text(st, 1));
-		out->kernel_warnings = sqlite3_column_int64(st, 2);
-		out->cases_valid = sqlite3_column_int64(st, 3);
-		out->cases_invalid = sqlite3_column_int64(st, 4);
-		out->cases_skipped = sqlite3_column_int64(st, 5);
-		r = sqlite3_step(st);
-	}
-	r = step_end(db, st, r, "cannot read the run of this boot");
-	if (r)
-		return r;
-	return found ? DB_OK : DB_MISSING;
+	return s.found ? DB_OK : DB_MISSING;
 }
 
 int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		    int64_t *total)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct ints c = { { noisy, total }, 2 };
 
-	r = prepare(db,
-		    "SELECT coalesce(sum(s.noisy), 0), count(*) FROM runs r "
-		    "JOIN cases c ON c.run_id = r.id "
-		    "JOIN samples s ON s.case_id = c.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND s.warmup = 0 AND s.valid = 1", label, &st);
-	if (r)
-		return r;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		*noisy = sqlite3_column_int64(st, 0);
-		*total = sqlite3_column_int64(st, 1);
-		r = SQLITE_DONE;
-	}
-	return step_end(db, st, r, "cannot count noisy samples");
+	return db_each(db, "cannot count noisy samples", row_ints, &c,
+		       "SELECT coalesce(sum(s.noisy), 0), count(*) FROM runs r "
+		       "JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND s.warmup = 0 AND s.valid = 1", "t", label);
 }
 
 int db_report_bounded_each(struct db *db, const char *label,
@@ -588,89 +487,60 @@ int db_report_bounded_each(struct db *db, const char *label,
 				     void *),
 			   void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.pair = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT DISTINCT c.workload, c.params FROM runs r "
-		    "JOIN cases c ON c.run_id = r.id "
-		    "JOIN samples s ON s.case_id = c.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND s.warmup = 0 AND s.valid = 1 "
-		    "AND instr(s.verify, 'coverage_bounded') "
-		    "AND json_extract(s.verify, '$.coverage_bounded') = 1 "
-		    "ORDER BY c.workload, c.params", label, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read samples");
+	return db_each(db, "cannot read samples", row_pair, &w,
+		       "SELECT DISTINCT c.workload, c.params FROM runs r "
+		       "JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND s.warmup = 0 AND s.valid = 1 "
+		       "AND instr(s.verify, 'coverage_bounded') "
+		       "AND json_extract(s.verify, '$.coverage_bounded') = 1 "
+		       "ORDER BY c.workload, c.params", "t", label);
 }
 
 int db_report_shapes_each(struct db *db, const char *label,
 			  int (*fn)(const char *shape, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.text = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT DISTINCT topology_shape FROM runs WHERE label = ?1 "
-		    "AND status = 'complete' AND topology_shape != '' "
-		    "ORDER BY 1", label, &st);
-	if (r)
-		return r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), arg);
+	return db_each(db, "cannot read topologies", row_text, &w,
+		       "SELECT DISTINCT topology_shape FROM runs "
+		       "WHERE label = ?1 AND status = 'complete' "
+		       "AND topology_shape != '' ORDER BY 1", "t", label);
+}
 
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read topologies");
+static int row_worker(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_worker k = {
+		.workload = db_col_text(st, 0),
+		.params = db_col_text(st, 1),
+		.worker = sqlite3_column_int(st, 2),
+		.pu = sqlite3_column_int(st, 3),
+		.wall_ns = sqlite3_column_int64(st, 4),
+		.workers = sqlite3_column_int(st, 5),
+	};
+
+	(void)db;
+	return w->fn.worker(&k, w->arg);
 }
 
 int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
 			   int (*fn)(const struct db_report_worker *, void *),
 			   void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct walk w = { .fn.worker = fn, .arg = arg };
 
-	r = prepare(db,
-		    "SELECT c.workload, c.params, w.worker, w.pu, w.wall_ns, "
-		    "s.workers FROM runs r JOIN cases c ON c.run_id = r.id "
-		    "JOIN samples s ON s.case_id = c.id "
-		    "JOIN sample_workers w ON w.sample_id = s.id "
-		    "WHERE r.label = ?1 AND r.status = 'complete' "
-		    "AND s.warmup = 0 AND s.valid = 1 "
-		    "AND (?2 = 0 OR s.noisy = 0) "
-		    "ORDER BY c.workload, c.params, w.worker, r.started_at, "
-		    "s.rep", label, &st);
-	if (r)
-		return r;
-	sqlite3_bind_int(st, 2, drop_noisy);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_report_worker w = {
-			.workload = col_text(st, 0),
-			.params = col_text(st, 1),
-			.worker = sqlite3_column_int(st, 2),
-			.pu = sqlite3_column_int(st, 3),
-			.wall_ns = sqlite3_column_int64(st, 4),
-			.workers = sqlite3_column_int(st, 5),
-		};
-		int stop = fn(&w, arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	return step_end(db, st, r, "cannot read workers");
+	return db_each(db, "cannot read workers", row_worker, &w,
+		       "SELECT c.workload, c.params, w.worker, w.pu, "
+		       "w.wall_ns, s.workers FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "JOIN sample_workers w ON w.sample_id = s.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND s.warmup = 0 AND s.valid = 1 "
+		       "AND (?2 = 0 OR s.noisy = 0) "
+		       "ORDER BY c.workload, c.params, w.worker, r.started_at, "
+		       "s.rep", "ti", label, (int64_t)drop_noisy);
 }

@@ -12,13 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/common.h"
 #include "db_priv.h"
-
-/* What SQLite said, as schema/'s one error path sorts it (db_fail). */
-static int fail(struct db *db, const char *what)
-{
-	return db_fail(db, what);
-}
 
 static int stmt(struct db *db, const char *sql, const char *fmt, ...)
 {
@@ -31,17 +26,10 @@ static int stmt(struct db *db, const char *sql, const char *fmt, ...)
 	return r;
 }
 
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? (const char *)t : "";
-}
-
 static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
-		return fail(db, "cannot prepare an upload query");
+		return db_fail(db, "cannot prepare an upload query");
 	return DB_OK;
 }
 
@@ -65,7 +53,7 @@ static bool claim_stands(sqlite3_stmt *st, const struct db_upload_want *w,
 		*dead_pid = (int)pid;
 		return false;
 	}
-	if (!strcmp(col_text(st, 5), w->host) && pid > 0 &&
+	if (!strcmp(db_col_text(st, 5), w->host) && pid > 0 &&
 	    kill((pid_t)pid, 0) && errno == ESRCH) {
 		*dead_pid = (int)pid;
 		return false;
@@ -115,16 +103,16 @@ int db_upload_claim(struct db *db, const struct db_upload_want *w,
 			continue;
 		}
 		c->run_id = id;
-		snprintf(c->uuid, sizeof(c->uuid), "%s", col_text(st, 1));
-		snprintf(c->label, sizeof(c->label), "%s", col_text(st, 2));
+		snprintf(c->uuid, sizeof(c->uuid), "%s", db_col_text(st, 1));
+		snprintf(c->label, sizeof(c->label), "%s", db_col_text(st, 2));
 		snprintf(c->hostname, sizeof(c->hostname), "%s",
-			 col_text(st, 3));
+			 db_col_text(st, 3));
 		c->attempts = sqlite3_column_int64(st, 4);
 		c->took_over = dead;
 		break;
 	}
 	if (r != SQLITE_ROW && r != SQLITE_DONE) {
-		ret = fail(db, "cannot read the outbox");
+		ret = db_fail(db, "cannot read the outbox");
 		goto err;
 	}
 	sqlite3_finalize(st);
@@ -200,10 +188,10 @@ int db_upload_queue(struct db *db, const char *uuid, const char *target,
 		sqlite3_finalize(st);
 		if (r == SQLITE_DONE)
 			return DB_MISSING;
-		return fail(db, "cannot read runs");
+		return db_fail(db, "cannot read runs");
 	}
 	id = sqlite3_column_int64(st, 0);
-	snprintf(status, n, "%s", col_text(st, 1));
+	snprintf(status, n, "%s", db_col_text(st, 1));
 	sqlite3_finalize(st);
 	if (strcmp(status, "complete"))
 		return DB_OK;
@@ -227,7 +215,7 @@ int db_upload_count(struct db *db, const char *target, const char *state,
 	r = sqlite3_step(st);
 	*n = sqlite3_column_int64(st, 0);
 	if (r != SQLITE_ROW) {
-		r = fail(db, "cannot count uploads");
+		r = db_fail(db, "cannot count uploads");
 		sqlite3_finalize(st);
 		return r;
 	}
@@ -235,37 +223,30 @@ int db_upload_count(struct db *db, const char *target, const char *state,
 	return DB_OK;
 }
 
+/* The first row's first column, the caller's to free; stops the walk. */
+static int row_dup(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	char **out = arg;
+
+	(void)db;
+	*out = xstrdup(db_col_text(st, 0));
+	return 1;
+}
+
 /* One text column of one row, malloc'd; DB_MISSING when no row. */
 static int one_text(struct db *db, const char *sql, const char *uuid,
 		    int64_t id, char **out)
 {
-	sqlite3_stmt *st;
 	int r;
 
 	*out = NULL;
-	if ((r = prepare(db, sql, &st)))
-		return r;
-	if (uuid)
-		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_int64(st, 1, id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		*out = strdup(col_text(st, 0));
-		sqlite3_finalize(st);
-		if (!*out) {
-			snprintf(db->err, sizeof(db->err), "out of memory");
-			return DB_ERR;
-		}
+	r = uuid ? db_each(db, "cannot read the run", row_dup, out, sql, "t",
+			   uuid) :
+		   db_each(db, "cannot read the run", row_dup, out, sql, "i",
+			   id);
+	if (r == 1)
 		return DB_OK;
-	}
-	if (r == SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return DB_MISSING;
-	}
-	r = fail(db, "cannot read the run");
-	sqlite3_finalize(st);
-	return r;
+	return r ? r : DB_MISSING;
 }
 
 /*
@@ -377,7 +358,7 @@ int db_upload_metrics_each(struct db *db, int64_t run_id,
 		r = sqlite3_step(st);
 		if (r == SQLITE_ROW) {
 			id = sqlite3_column_int64(st, 0);
-			name = col_text(st, 3);
+			name = db_col_text(st, 3);
 		}
 		if (m.n && (id != cid || strcmp(name, metric))) {
 			m.values = vals;
@@ -394,31 +375,16 @@ int db_upload_metrics_each(struct db *db, int64_t run_id,
 			free(metric);
 			free(unit);
 			cid = id;
-			m.workload = workload = strdup(col_text(st, 1));
-			m.params = params = strdup(col_text(st, 2));
-			m.metric = metric = strdup(name);
-			m.unit = unit = strdup(col_text(st, 4));
-			if (!workload || !params || !metric || !unit)
-				goto oom;
+			m.workload = workload = xstrdup(db_col_text(st, 1));
+			m.params = params = xstrdup(db_col_text(st, 2));
+			m.metric = metric = xstrdup(name);
+			m.unit = unit = xstrdup(db_col_text(st, 4));
 		}
-		if (m.n == alloc) {
-			double *nv = realloc(vals, (alloc * 2 + 16) *
-					     sizeof(*vals));
-
-			if (!nv)
-				goto oom;
-			vals = nv;
-			alloc = alloc * 2 + 16;
-		}
+		ALLOC_GROW(vals, m.n + 1, alloc);
 		vals[m.n++] = sqlite3_column_double(st, 5);
 	}
 	if (!stop && r != SQLITE_DONE)
-		stop = fail(db, "cannot read values");
-	goto out;
-oom:
-	snprintf(db->err, sizeof(db->err), "out of memory");
-	stop = DB_ERR;
-out:
+		stop = db_fail(db, "cannot read values");
 	sqlite3_finalize(st);
 	free(workload);
 	free(params);
@@ -428,38 +394,37 @@ out:
 	return stop;
 }
 
+struct check_walk {
+	int (*fn)(const struct db_upload_check *, void *);
+	void *arg;
+};
+
+static int row_check(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct check_walk *w = arg;
+	struct db_upload_check k = {
+		.workload = db_col_text(st, 0),
+		.params = db_col_text(st, 1),
+		.rep = sqlite3_column_int64(st, 2),
+		.pass = sqlite3_column_int(st, 3),
+		.reason = db_col_text(st, 4),
+	};
+
+	(void)db;
+	return w->fn(&k, w->arg);
+}
+
 int db_upload_checks_each(struct db *db, int64_t run_id,
 			  int (*fn)(const struct db_upload_check *, void *),
 			  void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct check_walk w = { fn, arg };
 
-	if ((r = prepare(db,
-		    "SELECT c.workload, " PARAMS_TEXT ", s.rep, s.valid, "
-		    "s.invalid_reason, c.seq FROM cases c JOIN samples s ON "
-		    "s.case_id = c.id WHERE c.run_id = ?1 AND s.warmup = 0 "
-		    "UNION ALL SELECT c.workload, " PARAMS_TEXT ", -1, 0, "
-		    "c.reason, c.seq FROM cases c WHERE c.run_id = ?1 AND "
-		    "c.status = 'failed' ORDER BY 6, 3", &st)))
-		return r;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_upload_check k = {
-			.workload = col_text(st, 0),
-			.params = col_text(st, 1),
-			.rep = sqlite3_column_int64(st, 2),
-			.pass = sqlite3_column_int(st, 3),
-			.reason = col_text(st, 4),
-		};
-		int stop = fn(&k, arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	r = r == SQLITE_DONE ? DB_OK : fail(db, "cannot read samples");
-	sqlite3_finalize(st);
-	return r;
+	return db_each(db, "cannot read samples", row_check, &w,
+		       "SELECT c.workload, " PARAMS_TEXT ", s.rep, s.valid, "
+		       "s.invalid_reason, c.seq FROM cases c JOIN samples s ON "
+		       "s.case_id = c.id WHERE c.run_id = ?1 AND s.warmup = 0 "
+		       "UNION ALL SELECT c.workload, " PARAMS_TEXT ", -1, 0, "
+		       "c.reason, c.seq FROM cases c WHERE c.run_id = ?1 AND "
+		       "c.status = 'failed' ORDER BY 6, 3", "i", run_id);
 }

@@ -5,18 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? (const char *)t : "";
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN :
-	       sqlite3_column_double(st, i);
-}
+#include "db_priv.h"
 
 static int bind_texts(sqlite3_stmt *st, const char *const *v, int n)
 {
@@ -70,12 +59,12 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 	}
 	while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
 		struct db_vm_run run = {
-			.uuid = col_text(sel, 0),
-			.label = col_text(sel, 1),
-			.kernel_release = col_text(sel, 2),
-			.boot_id = col_text(sel, 3),
-			.status = col_text(sel, 4),
-			.first_sample_s = col_real(sel, 5),
+			.uuid = db_col_text(sel, 0),
+			.label = db_col_text(sel, 1),
+			.kernel_release = db_col_text(sel, 2),
+			.boot_id = db_col_text(sel, 3),
+			.status = db_col_text(sel, 4),
+			.first_sample_s = db_col_real(sel, 5),
 		};
 
 		if (fn && (stop = fn(&run, arg)))
@@ -99,32 +88,28 @@ fail:
 	return r;
 }
 
+struct shape_walk {
+	int (*fn)(const char *accel, const char *shape, void *arg);
+	void *arg;
+};
+
+static int row_shape(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct shape_walk *w = arg;
+
+	(void)db;
+	return w->fn(db_col_text(st, 0), db_col_text(st, 1), w->arg);
+}
+
 int db_vm_shapes_each(struct db *db, const char *label,
 		      int (*fn)(const char *accel, const char *shape,
 				void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int r;
+	struct shape_walk w = { fn, arg };
 
-	if (sqlite3_prepare_v2(db->h,
-			       "SELECT DISTINCT coalesce(v.accel, ''), "
-			       "coalesce(v.shape, '') FROM runs LEFT JOIN "
-			       "run_vm v ON v.run_id = runs.id WHERE label = ?1 "
-			       "AND status = 'complete' ORDER BY 1, 2", -1, &st,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT)) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot read the runs' VM shapes");
-	}
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int stop = fn(col_text(st, 0), col_text(st, 1), arg);
-
-		if (stop) {
-			sqlite3_finalize(st);
-			return stop;
-		}
-	}
-	sqlite3_finalize(st);
-	return r == SQLITE_DONE ? DB_OK :
-	       db_fail(db, "cannot read the runs' VM shapes");
+	return db_each(db, "cannot read the runs' VM shapes", row_shape, &w,
+		       "SELECT DISTINCT coalesce(v.accel, ''), "
+		       "coalesce(v.shape, '') FROM runs LEFT JOIN "
+		       "run_vm v ON v.run_id = runs.id WHERE label = ?1 "
+		       "AND status = 'complete' ORDER BY 1, 2", "t", label);
 }
