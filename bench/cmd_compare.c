@@ -347,7 +347,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 		goto out;
 	}
 	for (i = 0; i < 2; i++) {
-		path.len = 0;
+		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
 		if (out_file_check(path.buf, db->path, &err)) {
 			fb_err("%s", strbuf_str(&err));
@@ -361,7 +361,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 		goto out;
 	}
 	for (i = 0; i < 2 && !ex; i++) {
-		path.len = 0;
+		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
 		f = fopen(path.buf, "w");
 		if (!f) {

@@ -14,33 +14,29 @@
 #include "reports/stats.h"
 #include "schema/db_report.h"
 
-/* Make room for need elements of size bytes in *p. */
-static int grow(void *pp, size_t *alloc, size_t need, size_t size)
+/*
+ * Make room for need elements of size bytes in *p, as ALLOC_GROW grows, the
+ * new ones zeroed (the loaders rely on it).
+ */
+static void grow(void *pp, size_t *alloc, size_t need, size_t size)
 {
-	void **p = pp, *np;
-	size_t n = *alloc ? *alloc : 8;
+	void **p = pp;
+	size_t n = alloc_nr(*alloc);
 
 	if (need <= *alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	np = xrealloc(*p, n * size);
-	memset((char *)np + *alloc * size, 0, (n - *alloc) * size);
-	*p = np;
+		return;
+	if (n < need)
+		n = need;
+	*p = xreallocarray(*p, n, size);
+	memset((char *)*p + *alloc * size, 0, (n - *alloc) * size);
 	*alloc = n;
-	return 0;
 }
 
 /* A growable list of strings. */
-static int list_add(char ***list, size_t *n, size_t *alloc, const char *s)
+static void list_add(char ***list, size_t *n, size_t *alloc, const char *s)
 {
-	char *d;
-
-	if (grow(list, alloc, *n + 1, sizeof(**list)))
-		return -ENOMEM;
-	d = xstrdup(s);
-	(*list)[(*n)++] = d;
-	return 0;
+	grow(list, alloc, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = xstrdup(s);
 }
 
 static void list_free(char **list, size_t n)
@@ -97,13 +93,12 @@ struct keep {
 	size_t size, n;
 };
 
-static int dup_all(char **out[], const char *in[], size_t n)
+static void dup_all(char **out[], const char *in[], size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		*out[i] = xstrdup(in[i]);
-	return 0;
 }
 
 static uint64_t hash_str(uint64_t h, const char *p)
@@ -164,8 +159,7 @@ static int load_run(const struct db_report_run *r, void *arg)
 	struct report_run *d;
 	size_t b;
 
-	if (grow(&s->runs, &l->runs_alloc, s->nruns + 1, sizeof(*s->runs)))
-		return REPORT_ENOMEM;
+	grow(&s->runs, &l->runs_alloc, s->nruns + 1, sizeof(*s->runs));
 	d = &s->runs[s->nruns++];
 	d->id = r->id;
 	d->vcpus = r->vcpus;
@@ -178,9 +172,7 @@ static int load_run(const struct db_report_run *r, void *arg)
 			    (long long)(r->kwarn_at_us / 1000000),
 			    (long long)(r->kwarn_at_us % 1000000),
 			    r->kwarn_first);
-		if (!sb.buf)
-			return REPORT_ENOMEM;
-		d->kwarn_first = sb.buf;
+		d->kwarn_first = strbuf_detach(&sb, NULL);
 	}
 	{
 		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
@@ -192,15 +184,13 @@ static int load_run(const struct db_report_run *r, void *arg)
 				     r->thp, r->tmpfs, r->tool_version,
 				     r->started_at, r->virt };
 
-		if (dup_all(out, in, ARRAY_SIZE(in)))
-			return REPORT_ENOMEM;
+		dup_all(out, in, ARRAY_SIZE(in));
 	}
 	/* Boots in the order of their first complete run. */
 	b = boot_find(l, r->boot_id);
 	if (b == s->nboots) {
-		if (list_add(&s->boot_ids, &s->nboots, &l->boots_alloc,
-			     r->boot_id))
-			return REPORT_ENOMEM;
+		list_add(&s->boot_ids, &s->nboots, &l->boots_alloc,
+			 r->boot_id);
 		boot_hash_add(l, s->boot_ids[b], b);
 	}
 	d->boot = (int)b;
@@ -469,8 +459,7 @@ static int load_value(const struct db_report_value *v, void *arg)
 		return 0;
 	x = find_series(l, v);
 	if (!x) {
-		if (grow(&s->ser, &l->ser_alloc, s->nser + 1, sizeof(*s->ser)))
-			return REPORT_ENOMEM;
+		grow(&s->ser, &l->ser_alloc, s->nser + 1, sizeof(*s->ser));
 		l->last = s->nser;
 		x = &s->ser[s->nser++];
 		{
@@ -479,18 +468,14 @@ static int load_value(const struct db_report_value *v, void *arg)
 			const char *in[] = { v->workload, v->params, v->metric,
 					     v->unit };
 
-			if (dup_all(out, in, ARRAY_SIZE(in)))
-				return REPORT_ENOMEM;
+			dup_all(out, in, ARRAY_SIZE(in));
 		}
 		x->higher = !strcmp(v->better, "higher");
 		series_added(l);
 	}
 	xb = &l->sb[x - s->ser];
-	if (v->asked && !x->asked) {
-		x->asked = strdup(v->asked);
-		if (!x->asked)
-			return REPORT_ENOMEM;
-	}
+	if (v->asked && !x->asked)
+		x->asked = xstrdup(v->asked);
 	if (strcmp(x->unit, v->unit)) {
 		strbuf_addf(l->err, "%s %s: metric %s is stored both in %s "
 			    "and in %s", x->workload, x->params, x->metric,
@@ -510,16 +495,13 @@ static int load_value(const struct db_report_value *v, void *arg)
 	if (xb->slot[run->boot]) {
 		bv = &x->boots[xb->slot[run->boot] - 1];
 	} else {
-		if (grow(&x->boots, &xb->alloc, x->nboots + 1,
-			 sizeof(*x->boots)))
-			return REPORT_ENOMEM;
+		grow(&x->boots, &xb->alloc, x->nboots + 1, sizeof(*x->boots));
 		bv = &x->boots[x->nboots++];
 		memset(bv, 0, sizeof(*bv));
 		bv->boot = run->boot;
 		xb->slot[run->boot] = x->nboots;
 	}
-	if (grow(&bv->v, &bv->alloc, bv->n + 1, sizeof(*bv->v)))
-		return REPORT_ENOMEM;
+	grow(&bv->v, &bv->alloc, bv->n + 1, sizeof(*bv->v));
 	bv->v[bv->n++] = v->value;
 	return 0;
 }
@@ -536,9 +518,7 @@ static int load_notdone(const struct db_report_case *c, void *arg)
 		    !strcmp(s->notdone[i].params, c->params) &&
 		    !strcmp(s->notdone[i].status, c->status))
 			return 0;
-	if (grow(&s->notdone, &l->nd_alloc, s->nnotdone + 1,
-		 sizeof(*s->notdone)))
-		return REPORT_ENOMEM;
+	grow(&s->notdone, &l->nd_alloc, s->nnotdone + 1, sizeof(*s->notdone));
 	d = &s->notdone[s->nnotdone++];
 	{
 		char **out[] = { &d->workload, &d->params, &d->status,
@@ -546,8 +526,7 @@ static int load_notdone(const struct db_report_case *c, void *arg)
 		const char *in[] = { c->workload, c->params, c->status,
 				     c->reason };
 
-		if (dup_all(out, in, ARRAY_SIZE(in)))
-			return REPORT_ENOMEM;
+		dup_all(out, in, ARRAY_SIZE(in));
 	}
 	return 0;
 }
@@ -565,11 +544,8 @@ static int load_asked(const char *key, const char *value, void *arg)
 
 	for (i = 0; i < x->nkv; i++)
 		if (!strcmp(x->kv[i].key, key) && strcmp(x->kv[i].value, value)
-		    && !x->kv[i].asked) {
-			x->kv[i].asked = strdup(value);
-			if (!x->kv[i].asked)
-				return REPORT_ENOMEM;
-		}
+		    && !x->kv[i].asked)
+			x->kv[i].asked = xstrdup(value);
 	return 0;
 }
 
@@ -578,12 +554,11 @@ static int load_kv(const char *key, const char *value, void *arg)
 	struct kv_load *k = arg;
 	struct report_kv *kv;
 
-	if (grow(&k->x->kv, &k->alloc, k->x->nkv + 1, sizeof(*k->x->kv)))
-		return REPORT_ENOMEM;
+	grow(&k->x->kv, &k->alloc, k->x->nkv + 1, sizeof(*k->x->kv));
 	kv = &k->x->kv[k->x->nkv++];
-	kv->key = strdup(key);
-	kv->value = strdup(value);
-	return kv->key && kv->value ? 0 : REPORT_ENOMEM;
+	kv->key = xstrdup(key);
+	kv->value = xstrdup(value);
+	return 0;
 }
 
 /* Medians of each boot, their mean and spread, every value in one array. */
@@ -594,12 +569,10 @@ static int summarize_series(struct report_series *x)
 	x->mean = x->sd = x->run_mean = x->run_sd = NAN;
 	if (!x->nboots)
 		return 0;
-	x->med = calloc(x->nboots, sizeof(*x->med));
+	x->med = xcalloc(x->nboots, sizeof(*x->med));
 	for (i = 0; i < x->nboots; i++)
 		x->nall += x->boots[i].n;
-	x->all = calloc(x->nall, sizeof(*x->all));
-	if (!x->med || !x->all)
-		return REPORT_ENOMEM;
+	x->all = xcalloc(x->nall, sizeof(*x->all));
 	x->runs_min = SIZE_MAX;
 	for (i = 0; i < x->nboots; i++) {
 		struct report_boot_vals *b = &x->boots[i];
@@ -819,18 +792,16 @@ static int side_load(struct loads *ls, const char *label,
 	for (i = 0; i < ls->n; i++) {
 		struct report_side *s = l[i].s;
 
-		s->db_label = strdup(label);
+		s->db_label = xstrdup(label);
 		if (l[i].half) {
 			struct strbuf sb = STRBUF_INIT;
 
 			strbuf_addf(&sb, "%s (%s boots)", label,
 				    l[i].half == 1 ? "odd" : "even");
-			s->label = sb.buf;
+			s->label = strbuf_detach(&sb, NULL);
 		} else {
-			s->label = strdup(label);
+			s->label = xstrdup(label);
 		}
-		if (!s->label || !s->db_label)
-			return REPORT_ENOMEM;
 	}
 	r = db_report_runs_each(db, label, load_run_all, ls);
 	if (r)
@@ -1174,13 +1145,8 @@ static int name_rows(struct report_cmp *c)
 			strbuf_addf(&sb, "%s", x->workload);
 		if (!wb.len)
 			strbuf_addf(&wb, "%s", x->workload);
-		if (!sb.buf || !wb.buf) {
-			strbuf_release(&sb);
-			strbuf_release(&wb);
-			return REPORT_ENOMEM;
-		}
-		c->rows[i].name = sb.buf;
-		c->rows[i].words = wb.buf;
+		c->rows[i].name = strbuf_detach(&sb, NULL);
+		c->rows[i].words = strbuf_detach(&wb, NULL);
 	}
 	return 0;
 }
@@ -1256,12 +1222,11 @@ static int build_phrase(struct report_cmp *c)
 		if (nwl > 1 && sb.len == before + strlen(x->workload) + 2 +
 		    (before ? 2 : 0)) {
 			/* nothing shared: drop "name: " */
-			sb.len = before;
-			sb.buf[sb.len] = '\0';
+			strbuf_setlen(&sb, before);
 		}
 	}
-	c->phrase = sb.buf ? sb.buf : strdup("");
-	return c->phrase ? 0 : REPORT_ENOMEM;
+	c->phrase = strbuf_detach(&sb, NULL);
+	return 0;
 }
 
 /*
@@ -1361,8 +1326,8 @@ where:
 	if (c->phrase[0])
 		strbuf_addf(&sb, "; %s", c->phrase);
 	strbuf_addf(&sb, ".");
-	c->method = sb.buf;
-	return c->method ? 0 : REPORT_ENOMEM;
+	c->method = strbuf_detach(&sb, NULL);
+	return 0;
 }
 
 static void row_tests(struct report_row *r)
@@ -1515,8 +1480,7 @@ static int add_row(struct report_cmp *c, struct cmp_build *cb,
 {
 	struct report_row *r;
 
-	if (grow(&c->rows, &cb->rows_alloc, c->nrows + 1, sizeof(*c->rows)))
-		return REPORT_ENOMEM;
+	grow(&c->rows, &cb->rows_alloc, c->nrows + 1, sizeof(*c->rows));
 	r = &c->rows[c->nrows++];
 	r->a = a;
 	r->b = b;
@@ -1528,7 +1492,6 @@ static int add_unmeasurable(struct report_cmp *c, struct cmp_build *cb,
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
-	int r;
 
 	strbuf_addf(&sb, "%s %s", x->workload, x->metric);
 	for (i = 0; i < c->nunmeasurable; i++)
@@ -1536,10 +1499,10 @@ static int add_unmeasurable(struct report_cmp *c, struct cmp_build *cb,
 			strbuf_release(&sb);
 			return 0;
 		}
-	r = list_add(&c->unmeasurable, &c->nunmeasurable, &cb->unm_alloc,
-		     strbuf_str(&sb));
+	list_add(&c->unmeasurable, &c->nunmeasurable, &cb->unm_alloc,
+		 strbuf_str(&sb));
 	strbuf_release(&sb);
-	return r ? REPORT_ENOMEM : 0;
+	return 0;
 }
 
 static const struct report_series *match(const struct report_side *s,
@@ -1697,8 +1660,8 @@ static int warnf(struct report_cmp *c, struct cmp_build *cb,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return list_add(&c->warn, &c->nwarn, &cb->warn_alloc, buf) ?
-	       REPORT_ENOMEM : 0;
+	list_add(&c->warn, &c->nwarn, &cb->warn_alloc, buf);
+	return 0;
 }
 
 /*
@@ -1913,7 +1876,8 @@ static int kernel_warnings(struct report_cmp *c, size_t *alloc,
 		 "boot %.8s, run %.8s: %s", s->label, (long long)lines,
 		 lines == 1 ? "" : "s", nruns, s->nruns, first->boot_id,
 		 first->uuid, first->kwarn_first);
-	return list_add(&c->kwarn, &c->nkwarn, alloc, buf) ? REPORT_ENOMEM : 0;
+	list_add(&c->kwarn, &c->nkwarn, alloc, buf);
+	return 0;
 }
 
 /*
@@ -1967,13 +1931,8 @@ static int holm_family(struct report_cmp *c, double *p, double *pm,
 	double *fp, *fm;
 	size_t i, n = 0;
 
-	fp = calloc(c->nrows + 1, sizeof(*fp));
-	fm = calloc(c->nrows + 1, sizeof(*fm));
-	if (!fp || !fm) {
-		free(fp);
-		free(fm);
-		return REPORT_ENOMEM;
-	}
+	fp = xcalloc(c->nrows + 1, sizeof(*fp));
+	fm = xcalloc(c->nrows + 1, sizeof(*fm));
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].primary == primary) {
 			fp[n] = p[i];
@@ -2074,12 +2033,8 @@ int report_compare(struct report_side *a, struct report_side *b,
 			row_export(&c->rows[i]);
 		return 0;
 	}
-	p = calloc(c->nrows + 1, sizeof(*p));
-	pm = calloc(c->nrows + 1, sizeof(*pm));
-	if (!p || !pm) {
-		r = REPORT_ENOMEM;
-		goto out;
-	}
+	p = xcalloc(c->nrows + 1, sizeof(*p));
+	pm = xcalloc(c->nrows + 1, sizeof(*pm));
 	for (i = 0; i < c->nrows; i++) {
 		struct report_row *row = &c->rows[i];
 

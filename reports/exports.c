@@ -103,17 +103,17 @@ int report_write_ministat(const char *dir, const struct report_cmp *c,
 
 		if (!row->a || !row->b)
 			continue;
-		cs.len = 0;
+		strbuf_reset(&cs);
 		case_name(row, &cs);
-		path.len = 0;
+		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", dir, cs.buf);
 		r = make_dir(path.buf, err);
-		path.len = 0;
+		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fa.buf);
 		if (!r)
 			r = write_values(path.buf, row->a, samples, db,
 					 err);
-		path.len = 0;
+		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fb.buf);
 		if (!r)
 			r = write_values(path.buf, row->b, samples, db,
@@ -209,7 +209,7 @@ static void line_value(FILE *f, const char *s)
 struct bs_ser {
 	char *workload, *params, *metric, *unit;
 	char **kv;		/* key, value, key, value ... */
-	size_t nkv;
+	size_t nkv, kv_alloc;
 };
 
 struct bs_walk {
@@ -281,7 +281,7 @@ static int bs_kv(const char *key, const char *value, void *arg)
 {
 	struct bs_ser *x = arg;
 
-	x->kv = xrealloc(x->kv, (x->nkv + 2) * sizeof(*x->kv));
+	ALLOC_GROW(x->kv, x->nkv + 2, x->kv_alloc);
 	x->kv[x->nkv++] = xstrdup(key);
 	x->kv[x->nkv++] = xstrdup(value);
 	return 0;
@@ -331,7 +331,7 @@ static void bs_flush(struct bs_walk *w)
 		fprintf(w->f, "%s\n", w->line.buf);
 		w->nlines++;
 	}
-	w->line.len = 0;
+	strbuf_reset(&w->line);
 	w->nvals = 0;
 }
 

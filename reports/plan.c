@@ -27,18 +27,8 @@ static int add_boot(const char *boot_id, const char *at, void *arg)
 	struct history *h = arg;
 
 	(void)boot_id;
-	if (h->n == h->alloc) {
-		size_t na = h->alloc ? 2 * h->alloc : 16;
-		struct boot_at *nb = realloc(h->b, na * sizeof(*nb));
-
-		if (!nb)
-			return REPORT_ENOMEM;
-		h->b = nb;
-		h->alloc = na;
-	}
-	h->b[h->n].at = strdup(at);
-	if (!h->b[h->n].at)
-		return REPORT_ENOMEM;
+	ALLOC_GROW(h->b, h->n + 1, h->alloc);
+	h->b[h->n].at = xstrdup(at);
 	h->b[h->n++].side = h->side;
 	return 0;
 }
@@ -86,11 +76,7 @@ static int plan_rows(struct db *db, struct report_bootplan *p, double effect,
 		memset(&c, 0, sizeof(c));
 	if (r)
 		goto out;
-	p->rows = calloc(c.nrows + 1, sizeof(*p->rows));
-	if (!p->rows) {
-		r = REPORT_ENOMEM;
-		goto out;
-	}
+	p->rows = xcalloc(c.nrows + 1, sizeof(*p->rows));
 	for (i = 0; i < c.nrows; i++) {
 		const struct report_row *row = &c.rows[i];
 		struct report_plan_row *pr;
@@ -114,11 +100,7 @@ static int plan_rows(struct db *db, struct report_bootplan *p, double effect,
 				    strlen(row->a->workload)))
 				strbuf_addf(&sb, "%s ", row->a->workload);
 			strbuf_addf(&sb, "%s", row->name);
-			pr->name = sb.buf;
-		}
-		if (!pr->name) {
-			r = REPORT_ENOMEM;
-			goto out;
+			pr->name = strbuf_detach(&sb, NULL);
 		}
 		p->nrows++;
 		if (pr->need > p->need_max)
@@ -153,11 +135,7 @@ int report_plan(struct db *db, const char *base, const char *patch,
 		goto out;
 	if (h.n)
 		qsort(h.b, h.n, sizeof(*h.b), by_time);
-	p->order = calloc(h.n + 1, 1);
-	if (!p->order) {
-		r = REPORT_ENOMEM;
-		goto out;
-	}
+	p->order = xcalloc(h.n + 1, 1);
 	for (i = 0; i < h.n; i++) {
 		p->order[i] = h.b[i].side ? 'B' : 'A';
 		p->boots[h.b[i].side]++;

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common.h"
+
 int eta_init(struct eta *e, int n)
 {
 	memset(e, 0, sizeof(*e));
 	e->cur = -1;
-	e->c = calloc((size_t)(n > 0 ? n : 1), sizeof(*e->c));
-	if (!e->c)
-		return -ENOMEM;
+	e->c = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*e->c));
 	e->n = n;
 	return 0;
 }

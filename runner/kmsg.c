@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/common.h"
+
 /*
  * What the kernel prints when something is wrong: WARN(), BUG(), an oops
  * and its trace, a general protection fault, the hung-task and soft-lockup
@@ -99,21 +101,10 @@ static int keep(struct kmsg_scan *s, const struct kmsg_line *l)
 {
 	struct kmsg_line *d;
 
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 16;
-
-		d = realloc(s->lines, na * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		s->lines = d;
-		s->alloc = na;
-	}
-	d = &s->lines[s->n];
+	ALLOC_GROW(s->lines, s->n + 1, s->alloc);
+	d = &s->lines[s->n++];
 	*d = *l;
-	d->text = strdup(l->text);
-	if (!d->text)
-		return -ENOMEM;
-	s->n++;
+	d->text = xstrdup(l->text);
 	return 0;
 }
 

@@ -158,14 +158,12 @@ static void *spinner_main(void *arg)
 static uint64_t spin_all(const int *pus, int n, uint64_t turns,
 			 uint64_t *cpu)
 {
-	struct spinner *sp = calloc((size_t)n, sizeof(*sp));
+	struct spinner *sp = xcalloc((size_t)n, sizeof(*sp));
 	struct start st = { PTHREAD_MUTEX_INITIALIZER,
 			    PTHREAD_COND_INITIALIZER, 0, false };
 	uint64_t most = 0;
 	int i, ok = 1, started = 0;
 
-	if (!sp)
-		return 0;
 	for (i = 0; i < n && ok; i++) {
 		sp[i].st = &st;
 		sp[i].pu = pus[i];
@@ -303,15 +301,7 @@ static int proc_ticks(struct proc_tick **out)
 		if (!rp || sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u "
 				  "%*u %*u %*u %llu %llu", &ut, &st) != 2)
 			continue;
-		if (n == alloc) {
-			struct proc_tick *nv;
-
-			alloc = alloc ? alloc * 2 : 256;
-			nv = realloc(v, (size_t)alloc * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
+		ALLOC_GROW(v, n + 1, alloc);
 		v[n].pid = pid;
 		v[n].ticks = ut + st;
 		*rp = '\0';
