@@ -41,15 +41,19 @@ struct vm_result {
 	char accel[8];		/* "kvm" or "tcg" */
 };
 
-/* What vm_* return besides 0: codes of their own, mapped by bench/. */
+/*
+ * What vm_* return besides 0: codes in a range of their own (DB_ -1xxx,
+ * REPORT_ -2xxx, RUNNER_ -3xxx, PLOT_ -4xxx, UPLOAD_ -5xxx, VM_ -6xxx),
+ * mapped by bench/.
+ */
 enum vm_code {
-	VM_EUSAGE = -2001,	/* a bad option or shape */
-	VM_ENOKERNEL = -2002,	/* KERNEL is none of the three kinds */
-	VM_ENOQEMU = -2003,	/* qemu or busybox missing, KVM asked of none */
-	VM_EBOOT = -2004,	/* the guest did not reach or end its command */
-	VM_EDB = -2005,		/* the run could not be brought home */
-	VM_EINTERNAL = -2006,	/* out of memory, a temp file, a fork */
-	VM_ESIGNAL = -2100,	/* VM_ESIGNAL - signo: interrupted */
+	VM_EUSAGE = -6001,	/* a bad option or shape */
+	VM_ENOKERNEL = -6002,	/* KERNEL is none of the three kinds */
+	VM_ENOQEMU = -6003,	/* qemu or busybox missing, KVM asked of none */
+	VM_EBOOT = -6004,	/* the guest did not reach or end its command */
+	VM_EDB = -6005,		/* the run could not be brought home */
+	VM_EINTERNAL = -6006,	/* out of memory, a temp file, a fork */
+	VM_ESIGNAL = -6100,	/* VM_ESIGNAL - signo: interrupted */
 };
 
 /*
