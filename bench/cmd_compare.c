@@ -45,6 +45,16 @@ int report_cmd_db_name(const char *path, const char *what)
 	return EX_USAGE;
 }
 
+int report_cmd_unknown_format(const char *name, const char *more)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	report_format_names(&names, NULL);
+	fb_err("unknown format '%s' (%s, %s)", name, names.buf, more);
+	strbuf_release(&names);
+	return EX_USAGE;
+}
+
 /* Open path: read-only, or for a command that writes rows (write). */
 static int cmd_open(struct db *db, const char *path, bool write)
 {
@@ -435,6 +445,9 @@ static int metrics_known(const struct report_cmp *c, const char *list)
 
 static void usage(FILE *f)
 {
+	struct strbuf names = STRBUF_INIT;
+
+	report_format_names(&names, " (default)");
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
 		"[--strict] BASE PATCH\n"
 		"       bench compare --aa [--db FILE] [--format FORMAT] "
@@ -444,8 +457,7 @@ static void usage(FILE *f)
 		"on the boot medians (Holm-corrected),\nMann-Whitney U with "
 		"4 or more boots a side.\n\n"
 		"  --db FILE        results database (default results.db)\n"
-		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json;\n"
+		"  --format FORMAT  %s;\n"
 		"                   ministat, benchstat: files in the "
 		"directory -o names\n"
 		"  -o, --output DIR where ministat and benchstat files go\n"
@@ -467,7 +479,8 @@ static void usage(FILE *f)
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
-		"database, 74 I/O error, 76 newer schema\n");
+		"database, 74 I/O error, 76 newer schema\n", names.buf);
+	strbuf_release(&names);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -511,12 +524,9 @@ int cmd_compare(int argc, char **argv)
 		case 'f':
 			files = report_cmd_files(optarg);
 			if (files == FILES_NONE &&
-			    report_format_parse(optarg, &fmt)) {
-				fb_err("unknown format '%s' (text, changelog, "
-				       "markdown, csv, json, ministat, "
-				       "benchstat)", optarg);
-				return EX_USAGE;
-			}
+			    report_format_parse(optarg, &fmt))
+				return report_cmd_unknown_format(optarg,
+						"ministat, benchstat");
 			break;
 		case 'o': outdir = optarg; break;
 		case 'S': samples = true; break;

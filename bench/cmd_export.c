@@ -20,20 +20,23 @@
 
 static void usage(FILE *f)
 {
+	struct strbuf names = STRBUF_INIT;
+
+	report_format_names(&names, " (default)");
 	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] "
 		"[--strict] LABEL\n"
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
 		"One kernel's results: the median of each boot, the mean "
 		"across boots and its\nspread.\n\n"
 		"  --db FILE        results database (default results.db)\n"
-		"  --format FORMAT  text (default), changelog, markdown, "
-		"csv, json,\n"
+		"  --format FORMAT  %s,\n"
 		"                   benchstat (every sample in Go's "
 		"benchmark format)\n"
 		"  --run UUID       one run, whole, as the JSON document of\n"
 		"                   schema/run.schema.json (--format run-json)\n"
 		"  --strict         refuse a kernel that printed warnings "
-		"during its runs\n");
+		"during its runs\n", names.buf);
+	strbuf_release(&names);
 }
 
 int cmd_export(int argc, char **argv)
@@ -73,11 +76,9 @@ int cmd_export(int argc, char **argv)
 				break;
 			}
 			benchstat = !strcmp(optarg, "benchstat");
-			if (!benchstat && report_format_parse(optarg, &fmt)) {
-				fb_err("unknown format '%s' (text, changelog, "
-				       "markdown, csv, json, benchstat)", optarg);
-				return EX_USAGE;
-			}
+			if (!benchstat && report_format_parse(optarg, &fmt))
+				return report_cmd_unknown_format(optarg,
+								 "benchstat");
 			break;
 		case 's': strict = true; break;
 		case 'h':

@@ -23,6 +23,11 @@ int report_cmd_open_write(struct db *db, const char *path);
  * the command line as what ("--db"): EX_USAGE, said; EX_OK otherwise.
  */
 int report_cmd_db_name(const char *path, const char *what);
+/*
+ * Refuse --format name, naming the report formats and more (the command's
+ * own file formats): EX_USAGE, said.
+ */
+int report_cmd_unknown_format(const char *name, const char *more);
 /* The exit code of a report_side_load() status, its message printed. */
 int report_cmd_load_exit(int status, const struct strbuf *err);
 struct report_cmp;

@@ -57,6 +57,11 @@ enum report_format {
 };
 /* "text", "changelog", ... into *f; -1 for a name that is none of them. */
 int report_format_parse(const char *name, enum report_format *f);
+/*
+ * The names --format takes, "text, changelog, ...", from the one table
+ * of the formats; mark (when not NULL) follows the default, text.
+ */
+void report_format_names(struct strbuf *sb, const char *mark);
 
 struct report_run {
 	int64_t id;

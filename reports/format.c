@@ -30,6 +30,15 @@ int report_format_parse(const char *name, enum report_format *f)
 	return -1;
 }
 
+void report_format_names(struct strbuf *sb, const char *mark)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(formats); i++)
+		strbuf_addf(sb, "%s%s%s", i ? ", " : "", formats[i]->name,
+			    mark && i == REPORT_TEXT ? mark : "");
+}
+
 static int report_print_raw(FILE *f, const struct report_cmp *c,
 			    const struct report_fmt *rf,
 			    enum report_format fmt)
