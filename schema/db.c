@@ -422,7 +422,7 @@ double db_col_real(sqlite3_stmt *st, int i)
 	       sqlite3_column_double(st, i);
 }
 
-static int run_stmt(struct db *db, const char *sql, const char *fmt, ...)
+int db_stmt(struct db *db, const char *sql, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -440,7 +440,7 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *run_id)
 	int rc;
 
 	db_iso_now(now, sizeof(now));
-	if ((rc = run_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
+	if ((rc = db_stmt(db, "INSERT INTO runs (uuid, label, kernel_release, "
 		     "kernel_version, boot_id, hostname, cpu_model, vcpus, "
 		     "mem_bytes, cmdline, thp, tmpfs, topology, tool_version, "
 		     "config, pid, started_at, virt) VALUES "
@@ -484,12 +484,12 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 	int r;
 
 	db_iso_now(now, sizeof(now));
-	if ((r = run_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
+	if ((r = db_stmt(db, "UPDATE runs SET status = ?, status_reason = ?, "
 			  "ended_at = ? WHERE id = ?", "ttti", status, reason,
 			  now, run_id)))
 		return r;
 	/* cases left pending by an interruption */
-	return run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+	return db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 			"run_id = ? AND status = 'pending'", "i", run_id);
 }
 
@@ -503,7 +503,7 @@ int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	return run_stmt(db, "UPDATE runs SET status_reason = CASE WHEN "
+	return db_stmt(db, "UPDATE runs SET status_reason = CASE WHEN "
 			"status_reason IS NULL OR status_reason = '' THEN ? "
 			"ELSE status_reason || '; ' || ? END WHERE id = ?",
 			"tti", text, text, run_id);
@@ -518,7 +518,7 @@ int db_run_complete(struct db *db, int64_t run_id, const char *target)
 		return DB_ERR;
 	if (db_run_end(db, run_id, "complete", NULL))
 		return rollback(db);
-	if (target && run_stmt(db, "INSERT OR IGNORE INTO uploads (run_id, "
+	if (target && db_stmt(db, "INSERT OR IGNORE INTO uploads (run_id, "
 			       "target, created_at) VALUES (?,?,?)", "itt",
 			       run_id, target, now))
 		return rollback(db);
@@ -562,10 +562,10 @@ int db_mend_running(struct db *db, const char *hostname, const char *boot_id,
 	sqlite3_finalize(st);
 	db_iso_now(now, sizeof(now));
 	for (i = 0; !r && i < ndead; i++) {
-		r = run_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+		r = db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 			     "status = 'pending' AND run_id = ?", "i", dead[i]);
 		if (!r)
-			r = run_stmt(db, "UPDATE runs SET status = 'aborted', "
+			r = db_stmt(db, "UPDATE runs SET status = 'aborted', "
 				     "status_reason = 'the runner died (found "
 				     "at the next start)', ended_at = ? WHERE "
 				     "id = ? AND status = 'running'", "ti", now,
@@ -587,13 +587,13 @@ int db_kwarn_store(struct db *db, int64_t run_id, const struct db_kwarn *w,
 	if (exec(db, "BEGIN IMMEDIATE"))
 		return DB_ERR;
 	for (i = 0; i < n; i++)
-		if (run_stmt(db, "INSERT OR IGNORE INTO kernel_warnings (run_id, "
+		if (db_stmt(db, "INSERT OR IGNORE INTO kernel_warnings (run_id, "
 			     "seq, at_us, prio, line) VALUES (?,?,?,?,?)",
 			     "iiiit", run_id, (int64_t)w[i].seq,
 			     (int64_t)w[i].at_us, (int64_t)w[i].prio,
 			     w[i].line))
 			goto err;
-	if (run_stmt(db, "UPDATE runs SET kernel_warnings = (SELECT count(*) "
+	if (db_stmt(db, "UPDATE runs SET kernel_warnings = (SELECT count(*) "
 		     "FROM kernel_warnings WHERE run_id = ?1) WHERE id = ?1",
 		     "i", run_id))
 		goto err;
@@ -608,7 +608,7 @@ err:
 int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
 		const char *params, const char *asked, int64_t *case_id)
 {
-	int r = run_stmt(db, "INSERT INTO cases (run_id, seq, workload, "
+	int r = db_stmt(db, "INSERT INTO cases (run_id, seq, workload, "
 			 "params, asked) VALUES (?,?,?,?,?)", "iittt", run_id,
 			 (int64_t)seq, workload, params, asked);
 
@@ -621,7 +621,7 @@ int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
 int db_case_status(struct db *db, int64_t case_id, const char *status,
 		   const char *reason, const char *info)
 {
-	return run_stmt(db, "UPDATE cases SET status = ?, reason = ?, "
+	return db_stmt(db, "UPDATE cases SET status = ?, reason = ?, "
 			"info = coalesce(?, info) WHERE id = ?", "ttti", status,
 			reason, info, case_id);
 }
@@ -640,7 +640,7 @@ static int add_workers(struct db *db, int64_t sid,
 {
 	int i, r0;
 
-	r0 = run_stmt(db, "UPDATE samples SET workers = ?, noise = ?, noisy = ? "
+	r0 = db_stmt(db, "UPDATE samples SET workers = ?, noise = ?, noisy = ? "
 		      "WHERE id = ?", "itii", (int64_t)m->workers, m->noise_json,
 		      (int64_t)m->noisy, sid);
 	if (r0)
@@ -698,7 +698,7 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	r = exec(db, "BEGIN IMMEDIATE");
 	if (r)
 		return r;
-	r = run_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
+	r = db_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
 		     "invalid_reason, cpu, verify, taken_at) VALUES "
 		     "(?,?,?,?,?,?,?,?)", "iiiititt", case_id, (int64_t)rep,
 		     (int64_t)warmup, (int64_t)valid, invalid_reason,
@@ -708,13 +708,13 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	sid = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < nv; i++) {
 		if (v[i].supported)
-			r = run_stmt(db, "INSERT INTO sample_values (sample_id, "
+			r = db_stmt(db, "INSERT INTO sample_values (sample_id, "
 				     "metric, value, unit, better, supported) "
 				     "VALUES (?,?,?,?,?,1)", "itdtt", sid,
 				     v[i].metric, v[i].value, v[i].unit,
 				     v[i].better);
 		else
-			r = run_stmt(db, "INSERT INTO sample_values (sample_id, "
+			r = db_stmt(db, "INSERT INTO sample_values (sample_id, "
 				     "metric, value, unit, better, supported) "
 				     "VALUES (?,?,NULL,?,?,0)", "ittt", sid,
 				     v[i].metric, v[i].unit, v[i].better);

@@ -14,6 +14,7 @@
 int db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
 /* Prepare, bind by fmt as db_vbind does, step. */
 int db_vstmt(struct db *db, const char *sql, const char *fmt, va_list ap);
+int db_stmt(struct db *db, const char *sql, const char *fmt, ...);
 /*
  * Walk the rows of sql: prepare, bind by fmt as db_vbind does, hand each
  * row to fn, finalize.  DB_OK after the last row; fn's nonzero value stops

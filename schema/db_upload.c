@@ -15,17 +15,6 @@
 #include "common/common.h"
 #include "db_priv.h"
 
-static int stmt(struct db *db, const char *sql, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = db_vstmt(db, sql, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
@@ -78,7 +67,7 @@ int db_upload_claim(struct db *db, const struct db_upload_want *w,
 	memset(c, 0, sizeof(*c));
 	c->run_id = -1;
 	*busy = 0;
-	ret = stmt(db, "BEGIN IMMEDIATE", "");
+	ret = db_stmt(db, "BEGIN IMMEDIATE", "");
 	if (ret)
 		return ret;
 	if ((ret = prepare(db, "SELECT u.run_id, r.uuid, r.label, r.hostname, "
@@ -118,12 +107,13 @@ int db_upload_claim(struct db *db, const struct db_upload_want *w,
 	sqlite3_finalize(st);
 	st = NULL;
 	if (c->run_id >= 0 &&
-	    (ret = stmt(db, "UPDATE uploads SET claim_host = ?, claim_pid = ?, "
-			"claim_until = ? WHERE run_id = ? AND target = ?",
-			"tiiit", w->host, (int64_t)w->pid,
-			now_s() + w->lease_s, c->run_id, w->target)))
+	    (ret = db_stmt(db, "UPDATE uploads SET claim_host = ?, "
+			   "claim_pid = ?, claim_until = ? WHERE run_id = ? "
+			   "AND target = ?", "tiiit", w->host,
+			   (int64_t)w->pid, now_s() + w->lease_s, c->run_id,
+			   w->target)))
 		goto err;
-	if ((ret = stmt(db, "COMMIT", "")))
+	if ((ret = db_stmt(db, "COMMIT", "")))
 		goto err;
 	return DB_OK;
 err:
@@ -132,7 +122,7 @@ err:
 
 		snprintf(keep, sizeof(keep), "%s", db->err);
 		sqlite3_finalize(st);
-		stmt(db, "ROLLBACK", "");
+		db_stmt(db, "ROLLBACK", "");
 		snprintf(db->err, sizeof(db->err), "%s", keep);
 	}
 	c->run_id = -1;
@@ -142,7 +132,7 @@ err:
 int db_upload_tried(struct db *db, const struct db_upload_want *w,
 		    int64_t run_id, const char *error, const char *next_try)
 {
-	return stmt(db, "UPDATE uploads SET attempts = attempts + 1, "
+	return db_stmt(db, "UPDATE uploads SET attempts = attempts + 1, "
 		    "last_error = ?, next_try = ?, claim_until = ? "
 		    "WHERE run_id = ? AND target = ? AND claim_pid = ? "
 		    "AND claim_host = ?", "ttiitit", error, next_try,
@@ -158,7 +148,7 @@ int db_upload_done(struct db *db, const struct db_upload_want *w,
 	int r;
 
 	db_iso_now(now, sizeof(now));
-	if ((r = stmt(db, "UPDATE uploads SET state = ?1, last_error = ?2, "
+	if ((r = db_stmt(db, "UPDATE uploads SET state = ?1, last_error = ?2, "
 		 "reply = coalesce(?3, reply), sent_at = CASE ?1 WHEN 'sent' "
 		 "THEN ?4 ELSE sent_at END, next_try = CASE ?1 WHEN 'pending' "
 		 "THEN next_try END, claim_host = NULL, claim_pid = NULL, "
@@ -196,7 +186,7 @@ int db_upload_queue(struct db *db, const char *uuid, const char *target,
 	if (strcmp(status, "complete"))
 		return DB_OK;
 	db_iso_now(now, sizeof(now));
-	return stmt(db, "INSERT OR IGNORE INTO uploads (run_id, target, "
+	return db_stmt(db, "INSERT OR IGNORE INTO uploads (run_id, target, "
 		    "created_at) VALUES (?,?,?)", "itt", id, target, now);
 }
 
