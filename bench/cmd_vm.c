@@ -292,6 +292,26 @@ static void say_boot(const struct vm_result *res)
 		res->wall_s, res->status);
 }
 
+/*
+ * What vm_boot() said: its first line as the message (fn: fb_err or
+ * fb_warn, with head before it), then each further line (the tails of
+ * QEMU's log and the console, where it kept them) as a line of its own,
+ * each escaped as every message is.
+ */
+static void say_vm_err(void (*fn)(const char *, ...), const char *head,
+		       const char *err)
+{
+	size_t n = strcspn(err, "\n");
+
+	fn("%s%.*s", head, (int)n, err);
+	for (err += n; *err; err += n) {
+		err++;
+		n = strcspn(err, "\n");
+		if (n)
+			fb_err("  %.*s", (int)n, err);
+	}
+}
+
 int cmd_vm(int argc, char **argv)
 {
 	static char *run_cmd[] = { "run", NULL };
@@ -313,7 +333,10 @@ int cmd_vm(int argc, char **argv)
 	c.o.cmd = c.o.sh ? NULL : *c.rest ? c.rest : run_cmd;
 	r = vm_boot(&c.o, &res, &err);
 	if (r) {
-		fb_err("vm: %s: %s", kernel, strbuf_str(&err));
+		char head[4200];
+
+		snprintf(head, sizeof(head), "vm: %s: ", kernel);
+		say_vm_err(fb_err, head, strbuf_str(&err));
 		strbuf_release(&err);
 		free(self);
 		return vm_exit(r);
@@ -330,6 +353,7 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 {
 	struct strbuf err = STRBUF_INIT;
 	struct vm_result res;
+	char head[4300];
 	int try, r = 0;
 
 	for (try = 1; try <= 2; try++) {
@@ -339,7 +363,8 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 		r = vm_boot(&c->o, &res, &err);
 		if (r <= VM_ESIGNAL || r == VM_EUSAGE || r == VM_ENOKERNEL ||
 		    r == VM_ENOQEMU) {
-			fb_err("lab: %s: %s", kernel, strbuf_str(&err));
+			snprintf(head, sizeof(head), "lab: %s: ", kernel);
+			say_vm_err(fb_err, head, strbuf_str(&err));
 			strbuf_release(&err);
 			return vm_exit(r);
 		}
@@ -348,9 +373,11 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 			strbuf_release(&err);
 			return 0;
 		}
-		if (r)
-			fb_warn("lab: boot %d of %s failed: %s", boot_no, label,
-				strbuf_str(&err));
+		if (r) {
+			snprintf(head, sizeof(head), "lab: boot %d of %s "
+				 "failed: ", boot_no, label);
+			say_vm_err(fb_warn, head, strbuf_str(&err));
+		}
 		else
 			fb_warn("lab: boot %d of %s failed: the guest's bench "
 				"exited %d with %d run%s brought home",

@@ -1320,6 +1320,12 @@ where:
 	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
 		strbuf_addf(&sb, ", in a %lld vCPU VM",
 			    (long long)c->a->runs[0].vcpus);
+	else if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM under TCG"))
+		/* bench vm's guests: never beside runs that are not (bench
+		 * compare refuses), so the first run speaks for all */
+		strbuf_addf(&sb, ", in a %lld vCPU VM under QEMU's TCG "
+			    "emulator (functional checks, not kernel "
+			    "measurements)", (long long)c->a->runs[0].vcpus);
 	else if (c->a->nruns)
 		strbuf_addf(&sb, ", on a %lld-CPU machine",
 			    (long long)c->a->runs[0].vcpus);

@@ -37,15 +37,21 @@ extern const char vm_init_sh[];		/* build/gen/vm_init.c */
 #define GUEST_DB "/var/tmp/fbvm/results.db"
 
 /* The modules the guest needs: 9p for the root and the share, overlay
- * for a writable root, and what the workloads mount (FUSE, loop, ext4). */
+ * for a writable root, virtio_blk and ext4 for the scratch disk, and what
+ * the workloads mount (FUSE, loop, ext4). */
 static const char *const wanted_mods[] = {
-	"virtio_pci", "9pnet_virtio", "9p", "overlay", "fuse", "loop",
-	"crc32c_generic", "ext4",
+	"virtio_pci", "9pnet_virtio", "9p", "overlay", "virtio_blk", "fuse",
+	"loop", "crc32c_generic", "ext4",
 };
+
+/* The guest's /var/tmp (the runner's disk scratch): an ext4 of this many
+ * bytes on a virtio disk, a sparse file in the temp dir. */
+#define SCRATCH_BYTES (16ull << 30)
 
 struct kern {
 	char image[4608];
 	char moddir[4608];	/* lib/modules/R, "" when there is none */
+	char config[4608];	/* its .config, "" when there is none */
 	char release[256];
 };
 
@@ -236,6 +242,8 @@ static int kern_from_deb(const char *deb, struct kern *k, struct strbuf *err)
 	snprintf(k->moddir, sizeof(k->moddir), "%s/%s", mods, k->release);
 	if (!is_dir(k->moddir))
 		k->moddir[0] = '\0';
+	snprintf(k->config, sizeof(k->config), "%s/config-%s", boot,
+		 k->release);
 	return 0;
 }
 
@@ -263,6 +271,7 @@ static int kern_find(const char *kernel, struct kern *k, struct strbuf *err)
 			 kernel, k->release);
 		if (!is_dir(k->moddir))
 			k->moddir[0] = '\0';
+		snprintf(k->config, sizeof(k->config), "%s/.config", kernel);
 		return 0;
 	}
 	if (!strchr(kernel, '/')) {
@@ -270,6 +279,8 @@ static int kern_find(const char *kernel, struct kern *k, struct strbuf *err)
 			 kernel);
 		snprintf(k->release, sizeof(k->release), "%s", kernel);
 		snprintf(k->moddir, sizeof(k->moddir), "/lib/modules/%s",
+			 kernel);
+		snprintf(k->config, sizeof(k->config), "/boot/config-%s",
 			 kernel);
 		if (is_file(k->image)) {
 			if (!is_dir(k->moddir))
@@ -529,6 +540,272 @@ static int make_initrd(const struct kern *k, const char *path,
 	return r;
 }
 
+/* ---- what TCG needs to boot in reasonable time ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The kernel's CONFIG_HZ from its .config, 0 when unknown. */
+static unsigned kern_hz(const struct kern *k)
+{
+	struct buf c = { 0 };
+	const char *p;
+	unsigned hz = 0;
+
+	if (!k->config[0] || slurp(k->config, &c) || !c.p)
+		return 0;
+	for (p = c.p; p; p = strchr(p, '\n')) {
+		p += *p == '\n';
+		if (!strncmp(p, "CONFIG_HZ=", 10)) {
+			hz = (unsigned)strtoul(p + 10, NULL, 10);
+			break;
+		}
+	}
+	buf_release(&c);
+	return hz;
+}
+
+/*
+ * lpj= for a TCG guest, 0 for none.  Each vCPU a guest brings up
+ * calibrates its delay loop against the timer; under TCG that calibration
+ * fails on every AP ("calibrate_delay_direct() failed to get a good
+ * estimate") and falls back to the slow converging loop: with 32 vCPUs on
+ * 2 host CPUs it took about 50 s of an 85 s boot.  lpj= skips it.  TCG's
+ * guest TSC ticks at the host's rate, so the value is TSC cycles per
+ * guest jiffy (what the guest's udelay counts in): the host's TSC rate
+ * (its bogomips are twice it in MHz on x86) rounded up to 100 MHz, so
+ * that every boot on this host, and on its like, has the same command
+ * line, and a delay is never shorter than asked; HZ from the kernel's
+ * config, else 100 (a longer jiffy, again never shorter).
+ */
+static unsigned long long tcg_lpj(const struct kern *k)
+{
+#if defined(__x86_64__)
+	struct buf c = { 0 };
+	const char *p;
+	double bogo = 0;
+	unsigned long long mhz;
+	unsigned hz;
+
+	if (slurp("/proc/cpuinfo", &c) || !c.p)
+		return 0;
+	p = strstr(c.p, "\nbogomips");
+	if (p)
+		p = strchr(p, ':');
+	if (p)
+		bogo = strtod(p + 1, NULL);
+	buf_release(&c);
+	if (!(bogo > 1 && bogo < 1e6))
+		return 0;
+	mhz = ((unsigned long long)(bogo / 2) / 100 + 1) * 100;
+	hz = kern_hz(k);
+	return mhz * 1000000ull / (hz ? hz : 100);
+#else
+	(void)k;
+	return 0;
+#endif
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* An ELF64 x86-64 image with Xen's PHYS32_ENTRY note: QEMU boots it
+ * through PVH. */
+static bool elf_has_pvh(const unsigned char *e, size_t n)
+{
+	uint64_t phoff;
+	unsigned phnum, phentsize, i;
+
+	if (n < 64 || memcmp(e, "\177ELF\2\1", 6) || e[18] != 62)
+		return false;
+	memcpy(&phoff, e + 32, 8);
+	phentsize = e[54] | e[55] << 8;
+	phnum = e[56] | e[57] << 8;
+	for (i = 0; i < phnum; i++) {
+		const unsigned char *ph = e + phoff + (uint64_t)i * phentsize;
+		uint64_t off, sz, at;
+
+		if (phoff + (uint64_t)(i + 1) * phentsize > n || phentsize < 56)
+			return false;
+		if (le32(ph) != 4)	/* PT_NOTE */
+			continue;
+		memcpy(&off, ph + 8, 8);
+		memcpy(&sz, ph + 32, 8);
+		if (off > n || sz > n - off)
+			continue;
+		for (at = off; at + 12 <= off + sz;) {
+			uint32_t nsz = le32(e + at), dsz = le32(e + at + 4);
+			uint32_t type = le32(e + at + 8);
+
+			if (type == 18 && nsz == 4 && at + 16 <= n &&
+			    !memcmp(e + at + 12, "Xen", 4))
+				return true;
+			at += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+		}
+	}
+	return false;
+}
+
+/*
+ * The uncompressed kernel of a bzImage, written to out, when it can boot
+ * through PVH (CONFIG_PVH): 0, else -1 with why in note.  A TCG guest
+ * spends 6-10 s decompressing a bzImage instruction by instruction; the
+ * host's xz (gzip, zstd...) does it in under a second.  The same kernel,
+ * entered at its PVH entry point rather than through the decompressor
+ * (so without KASLR).
+ */
+static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
+		       size_t n, char *note, size_t nn)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *tool;
+	} fmt[] = {
+		{ "\375" "7zXZ", 6, "xz" }, { "\135\0\0", 3, "xz" },
+		{ "\037\213", 2, "gzip" }, { "\050\265\057\375", 4, "zstd" },
+		{ "BZh", 3, "bzip2" }, { "\002\041\114\030", 4, "lz4" },
+	};
+	struct buf bz = { 0 }, vm = { 0 }, eo = { 0 };
+	char payload[4200] = "";
+	const unsigned char *h;
+	size_t off, len, i;
+	char *argv[4] = { NULL, "-dc", payload, NULL };
+	int r = -1, fd;
+
+	if (slurp(bzimage, &bz) || bz.len < 0x250) {
+		snprintf(note, nn, "cannot read it: %s", strerror(errno));
+		goto out;
+	}
+	h = (const unsigned char *)bz.p;
+	if (memcmp(h + 0x202, "HdrS", 4) || (h[0x206] | h[0x207] << 8) < 0x208) {
+		snprintf(note, nn, "not a bzImage of boot protocol 2.08+");
+		goto out;
+	}
+	off = (size_t)((h[0x1f1] ? h[0x1f1] : 4) + 1) * 512 + le32(h + 0x248);
+	len = le32(h + 0x24c);
+	/* the build appends the uncompressed size: 4 bytes */
+	if (len < 8 || off + len > bz.len) {
+		snprintf(note, nn, "no payload in the bzImage header");
+		goto out;
+	}
+	len -= 4;
+	for (i = 0; i < ARRAY_SIZE(fmt); i++)
+		if (len >= fmt[i].len &&
+		    !memcmp(bz.p + off, fmt[i].magic, fmt[i].len))
+			break;
+	if (i == ARRAY_SIZE(fmt)) {
+		snprintf(note, nn, "its payload is in no format known here");
+		goto out;
+	}
+	snprintf(payload, sizeof(payload), "%.4000s/payload", dir);
+	fd = open(payload, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, bz.p + off, len)) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(note, nn, "cannot write its payload: %s",
+			 strerror(errno));
+		goto out;
+	}
+	close(fd);
+	buf_release(&bz);
+	argv[0] = (char *)fmt[i].tool;
+	if (spawn_wait(argv, &vm, &eo) || !vm.p) {
+		snprintf(note, nn, "%s -dc failed on its payload", fmt[i].tool);
+		goto out;
+	}
+	if (!elf_has_pvh((const unsigned char *)vm.p, vm.len)) {
+		snprintf(note, nn, "it has no PVH entry (CONFIG_PVH)");
+		goto out;
+	}
+	snprintf(out, n, "%.4000s/vmlinux", dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, vm.p, vm.len)) {
+		snprintf(note, nn, "cannot write its vmlinux: %s",
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	r = 0;
+out:
+	if (payload[0])
+		unlink(payload);
+	buf_release(&bz);
+	buf_release(&vm);
+	buf_release(&eo);
+	return r;
+}
+
+/*
+ * The guest's disk scratch: a sparse image in dir, made ext4 here (the
+ * host's mkfs.ext4 takes a fraction of a second; under TCG it would take
+ * many).  The guest mounts it on /var/tmp, where the runner's disk_scratch
+ * is, so that what is measured on a disk is on one, not on tmpfs.  Inode
+ * tables are left to be zeroed lazily, and the guest mounts with
+ * noinit_itable, so no ext4lazyinit thread runs.  0, else -1 with why.
+ */
+static int make_scratch(const char *dir, char *note, size_t nn)
+{
+	static const char *const mkfs[] = {
+		"/sbin/mkfs.ext4", "/usr/sbin/mkfs.ext4",
+		"/usr/local/sbin/mkfs.ext4", NULL,
+	};
+	struct buf eo = { 0 };
+	char img[4200];
+	const char *m = NULL;
+	int fd, i, st;
+
+	for (i = 0; mkfs[i] && !m; i++)
+		if (!access(mkfs[i], X_OK))
+			m = mkfs[i];
+	if (!m) {
+		snprintf(note, nn, "mkfs.ext4 not found (install e2fsprogs)");
+		return -1;
+	}
+	snprintf(img, sizeof(img), "%.4000s/scratch.img", dir);
+	fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)SCRATCH_BYTES)) {
+		snprintf(note, nn, "cannot make a sparse %s: %s", img,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	{
+		char *argv[] = { (char *)m, "-q", "-F", "-b", "4096", "-L",
+				 "fbscratch", "-E", "lazy_itable_init=1,"
+				 "lazy_journal_init=1,nodiscard", img, NULL };
+
+		st = spawn_wait(argv, NULL, &eo);
+	}
+	if (st) {
+		snprintf(note, nn, "%s failed: %.200s", m,
+			 eo.p ? eo.p : "(it said nothing)");
+		buf_release(&eo);
+		return -1;
+	}
+	buf_release(&eo);
+	return 0;
+}
+
 /* ---- QEMU ---- */
 
 struct argv {
@@ -577,7 +854,7 @@ static void shape_str(const struct vm_opts *o, struct strbuf *sb)
 }
 
 static void qemu_args(const struct vm_opts *o, bool kvm, const char *tmp,
-		      const struct kern *k, const char *cmdline,
+		      const char *image, const char *cmdline, bool scratch,
 		      struct argv *a)
 {
 	unsigned cores = o->smp / o->sockets / o->threads, s;
@@ -610,7 +887,7 @@ static void qemu_args(const struct vm_opts *o, bool kvm, const char *tmp,
 			 (s + 1) * cores * o->threads - 1, s);
 	}
 	argv_add(a, "-kernel");
-	argv_add(a, "%s", k->image);
+	argv_add(a, "%s", image);
 	argv_add(a, "-initrd");
 	argv_add(a, "%s/initrd.cpio", tmp);
 	argv_add(a, "-append");
@@ -625,6 +902,13 @@ static void qemu_args(const struct vm_opts *o, bool kvm, const char *tmp,
 		 "multidevs=remap", tmp);
 	argv_add(a, "-device");
 	argv_add(a, "virtio-9p-pci,fsdev=fbout,mount_tag=fbout");
+	if (scratch) {
+		argv_add(a, "-drive");
+		argv_add(a, "file=%s/scratch.img,format=raw,if=none,"
+			 "id=scratch,cache=unsafe", tmp);
+		argv_add(a, "-device");
+		argv_add(a, "virtio-blk-pci,drive=scratch,serial=fbscratch");
+	}
 	argv_add(a, "-chardev");
 	argv_add(a, "file,id=con,path=%s/console.log", tmp);
 	argv_add(a, "-serial");
@@ -961,9 +1245,10 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	struct buf ver = { 0 }, con = { 0 }, kmsg = { 0 }, bs = { 0 };
 	struct argv qa = { 0 };
 	char tmp[4096], path[4200], why[256], started[40];
+	char image[4700], image_desc[4800];
 	const char *tdir = getenv("TMPDIR");
 	struct kern k;
-	bool kvm;
+	bool kvm, scratch;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -984,6 +1269,7 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	r = kern_find(o->kernel, &k, err);
 	if (r)
 		return r;
+	snprintf(image_desc, sizeof(image_desc), "%s", k.image);
 	if (!strcmp(o->accel, "auto")) {
 		kvm = vm_accel_detect(why, sizeof(why));
 	} else {
@@ -1041,10 +1327,37 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	strbuf_addf(&cmdline, "console=ttyS0 quiet panic=-1 rdinit=/init "
 		    "fb.cgroup=v%d%s", o->cgroup, o->cgroup == 2 ?
 		    " cgroup_no_v1=all" : "");
-	qemu_args(o, kvm, tmp, &k, strbuf_str(&cmdline), &qa);
+	snprintf(image, sizeof(image), "%s", k.image);
+	if (!kvm) {
+		/* TCG only: what emulation makes slow (see each helper); a
+		 * KVM guest boots the image as it is */
+		unsigned long long lpj = tcg_lpj(&k);
+		char note[200];
+
+		if (lpj)
+			strbuf_addf(&cmdline, " lpj=%llu", lpj);
+		if (!pvh_vmlinux(k.image, tmp, image, sizeof(image), note,
+				 sizeof(note)))
+			snprintf(image_desc, sizeof(image_desc), "%s (its "
+				 "vmlinux, decompressed here, entered through "
+				 "PVH)", k.image);
+		else
+			fprintf(stderr, "bench: vm: %s: booting the bzImage "
+				"itself (its decompression is slow under TCG): "
+				"%s\n", k.release, note);
+	}
+	{
+		char note[300];
+
+		scratch = !make_scratch(tmp, note, sizeof(note));
+		if (!scratch)
+			fprintf(stderr, "bench: vm: no scratch disk (%s): the "
+				"guest's /var/tmp is on tmpfs\n", note);
+	}
+	qemu_args(o, kvm, tmp, image, strbuf_str(&cmdline), scratch, &qa);
 	json_argv(qa.v, &args);
 	fprintf(stderr, "bench: vm: booting %s (%s) with %s, %s\n", k.release,
-		k.image, shape.buf, kvm ? "KVM" : "TCG");
+		image_desc, shape.buf, kvm ? "KVM" : "TCG");
 	iso_now_ms(started, sizeof(started));
 	r = qemu_run(o, qa.v, tmp, res, err);
 	if (r) {
@@ -1071,7 +1384,7 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 		struct db_vm vm = {
 			.accel = res->accel, .accel_why = why,
 			.shape = shape.buf, .kernel = o->kernel,
-			.kernel_image = k.image, .qemu_version = ver.p,
+			.kernel_image = image_desc, .qemu_version = ver.p,
 			.qemu_args = args.buf, .guest_cmdline = cmdline.buf,
 			.command = cmd.buf, .started_at = started,
 			.boot_s = res->boot_s, .wall_s = res->wall_s,

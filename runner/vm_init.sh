@@ -2,11 +2,11 @@
 # The init of a `bench vm` guest (runner/vm.c puts it in the initramfs as
 # /init, with a static busybox and the kernel's own modules in load order).
 # It makes the host's root, shared read-only over 9p, writable under a tmpfs
-# overlay, gives the guest its own /proc, /sys, /dev, /run, /tmp, /dev/shm
-# and cgroup tree, runs /run/fbvm/cmd.sh (written by the host into the
-# share of its temp directory) in that root, keeps its exit status and the
-# kernel log there, and powers off.  Nothing of the host is written but
-# that temp directory.
+# overlay, gives the guest its own /proc, /sys, /dev, /run, /tmp, /dev/shm,
+# /var/tmp (an ext4 on a scratch disk) and cgroup tree, runs
+# /run/fbvm/cmd.sh (written by the host into the share of its temp
+# directory) in that root, keeps its exit status and the kernel log there,
+# and powers off.  Nothing of the host is written but that temp directory.
 /bin/busybox mkdir -p /bin /proc /sys /dev
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -53,7 +53,17 @@ mount -t devpts devpts $R/dev/pts
 mount -t tmpfs -o mode=1777 shm $R/dev/shm
 mount -t tmpfs -o mode=0755 run $R/run
 mount -t tmpfs -o mode=1777 tmp $R/tmp
-mount -t tmpfs -o mode=1777 vartmp $R/var/tmp
+# /var/tmp, the runner's disk scratch: the ext4 on the virtio disk the host
+# made (runner/vm.c, make_scratch), tmpfs where there is none
+scratch=
+if [ -e /sys/block/vda ]; then
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	mount -t ext4 -o noinit_itable /dev/vda $R/var/tmp &&
+		chmod 1777 $R/var/tmp && scratch=vda ||
+		say "cannot mount the scratch disk: /var/tmp is on tmpfs"
+fi
+[ -n "$scratch" ] || mount -t tmpfs -o mode=1777 vartmp $R/var/tmp
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 if [ "$cgroup" = v1 ]; then
 	mount -t tmpfs -o mode=0755 cgroup $R/sys/fs/cgroup

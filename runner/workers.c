@@ -445,6 +445,13 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		return wl_errf(e, "cannot map memory for %d workers: %s", n,
 			       strerror(errno));
 	}
+	/*
+	 * Never a huge page for these few KiB: with shmem_enabled=always (a
+	 * memfd case of PMD folios sets it) 6.1 gives a small shared anonymous
+	 * mapping a 2 MiB folio, which lands in the machine-wide counters the
+	 * case reads (thp_file_alloc: 33 PMD folios for a 32-folio file).
+	 */
+	madvise(w->shm, w->shm_len, MADV_NOHUGEPAGE);
 	sh = w->shm;
 	sh->runner_pid = getpid();
 	sh->runner_tid = (pid_t)syscall(SYS_gettid);

@@ -192,7 +192,10 @@ int db_report_runs_each(struct db *db, const char *label,
 	return db_each(db, "cannot read runs", row_run, &w,
 		       "SELECT id, uuid, kernel_release, boot_id, hostname, "
 		       "cpu_model, cmdline, thp, tmpfs, topology, "
-		       "tool_version, started_at, vcpus, mem_bytes, virt, "
+		       "tool_version, started_at, vcpus, mem_bytes, "
+		       "CASE WHEN EXISTS (SELECT 1 FROM run_vm v WHERE "
+		       "v.run_id = runs.id AND v.accel = 'tcg') "
+		       "THEN 'VM under TCG' ELSE virt END, "
 		       "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
 		       "kernel_warnings k WHERE k.run_id = runs.id "
 		       "ORDER BY seq LIMIT 1), (SELECT line FROM "

@@ -63,9 +63,15 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 	assert_output 2
 	run q "select count(*) from sample_values where metric = 'ns_per_shadow' and value > 0"
 	assert_output 2
-	# the size used, the cgroup, the shrinker left them alone
-	run q "select json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version'), json_extract(verify, '$.nodereclaim_setup') from samples limit 1"
-	assert_output "536870912|$CACHESTAT|$CGV|0"
+	# the size used, the cgroup
+	run q "select json_extract(verify, '$.size_used'), json_extract(verify, '$.cachestat'), json_extract(verify, '$.cgroup_version') from samples limit 1"
+	assert_output "536870912|$CACHESTAT|$CGV"
+	# the shrinker left them alone: with cachestat the count above says
+	# so, and workingset_nodereclaim is machine-wide (6.12 with 32 vCPUs
+	# showed 4 nodes of other files reclaimed while every entry of this
+	# one stayed); without it the bound stands on no node reclaimed
+	run q "select count(*) from samples where json_extract(verify, '$.nodereclaim_setup') >= 0 and ($CACHESTAT = 1 or json_extract(verify, '$.nodereclaim_setup') = 0)"
+	assert_output 2
 	# it ran as asked: nothing kept beside the params
 	run q "select json_extract(params, '$.size'), asked is null from cases"
 	assert_output "512M|1"
@@ -123,6 +129,9 @@ notes() { q "select json_extract(verify, '\$.$1') from samples order by id"; }
 }
 
 @test "fs=dir: a sparse file on the disk scratch, kept by a ballast, removed afterwards" {
+	# the disk scratch (/var/tmp) must be a disk: fs=dir refuses tmpfs
+	[ "$(stat -f -c %T /var/tmp)" != tmpfs ] ||
+		skip "/var/tmp (the disk scratch) is on tmpfs here"
 	fb_config '[ { "workload": "shadow-truncate", "size": "512M", "fs": "dir" } ]'
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success

@@ -9,9 +9,11 @@
 #
 # FB_VM_BATS="tests/workers.bats tests/shadow_truncate.bats" also runs those
 # bats files inside the 32-vCPU guest (the kernel-compatibility checks of
-# issue 21); FB_VM_SMP=4 makes that guest smaller.
+# issue 21); FB_VM_SMP=4 makes that guest smaller, FB_VM_KERNEL=KERNEL
+# boots another kernel for it (bookworm-backports' 6.12 .deb, say).
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 KCACHE=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
 ROOT=$BATS_TEST_DIRNAME/..
@@ -83,12 +85,20 @@ teardown() {
 rel() { basename "$1" | sed 's/^linux-image-//; s/-unsigned_.*//'; }
 
 @test "a 32-vCPU guest on 2 sockets: check shows its topology and scatter over sockets, then the small suite runs" {
-	local t0 t1
+	local t0 t1 try
 	t0=$(date +%s)
-	run "$BENCH" vm "$K_NEW" --smp 32 --sockets 2 --threads-per-core 1 \
-		--numa --mem 4G --cgroup v2 --db "$VMDIR/suite.db" --timeout 900 \
-		--sh "\"\$FB_BIN\" check --config $ROOT/tests/fixtures/vm/suite.json &&
-		      \"\$FB_BIN\" run --config $ROOT/tests/fixtures/vm/suite.json --db /var/tmp/fbvm/results.db --quiet"
+	for try in 1 2; do
+		run "$BENCH" vm "$K_NEW" --smp 32 --sockets 2 --threads-per-core 1 \
+			--numa --mem 4G --cgroup v2 --db "$VMDIR/suite.db" --timeout 900 \
+			--sh "\"\$FB_BIN\" check --config $ROOT/tests/fixtures/vm/check.json &&
+			      \"\$FB_BIN\" run --config $ROOT/tests/fixtures/vm/suite.json --db /var/tmp/fbvm/results.db --quiet"
+		# Debian's QEMU 7.2 itself, under TCG with 32 vCPUs, now and
+		# then dies of SIGSEGV early in the boot (seen once in about
+		# 15 boots): that boot is made again, once, and said
+		[ "$status" -eq 70 ] && [ "$try" = 1 ] &&
+			[[ $output == *"QEMU exited (signal "* ]] || break
+		echo "# QEMU crashed ($(grep -o 'QEMU exited (signal [0-9]*)' <<< "$output")): booting again" >&3
+	done
 	t1=$(date +%s)
 	printf '%s\n' "$output" > "$VMDIR/suite.out"
 	echo "# 32-vCPU TCG boot + check + suite: $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&3
@@ -112,7 +122,12 @@ suite_db() {
 	assert_output "$(rel "$K_NEW")|$(rel "$K_NEW")|32|foliobench-vm|complete"
 	[ "$(q 'SELECT boot_id FROM runs')" != "$(cat /proc/sys/kernel/random/boot_id)" ]
 	run q "SELECT accel, shape, qemu_version LIKE 'QEMU emulator version %', json_extract(qemu_args, '\$[0]'), guest_cmdline FROM run_vm"
-	assert_output "tcg|smp=32 sockets=2 threads=1 numa=on mem=4G cgroup=v2|1|qemu-system-x86_64|console=ttyS0 quiet panic=-1 rdinit=/init fb.cgroup=v2 cgroup_no_v1=all"
+	# lpj=: TCG's APs skip their delay-loop calibration (runner/vm.c)
+	assert_output --regexp "^tcg\|smp=32 sockets=2 threads=1 numa=on mem=4G cgroup=v2\|1\|qemu-system-x86_64\|console=ttyS0 quiet panic=-1 rdinit=/init fb.cgroup=v2 cgroup_no_v1=all lpj=[1-9][0-9]*\$"
+	# under TCG the kernel is decompressed on the host and entered
+	# through PVH
+	run q "SELECT kernel_image FROM run_vm"
+	assert_output "$KCACHE/unpacked/$(basename "${K_NEW%.deb}")/boot/vmlinuz-$(rel "$K_NEW") (its vmlinux, decompressed here, entered through PVH)"
 	run q "SELECT accel_why FROM run_vm"
 	assert_output --regexp "^TCG: "
 	run q "SELECT boot_s > 1, first_sample_s > boot_s, wall_s > first_sample_s, console LIKE '%foliobench-vm: command start%', kmsg LIKE '%Linux version 6.1.0%' FROM run_vm"
@@ -153,22 +168,22 @@ suite_db() {
 	local a b t0 t1
 	a=$(rel "$K_OLD") b=$(rel "$K_NEW")
 	t0=$(date +%s)
-	run "$BENCH" lab "$K_OLD" "$K_NEW" --boots 2 --smp 4 --sockets 2 \
-		--mem 2G --db "$DB" --timeout 600 \
+	run "$BENCH" lab "$K_OLD" "$K_NEW" --boots 2 --smp 2 --sockets 2 \
+		--mem 1G --db "$DB" --timeout 600 \
 		-- run --config "$ROOT/tests/fixtures/vm/lab.json" --quiet
 	t1=$(date +%s)
-	echo "# bench lab, 4 boots of 4 vCPUs: $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&3
+	echo "# bench lab, 4 boots of 2 vCPUs: $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&3
 	printf '%s\n' "$output" | sed -n '/^workload\|^before\|^Median\|^shmem-remove/,$p' | sed 's/^/# /' >&3
 	assert_success
 	assert_output --partial "lab: boot 1: $K_OLD (label $a)"
 	assert_output --partial "lab: boot 4: $K_NEW (label $b)"
 	assert_output --partial "lab: both kernels have their 2 boots"
-	assert_output --regexp "shmem-remove +op=unlink size=64M"
+	assert_output --regexp "shmem-remove +op=unlink size=16M"
 	run q "SELECT count(*), count(DISTINCT boot_id) FROM runs WHERE status = 'complete'"
 	assert_output "4|4"
 	run q "SELECT group_concat(label, ' ') FROM (SELECT label FROM runs ORDER BY started_at, id)"
 	assert_output "$a $b $a $b"
-	run q "SELECT count(*) FROM run_vm WHERE accel = 'tcg' AND shape = 'smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'"
+	run q "SELECT count(*) FROM run_vm WHERE accel = 'tcg' AND shape = 'smp=2 sockets=2 threads=1 numa=off mem=1G cgroup=v2'"
 	assert_output 4
 	cp "$DB" "$VMDIR/lab.db"
 }
@@ -184,7 +199,28 @@ suite_db() {
 	assert_success
 	run "$BENCH" compare --db "$DB" "$a" "$(rel "$K_NEW")"
 	assert_failure 69
-	assert_output --partial "bench: refusing to compare $a with $(rel "$K_NEW"): runs under QEMU's TCG emulator (functional checks, not kernel measurements) beside runs that are not: $a has 'not a bench vm guest' | 'tcg smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'; "
+	assert_output --partial "bench: refusing to compare $a with $(rel "$K_NEW"): runs under QEMU's TCG emulator (functional checks, not kernel measurements) beside runs that are not: $a has 'not a bench vm guest' | 'tcg smp=2 sockets=2 threads=1 numa=off mem=1G cgroup=v2'; "
+}
+
+@test "compare refuses a TCG guest's runs beside a KVM guest's, and says TCG in its method sentence" {
+	[ -s "$VMDIR/lab.db" ] || skip "the lab above brought nothing home"
+	local a b
+	a=$(rel "$K_OLD") b=$(rel "$K_NEW")
+	cp "$VMDIR/lab.db" "$DB"
+	# both sides TCG: compared, and the method sentence says so
+	run --separate-stderr "$BENCH" compare --db "$DB" --format json "$a" "$b"
+	assert_success
+	[ -z "$stderr" ]
+	run python3 -c 'import json, sys; print(json.load(sys.stdin)["method"])' <<< "$output"
+	assert_output --regexp ", in a 2 vCPU VM under QEMU's TCG emulator \(functional checks, not kernel measurements\)[;.]"
+	# the base's guests as if KVM had run them (the boots are real; only
+	# the recorded accelerator of one side is changed)
+	q "UPDATE run_vm SET accel = 'kvm' WHERE run_id IN (SELECT id FROM runs WHERE label = '$a')"
+	run "$BENCH" compare --db "$DB" "$a" "$b"
+	assert_failure 69
+	assert_output --partial "bench: refusing to compare $a with $b: runs under QEMU's TCG emulator (functional checks, not kernel measurements) beside runs that are not: $a has 'kvm smp=2 sockets=2 threads=1 numa=off mem=1G cgroup=v2'; $b has 'tcg smp=2 sockets=2 threads=1 numa=off mem=1G cgroup=v2'"
+	run "$BENCH" compare --db "$DB" --strict "$a" "$b"
+	assert_failure 69
 }
 
 @test "compare --strict refuses two sides whose VM shape differs, and warns without it" {
@@ -194,10 +230,10 @@ suite_db() {
 	cp "$VMDIR/lab.db" "$DB"
 	# the base's guests as if booted with 8 vCPUs (the boots above are
 	# real; only the recorded shape of one side is changed)
-	q "UPDATE run_vm SET shape = replace(shape, 'smp=4', 'smp=8') WHERE run_id IN (SELECT id FROM runs WHERE label = '$a')"
+	q "UPDATE run_vm SET shape = replace(shape, 'smp=2', 'smp=8') WHERE run_id IN (SELECT id FROM runs WHERE label = '$a')"
 	run "$BENCH" compare --db "$DB" "$a" "$b"
 	assert_success
-	assert_output --partial "bench: warning: VM shape differs: $a has 'tcg smp=8 sockets=2 threads=1 numa=off mem=2G cgroup=v2', $b has 'tcg smp=4 sockets=2 threads=1 numa=off mem=2G cgroup=v2'"
+	assert_output --partial "bench: warning: VM shape differs: $a has 'tcg smp=8 sockets=2 threads=1 numa=off mem=1G cgroup=v2', $b has 'tcg smp=2 sockets=2 threads=1 numa=off mem=1G cgroup=v2'"
 	run "$BENCH" compare --db "$DB" --strict "$a" "$b"
 	assert_failure 69
 	assert_output --partial "besides the kernel (--strict)"
@@ -249,7 +285,7 @@ suite_db() {
 	[ -z "$(ls -A "$T/cache/unpacked")" ]
 }
 
-@test "a kernel build tree boots: its bzImage, its release, its modules from INSTALL_MOD_PATH" {
+@test "a kernel build tree boots: its bzImage, its release, its modules from INSTALL_MOD_PATH; /var/tmp on the scratch disk" {
 	local d=$KCACHE/unpacked/$(basename "${K_OLD%.deb}") r
 	[ -d "$d" ] || skip "the lab above did not unpack $K_OLD"
 	r=$(rel "$K_OLD")
@@ -257,9 +293,11 @@ suite_db() {
 	cp "$d/boot/vmlinuz-$r" "$T/tree/arch/x86/boot/bzImage"
 	echo "$r" > "$T/tree/include/config/kernel.release"
 	ln -s "$d/lib/modules/$r" "$T/tree/lib/modules/$r"
-	run "$BENCH" vm "$T/tree" --smp 2 --mem 1G --db "$DB" --sh 'uname -r; nproc; grep -c " 9p " /proc/mounts; grep -c "^overlay / overlay" /proc/mounts'
+	run "$BENCH" vm "$T/tree" --smp 2 --mem 1G --db "$DB" --sh 'uname -r; nproc; grep -c " 9p " /proc/mounts; grep -c "^overlay / overlay" /proc/mounts; grep -c "^/dev/vda /var/tmp ext4 " /proc/mounts'
 	assert_success
-	assert_output --partial "$r"$'\n'"2"$'\n'"1"$'\n'"1"
+	# the root over 9p under an overlay; /var/tmp (the disk scratch) an
+	# ext4 on the scratch disk
+	assert_output --partial "$r"$'\n'"2"$'\n'"1"$'\n'"1"$'\n'"1"
 }
 
 @test "usage errors: a shape QEMU cannot make, --db after --, two commands" {
@@ -286,7 +324,7 @@ suite_db() {
 
 @test "bats files inside the 32-vCPU guest (FB_VM_BATS)" {
 	[ -n "$FB_VM_BATS" ] || skip "FB_VM_BATS names no bats files to run in the guest"
-	run "$BENCH" vm "$K_NEW" --smp "${FB_VM_SMP:-32}" --sockets 2 --mem 8G --cgroup v2 \
+	run "$BENCH" vm "${FB_VM_KERNEL:-$K_NEW}" --smp "${FB_VM_SMP:-32}" --sockets 2 --mem 8G --cgroup v2 \
 		--db "$DB" --timeout 3000 --sh "cd $ROOT && bats --tap $FB_VM_BATS"
 	printf '%s\n' "$output" | sed 's/^/# /' >&3
 	assert_success
