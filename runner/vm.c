@@ -782,7 +782,7 @@ static int make_scratch(const char *dir, char *note, size_t nn)
 	snprintf(img, sizeof(img), "%.4000s/scratch.img", dir);
 	fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)SCRATCH_BYTES)) {
-		snprintf(note, nn, "cannot make a sparse %s: %s", img,
+		snprintf(note, nn, "cannot make a sparse %.200s: %s", img,
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
