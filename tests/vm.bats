@@ -329,3 +329,13 @@ suite_db() {
 	printf '%s\n' "$output" | sed 's/^/# /' >&3
 	assert_success
 }
+
+@test "in a cgroup v2 guest: shadow_truncate.bats's cgroup v2 test runs, not skips" {
+	# the twin of its cgroup v1 test, which this host (cgroup v1) runs
+	run "$BENCH" vm "$K_NEW" --smp 4 --mem 4G --cgroup v2 --db "$DB" \
+		--timeout 900 --sh "cd $ROOT && bats --tap -f 'on cgroup v2' tests/shadow_truncate.bats"
+	printf '%s\n' "$output" | sed 's/^/# /' >&3
+	assert_success
+	assert_line --partial "ok 1 reclaim=memory.reclaim runs on cgroup v2, and limit uses memory.max"
+	refute_output --partial "# skip"
+}
