@@ -1236,6 +1236,28 @@ static void json_argv(char *const *v, struct strbuf *sb)
 	strbuf_addf(sb, "]");
 }
 
+/*
+ * The directory of the host's under which path lies that the guest mounts
+ * anew, its own (runner/vm_init.sh): a file there is not the guest's to
+ * see; NULL where path is the host's in the guest too.
+ */
+static const char *guest_own_dir(const char *path)
+{
+	static const char *const own[] = {
+		"/tmp", "/run", "/dev", "/proc", "/sys", "/var/tmp", NULL,
+	};
+	int i;
+
+	for (i = 0; own[i]; i++) {
+		size_t n = strlen(own[i]);
+
+		if (!strncmp(path, own[i], n) &&
+		    (path[n] == '/' || !path[n]))
+			return own[i];
+	}
+	return NULL;
+}
+
 int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	    struct strbuf *err)
 {
@@ -1264,6 +1286,13 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	if (o->numa && (o->mem >> 20) % o->sockets) {
 		strbuf_addf(err, "--mem does not split evenly over %u NUMA "
 			    "nodes", o->sockets);
+		return VM_EUSAGE;
+	}
+	if (o->bench && guest_own_dir(o->bench)) {
+		strbuf_addf(err, "%s lies under %s, which the guest mounts "
+			    "anew (its own): run a foliobench built or "
+			    "installed elsewhere", o->bench,
+			    guest_own_dir(o->bench));
 		return VM_EUSAGE;
 	}
 	r = kern_find(o->kernel, &k, err);
