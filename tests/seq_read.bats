@@ -12,7 +12,7 @@ val() { q "select value from sample_values where sample_id = $1 and metric = '$2
 	fb_config '[ { "workload": "seq-read", "size": "16M", "duration": "300ms" } ]'
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
-	assert_line --regexp '^seq-read size=16M duration=300ms: bw median [0-9]+ MiB/s \(min [0-9]+ MiB/s, max [0-9]+ MiB/s\) \[2 valid\]$'
+	assert_line --regexp '^seq-read size=16M duration=300ms: bw median [0-9]+ MiB/s \(min [0-9]+ MiB/s, max [0-9]+ MiB/s\) \[2 valid(, [12] noisy)?\]$'
 	run q "select count(*) from samples where valid = 1"
 	assert_output 2
 	for m in bw iops lat_p50 lat_p99 lat_p999 lat_max task_clock cpus_utilized; do

@@ -25,7 +25,7 @@ ordered() {
 	fb_config '[ { "workload": "small-truncate", "count": 200, "pages": 256 } ]'
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
-	assert_line --regexp '^small-truncate count=200 pages=256: p50 median [0-9.]+ us \(min .*, max .*\) \[2 valid\]$'
+	assert_line --regexp '^small-truncate count=200 pages=256: p50 median [0-9.]+ us \(min .*, max .*\) \[2 valid(, [12] noisy)?\]$'
 	run q "select count(*) from sample_values where metric in ('p1', 'p50', 'p95', 'p99', 'mean') and supported = 1 and value > 0"
 	assert_output 10
 	for id in $(q "select id from samples"); do
