@@ -44,7 +44,7 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare compare-vm export report \
-	clean bench-seqread bench-shmem bench-smalltrunc bench-scale probes install \
+	clean bench-seqread bench-shmem bench-smalltrunc bench-shadow bench-scale probes install \
 	uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -182,7 +182,8 @@ bench-seqread: all
 	$(Q)sh bench/seqread_vs_fio.sh $(B)/bench
 
 # The bare probes the fidelity benchmarks hold the workloads against.
-PROBES	:= $(B)/probe/bare_remove $(B)/probe/bare_truncate
+PROBES	:= $(B)/probe/bare_remove $(B)/probe/bare_truncate \
+		   $(B)/probe/bare_shadow
 probes: $(PROBES)
 $(B)/probe/%: bench/probe/%.c
 	@mkdir -p $(@D)
@@ -198,6 +199,11 @@ bench-shmem: all $(PROBES)
 
 bench-smalltrunc: all $(PROBES)
 	$(Q)sh bench/smalltrunc_vs_bare.sh $(B)/bench $(B)/probe
+
+# shadow-truncate's timed truncate against the bare call on the same
+# state (SIZE, DIR, ROUNDS, REPS, RT).  A benchmark, not a test.
+bench-shadow: all $(PROBES)
+	$(Q)sh bench/shadow_vs_bare.sh $(B)/bench $(B)/probe
 
 # The reading commands on a lab's database of 10^4, 10^5 and 10^6 samples
 # (made once under build/scale from real runs): a table of times and

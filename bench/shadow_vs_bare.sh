@@ -1,0 +1,108 @@
+#!/bin/sh
+# shadow-truncate's timed truncate against the bare call (bench/probe/
+# bare_shadow.c: a sparse file read by a child in a memory cgroup with a
+# mlocked ballast, the rest reclaimed, then truncate(2) to 0 timed with
+# CLOCK_MONOTONIC and nothing else), both on the same directory of a disk
+# filesystem, the same SIZE, the same ballast (1/8) and the same limit
+# (ballast + SIZE/256 + 256 MiB, as shadow-truncate's keep=ballast
+# reclaim=limit), in blocks bare X X bare; a turn is REPS fills and
+# truncates, the median of their times.  Each run's shadow entries are
+# kept: the two sides are held against each other only if they found the
+# same state, which the last line says.  A benchmark, not a test: it needs
+# root (a memory cgroup, v1 or v2) and SIZE x 1.2 free memory.
+#
+#   sh bench/shadow_vs_bare.sh [BENCH [PROBE_DIR]]     (make bench-shadow)
+#   environment: SIZE (2G), DIR (/var/tmp), ROUNDS (5), REPS (3),
+#     RT (as shmem_vs_bare.sh)
+set -eu
+
+BENCH=${1:-build/bench}
+PROBES=${2:-$(dirname "$BENCH")/probe}
+SIZE=${SIZE:-2G}
+DIR=${DIR:-/var/tmp}
+ROUNDS=${ROUNDS:-5}
+REPS=${REPS:-3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/fidelity.sh"
+
+die() { echo "shadow_vs_bare: $*" >&2; exit 1; }
+
+[ -x "$BENCH" ] || die "no $BENCH: run make first"
+[ -x "$PROBES/bare_shadow" ] || die "no $PROBES/bare_shadow: run make $PROBES/bare_shadow"
+command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
+[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
+[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
+[ -d "$DIR" ] || die "DIR $DIR is not a directory"
+size=$(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") ||
+	die "SIZE $SIZE is not a size"
+ballast=$((size / 8))
+limit=$((ballast + size / 256 + 256 * 1048576))
+CH=""
+[ -z "${RT:-}" ] || CH="chrt -f 10"
+
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+		die "cgroup v2 without the memory controller in /sys/fs/cgroup/cgroup.subtree_control"
+	CG=/sys/fs/cgroup/fb-fidelity-shadow.$$
+	LIMIT=memory.max
+else
+	[ -d /sys/fs/cgroup/memory ] || die "no memory cgroup (v1 or v2)"
+	CG=/sys/fs/cgroup/memory/fb-fidelity-shadow.$$
+	LIMIT=memory.limit_in_bytes
+fi
+
+TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
+DBDIR=$(mktemp -d)
+cleanup() {
+	rm -f "$DIR/fb-bare-shadow.$$"
+	[ ! -d "$CG" ] || rmdir "$CG"
+	rm -rf "$TMP" "$DBDIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir "$CG"
+echo "$limit" > "$CG/$LIMIT"
+cat > "$TMP/config.json" <<JSON
+{ "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 0,
+  "suite": [ { "workload": "shadow-truncate", "fs": "dir", "dir": "$DIR",
+	       "size": "$SIZE", "keep": "ballast", "reclaim": "limit" } ] }
+JSON
+pus=$(fid_pus "$BENCH" "$TMP/config.json" 1) ||
+	die "the runner gives no PU to 1 worker"
+
+bare_turn() {
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		$CH "$PROBES/bare_shadow" "$DIR/fb-bare-shadow.$$" "$size" \
+			"$CG" "$ballast" "$pus" || return 1
+		i=$((i + 1))
+	done > "$TMP/bare.out"
+	awk '{ print $2 }' "$TMP/bare.out" >> "$TMP/bare.entries"
+	awk '{ print $1 / 1e6 }' "$TMP/bare.out" | fid_median
+}
+
+fb_turn() {
+	fid_fb_turn "$BENCH" "$TMP/config.json" "$DBDIR/fb.db" wall
+}
+
+echo "shadow-truncate's truncate against the bare call: $SIZE in $DIR," \
+     "ballast $((ballast >> 20)) MiB, limit $((limit >> 20)) MiB, $ROUNDS" \
+     "rounds of blocks bare X X bare, $REPS runs a turn${CH:+, under $CH}"
+: > "$TMP/rows"
+: > "$TMP/bare.entries"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	printf 'round %d  ' "$r"
+	fid_block "$TMP/rows" "shadow-truncate:$SIZE" bare_turn fb_turn ||
+		exit 1
+	r=$((r + 1))
+done
+echo
+fid_summary "$TMP/rows"
+bare=$(fid_median < "$TMP/bare.entries")
+fb=$(sqlite3 "$DBDIR/fb.db" "select v.value from sample_values v join
+	samples s on s.id = v.sample_id where v.metric = 'shadow_entries'
+	and s.warmup = 0 and s.valid = 1" | fid_median)
+echo "shadow entries found by the timed call (median): bare $bare," \
+     "foliobench $fb"
