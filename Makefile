@@ -189,6 +189,9 @@ $(B)/probe/%: bench/probe/%.c
 	@mkdir -p $(@D)
 	$(echo_ld)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 -include $(PROBES:=.d)
+# bare_shadow serves its own FUSE file system
+$(B)/probe/bare_shadow: CFLAGS += $(shell pkg-config --cflags fuse3)
+$(B)/probe/bare_shadow: LDLIBS += $(shell pkg-config --libs fuse3)
 
 # shmem-remove, every op x folio at 2G and 8G, against the bare call
 # (SIZES, CASES, ROUNDS, REPS, RT); small-truncate's p50 against a bare

@@ -1,24 +1,28 @@
 #!/bin/sh
 # shadow-truncate's timed truncate against the bare call (bench/probe/
-# bare_shadow.c: a sparse file read by a child in a memory cgroup with a
-# mlocked ballast, the rest reclaimed, then truncate(2) to 0 timed with
-# CLOCK_MONOTONIC and nothing else), both on the same directory of a disk
-# filesystem, the same SIZE, the same ballast (1/8) and the same limit
-# (ballast + SIZE/256 + 256 MiB, as shadow-truncate's keep=ballast
-# reclaim=limit), in blocks bare X X bare; a turn is REPS fills and
+# bare_shadow.c: a file read by a child in a memory cgroup with a mlocked
+# ballast, the rest reclaimed, then truncate(2) to 0 timed with
+# CLOCK_MONOTONIC and nothing else), both on a FUSE zero file (FS=fuse,
+# the seed's and the workload's default; the probe serves its own) or a
+# sparse file in DIR on a disk filesystem (FS=dir: large folios, few
+# entries, a short and scattered call), the same SIZE, the same ballast
+# (1/8) and the same limit (ballast + SIZE/256 + 256 MiB, as
+# shadow-truncate's keep=ballast reclaim=limit), in blocks bare X X bare;
+# a turn is REPS fills and
 # truncates, the median of their times.  Each run's shadow entries are
 # kept: the two sides are held against each other only if they found the
 # same state, which the last line says.  A benchmark, not a test: it needs
 # root (a memory cgroup, v1 or v2) and SIZE x 1.2 free memory.
 #
 #   sh bench/shadow_vs_bare.sh [BENCH [PROBE_DIR]]     (make bench-shadow)
-#   environment: SIZE (2G), DIR (/var/tmp), ROUNDS (5), REPS (3),
+#   environment: SIZE (2G), FS (fuse), DIR (/var/tmp), ROUNDS (5), REPS (3),
 #     RT (as shmem_vs_bare.sh)
 set -eu
 
 BENCH=${1:-build/bench}
 PROBES=${2:-$(dirname "$BENCH")/probe}
 SIZE=${SIZE:-2G}
+FS=${FS:-fuse}
 DIR=${DIR:-/var/tmp}
 ROUNDS=${ROUNDS:-5}
 REPS=${REPS:-3}
@@ -32,7 +36,11 @@ die() { echo "shadow_vs_bare: $*" >&2; exit 1; }
 command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
 [ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
 [ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
-[ -d "$DIR" ] || die "DIR $DIR is not a directory"
+case $FS in
+fuse|dir) ;;
+*) die "FS $FS is not fuse or dir" ;;
+esac
+[ "$FS" = fuse ] || [ -d "$DIR" ] || die "DIR $DIR is not a directory"
 size=$(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") ||
 	die "SIZE $SIZE is not a size"
 ballast=$((size / 8))
@@ -54,6 +62,7 @@ fi
 TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
 DBDIR=$(mktemp -d)
 cleanup() {
+	! mountpoint -q "$TMP/fuse" || umount -l "$TMP/fuse"
 	rm -f "$DIR/fb-bare-shadow.$$"
 	[ ! -d "$CG" ] || rmdir "$CG"
 	rm -rf "$TMP" "$DBDIR"
@@ -65,16 +74,18 @@ mkdir "$CG"
 echo "$limit" > "$CG/$LIMIT"
 cat > "$TMP/config.json" <<JSON
 { "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 0,
-  "suite": [ { "workload": "shadow-truncate", "fs": "dir", "dir": "$DIR",
+  "suite": [ { "workload": "shadow-truncate", "fs": "$FS", "dir": "$DIR",
 	       "size": "$SIZE", "keep": "ballast", "reclaim": "limit" } ] }
 JSON
+target=$DIR/fb-bare-shadow.$$
+[ "$FS" = dir ] || target=fuse:$TMP/fuse
 pus=$(fid_pus "$BENCH" "$TMP/config.json" 1) ||
 	die "the runner gives no PU to 1 worker"
 
 bare_turn() {
 	i=0
 	while [ $i -lt "$REPS" ]; do
-		$CH "$PROBES/bare_shadow" "$DIR/fb-bare-shadow.$$" "$size" \
+		$CH "$PROBES/bare_shadow" "$target" "$size" \
 			"$CG" "$ballast" "$pus" || return 1
 		i=$((i + 1))
 	done > "$TMP/bare.out"
@@ -86,7 +97,9 @@ fb_turn() {
 	fid_fb_turn "$BENCH" "$TMP/config.json" "$DBDIR/fb.db" wall
 }
 
-echo "shadow-truncate's truncate against the bare call: $SIZE in $DIR," \
+where=$DIR
+[ "$FS" = dir ] || where="a FUSE zero file"
+echo "shadow-truncate's truncate against the bare call: $SIZE in $where," \
      "ballast $((ballast >> 20)) MiB, limit $((limit >> 20)) MiB, $ROUNDS" \
      "rounds of blocks bare X X bare, $REPS runs a turn${CH:+, under $CH}"
 : > "$TMP/rows"
@@ -94,7 +107,7 @@ echo "shadow-truncate's truncate against the bare call: $SIZE in $DIR," \
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	printf 'round %d  ' "$r"
-	fid_block "$TMP/rows" "shadow-truncate:$SIZE" bare_turn fb_turn ||
+	fid_block "$TMP/rows" "shadow-truncate:$FS:$SIZE" bare_turn fb_turn ||
 		exit 1
 	r=$((r + 1))
 done

@@ -8,17 +8,32 @@
  * is reclaimed (memory.reclaim on v2, memory.force_empty on v1); then,
  * with the child still holding its ballast, truncate(FILE, 0) is timed
  * with CLOCK_MONOTONIC on PU, and nothing else.  Prints the call's time in
- * nanoseconds and the shadow entries it found (cachestat nr_evicted).  Not
- * part of the tool: built by the Makefile.
+ * nanoseconds, the shadow entries it found (cachestat nr_evicted) and the
+ * pages still cached.  Not part of the tool: built by the Makefile.
  *
- *   bare_shadow FILE SIZE CGDIR BALLAST PU
+ * With FILE "fuse:MNT" the file is MNT/zero on a FUSE zero file system the
+ * probe mounts and serves itself (a forked libfuse server), as the seed
+ * measured and as shadow-truncate's fs=fuse does.  A second server, on
+ * purpose, not the workload's: the probe shares no code with the harness.
+ * It asks the kernel for what shadow-truncate's server asks (the writeback
+ * cache, so that a read is a hole the kernel zero-fills; no open, so no
+ * RELEASE holds the inode; no invalidation on a changed mtime), since those
+ * decide the path the truncate takes.
+ *
+ *   bare_shadow FILE|fuse:MNT SIZE CGDIR BALLAST PU
  */
 #include "probe.h"	/* first: it asks for _GNU_SOURCE */
 
+#define FUSE_USE_VERSION 35
+
 #include <fcntl.h>
+#include <fuse_lowlevel.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +51,124 @@ struct cs {
 };
 
 static const char *cgdir;
+static uint64_t fsize;		/* the FUSE file's size */
+
+static void fz_attr(fuse_ino_t ino, struct stat *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->st_ino = ino;
+	a->st_mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
+	a->st_nlink = 1;
+	a->st_size = ino == FUSE_ROOT_ID ? 0 : (off_t)fsize;
+}
+
+static void fz_init(void *data, struct fuse_conn_info *conn)
+{
+	(void)data;
+	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void fz_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e = { .ino = 2, .attr_timeout = 1e6,
+				      .entry_timeout = 1e6 };
+
+	if (parent != FUSE_ROOT_ID || strcmp(name, "zero")) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	fz_attr(2, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void fz_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct stat a;
+
+	(void)fi;
+	fz_attr(ino, &a);
+	fuse_reply_attr(req, &a, 1e6);
+}
+
+static void fz_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	struct stat a;
+
+	(void)fi;
+	if (to_set & FUSE_SET_ATTR_SIZE)
+		fsize = (uint64_t)attr->st_size;
+	fz_attr(ino, &a);
+	fuse_reply_attr(req, &a, 1e6);
+}
+
+static void fz_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, ENOSYS);
+}
+
+/* With the writeback cache an empty reply is a hole: zeros, no copy. */
+static void fz_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)size;
+	(void)off;
+	(void)fi;
+	fuse_reply_buf(req, NULL, 0);
+}
+
+static const struct fuse_lowlevel_ops fz_ops = {
+	.init = fz_init, .lookup = fz_lookup, .getattr = fz_getattr,
+	.setattr = fz_setattr, .open = fz_open, .read = fz_read,
+};
+
+/* Mount the zero file system on mnt and serve it from a child; its pid. */
+static pid_t fz_start(const char *mnt, uint64_t size)
+{
+	char *argv[] = { "bare_shadow", "-o", "allow_other", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	char path[4200], val[16];
+	struct fuse_session *se;
+	struct stat sb;
+	pid_t pid;
+
+	fsize = size;
+	if (mkdir(mnt, 0755) && errno != EEXIST)
+		die(mnt);
+	se = fuse_session_new(&args, &fz_ops, sizeof(fz_ops), NULL);
+	if (!se || fuse_session_mount(se, mnt))
+		die("fuse_session_mount");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		fuse_session_loop(se);
+		_exit(0);
+	}
+	/* the server's copy of the connection is the only one */
+	close(fuse_session_fd(se));
+	snprintf(path, sizeof(path), "%s/zero", mnt);
+	if (stat(path, &sb) || (uint64_t)sb.st_size != size)
+		die(path);
+	/* a readahead window of 1 MiB, as shadow-truncate's mount has */
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
+		 major(sb.st_dev), minor(sb.st_dev));
+	snprintf(val, sizeof(val), "1024");
+	{
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, val, strlen(val)) < 0)
+			die(path);
+		close(fd);
+	}
+	return pid;
+}
 
 /* Write val to CGDIR/name; errno on failure, EAGAIN allowed if ok_again. */
 static void cg_write(const char *name, const char *val, int ok_again)
@@ -126,8 +259,9 @@ int main(int argc, char **argv)
 	struct cs cs;
 	uint64_t size, ballast, t0, t1;
 	int up[2], down[2], fd, status;
-	pid_t pid;
-	char c;
+	const char *mnt = NULL;
+	char c, file[4200];
+	pid_t pid, server = 0;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: bare_shadow FILE SIZE CGDIR BALLAST "
@@ -138,9 +272,19 @@ int main(int argc, char **argv)
 	cgdir = argv[3];
 	ballast = number(argv[4], "BALLAST");
 	pin(atoi(argv[5]));
-	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)size))
-		die(argv[1]);
+	if (!strncmp(argv[1], "fuse:", 5)) {
+		mnt = argv[1] + 5;
+		server = fz_start(mnt, size);
+		snprintf(file, sizeof(file), "%s/zero", mnt);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+	} else {
+		snprintf(file, sizeof(file), "%s", argv[1]);
+		fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0 && ftruncate(fd, (off_t)size))
+			die(file);
+	}
+	if (fd < 0)
+		die(file);
 	if (pipe(up) || pipe(down))
 		die("pipe");
 	pid = fork();
@@ -149,7 +293,7 @@ int main(int argc, char **argv)
 	if (!pid) {
 		close(up[0]);
 		close(down[1]);
-		child(argv[1], size, ballast, up[1], down[0]);
+		child(file, size, ballast, up[1], down[0]);
 	}
 	close(up[1]);
 	close(down[0]);
@@ -162,13 +306,21 @@ int main(int argc, char **argv)
 	if (syscall(__NR_cachestat, fd, &range, &cs, 0))
 		die("cachestat");
 	t0 = now_ns();
-	if (truncate(argv[1], 0))
+	if (truncate(file, 0))
 		die("truncate");
 	t1 = now_ns();
 	close(down[1]);
 	waitpid(pid, &status, 0);
 	close(fd);
-	unlink(argv[1]);
+	if (mnt) {
+		if (umount2(mnt, 0))
+			umount2(mnt, MNT_DETACH);
+		kill(server, SIGKILL);
+		waitpid(server, &status, 0);
+		rmdir(mnt);
+	} else {
+		unlink(file);
+	}
 	printf("%llu %llu %llu\n", (unsigned long long)(t1 - t0),
 	       (unsigned long long)cs.nr_evicted,
 	       (unsigned long long)cs.nr_cache);
