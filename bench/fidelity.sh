@@ -1,7 +1,23 @@
-# Shared by the fidelity benchmarks (shmem_vs_bare.sh, smalltrunc_vs_bare.sh):
+# Shared by the fidelity benchmarks (shmem_vs_bare.sh, smalltrunc_vs_bare.sh,
+# shadow_vs_bare.sh):
 # blocks of bare X X bare, a ratio a block, and per case the geometric mean
 # of its blocks' ratios with a 95% interval (Student's t on the logs).
 # Sourced, not run.  A turn is a function that prints one time in ms.
+
+# die MESSAGE: the message under the script's name, exit 1
+die() { echo "$(basename "$0" .sh): $*" >&2; exit 1; }
+
+# fid_checks PROBE: BENCH and the probe built, sqlite3 there, ROUNDS and
+# REPS counts; CH set to the runner's and probe's prefix (RT: chrt -f 10)
+fid_checks() {
+	[ -x "$BENCH" ] || die "no $BENCH: run make first"
+	[ -x "$PROBES/$1" ] || die "no $PROBES/$1: run make $PROBES/$1"
+	command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
+	[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
+	[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
+	CH=""
+	[ -z "${RT:-}" ] || CH="chrt -f 10"
+}
 
 # the median of the numbers on stdin
 fid_median() {

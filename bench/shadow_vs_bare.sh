@@ -29,13 +29,7 @@ REPS=${REPS:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/fidelity.sh"
 
-die() { echo "shadow_vs_bare: $*" >&2; exit 1; }
-
-[ -x "$BENCH" ] || die "no $BENCH: run make first"
-[ -x "$PROBES/bare_shadow" ] || die "no $PROBES/bare_shadow: run make $PROBES/bare_shadow"
-command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
-[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
-[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
+fid_checks bare_shadow
 case $FS in
 fuse|dir) ;;
 *) die "FS $FS is not fuse or dir" ;;
@@ -45,8 +39,6 @@ size=$(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") ||
 	die "SIZE $SIZE is not a size"
 ballast=$((size / 8))
 limit=$((ballast + size / 256 + 256 * 1048576))
-CH=""
-[ -z "${RT:-}" ] || CH="chrt -f 10"
 
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||

@@ -30,15 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
 . "$HERE/fidelity.sh"
 
-die() { echo "shmem_vs_bare: $*" >&2; exit 1; }
-
-[ -x "$BENCH" ] || die "no $BENCH: run make first"
-[ -x "$PROBES/bare_remove" ] || die "no $PROBES/bare_remove: run make $PROBES/bare_remove"
-command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
-[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
-[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
-CH=""
-[ -z "${RT:-}" ] || CH="chrt -f 10"
+fid_checks bare_remove
 
 TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
 DBDIR=$(mktemp -d)	# not on tmpfs, or the runner warns

@@ -25,18 +25,10 @@ CASES=${CASES:-1 2}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/fidelity.sh"
 
-die() { echo "smalltrunc_vs_bare: $*" >&2; exit 1; }
-
-[ -x "$BENCH" ] || die "no $BENCH: run make first"
-[ -x "$PROBES/bare_truncate" ] || die "no $PROBES/bare_truncate: run make $PROBES/bare_truncate"
-command -v sqlite3 >/dev/null || die "sqlite3 is not installed"
+fid_checks bare_truncate
 command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is not installed"
-[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "ROUNDS $ROUNDS is not a count"
-[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
 wsb=$(numfmt --from=iec "$(echo "$WSIZE" | tr a-z A-Z)") ||
 	die "WSIZE $WSIZE is not a size"
-CH=""
-[ -z "${RT:-}" ] || CH="chrt -f 10"
 
 TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
 DBDIR=$(mktemp -d)
