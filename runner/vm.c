@@ -55,30 +55,7 @@ struct kern {
 	char release[256];
 };
 
-struct buf {
-	char *p;
-	size_t len, alloc;
-};
-
-static void buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->alloc) {
-		b->alloc = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->alloc);
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_release(struct buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->alloc = 0;
-}
-
-static int slurp(const char *path, struct buf *b)
+static int slurp(const char *path, struct strbuf *b)
 {
 	char chunk[65536];
 	ssize_t n;
@@ -87,15 +64,15 @@ static int slurp(const char *path, struct buf *b)
 	if (fd < 0)
 		return -errno;
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		buf_add(b, chunk, (size_t)n);
+		strbuf_add(b, chunk, (size_t)n);
 	if (n < 0) {
 		n = -errno;
 		close(fd);
 		return (int)n;
 	}
 	close(fd);
-	if (!b->p)
-		buf_add(b, "", 0);
+	if (!b->buf)
+		strbuf_add(b, "", 0);
 	return 0;
 }
 
@@ -103,7 +80,8 @@ static int slurp(const char *path, struct buf *b)
  * Run argv with stdin from /dev/null and stdout into out (NULL: to
  * /dev/null); stderr into err_out when not NULL.  The exit status, or -1.
  */
-static int spawn_wait(char *const *argv, struct buf *out, struct buf *err_out)
+static int spawn_wait(char *const *argv, struct strbuf *out,
+		      struct strbuf *err_out)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, st;
 	pid_t pid;
@@ -130,10 +108,10 @@ static int spawn_wait(char *const *argv, struct buf *out, struct buf *err_out)
 	/* stdout first, then stderr: these tools say little on stderr */
 	while ((n = read(po[0], chunk, sizeof(chunk))) > 0)
 		if (out)
-			buf_add(out, chunk, (size_t)n);
+			strbuf_add(out, chunk, (size_t)n);
 	while ((n = read(pe[0], chunk, sizeof(chunk))) > 0)
 		if (err_out)
-			buf_add(err_out, chunk, (size_t)n);
+			strbuf_add(err_out, chunk, (size_t)n);
 	close(po[0]);
 	close(pe[0]);
 	while (waitpid(pid, &st, 0) < 0)
@@ -198,7 +176,7 @@ static int kern_from_deb(const char *deb, struct kern *k, struct strbuf *err)
 	const char *cache = getenv("FOLIOBENCH_KERNEL_CACHE");
 	const char *base = strrchr(deb, '/');
 	char dir[4096], tmp[4200], name[256], boot[4200], mods[4200];
-	struct buf eo = { 0 };
+	struct strbuf eo = STRBUF_INIT;
 	int st;
 
 	if (!cache || !cache[0])
@@ -222,13 +200,13 @@ static int kern_from_deb(const char *deb, struct kern *k, struct strbuf *err)
 			char *rm[] = { "rm", "-rf", tmp, NULL };
 
 			strbuf_addf(err, "cannot unpack %s with dpkg-deb: %s",
-				    deb, eo.p && eo.p[0] ? eo.p :
+				    deb, eo.buf && eo.buf[0] ? eo.buf :
 				    "it failed");
 			spawn_wait(rm, NULL, NULL);
-			buf_release(&eo);
+			strbuf_release(&eo);
 			return VM_ENOKERNEL;
 		}
-		buf_release(&eo);
+		strbuf_release(&eo);
 	}
 	snprintf(boot, sizeof(boot), "%s/boot", dir);
 	snprintf(mods, sizeof(mods), "%s/lib/modules", dir);
@@ -308,7 +286,7 @@ int vm_kernel_release(const char *kernel, char *buf, size_t n,
 
 int vm_accel_detect(char *why, size_t n)
 {
-	struct buf cpu = { 0 };
+	struct strbuf cpu = STRBUF_INIT;
 	bool hw;
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
@@ -326,8 +304,8 @@ int vm_accel_detect(char *why, size_t n)
 		return 0;
 	}
 	hw = !slurp("/proc/cpuinfo", &cpu) &&
-	     (strstr(cpu.p, " vmx") || strstr(cpu.p, " svm"));
-	buf_release(&cpu);
+	     (strstr(cpu.buf, " vmx") || strstr(cpu.buf, " svm"));
+	strbuf_release(&cpu);
 	if (!hw) {
 		snprintf(why, n, "TCG: /dev/kvm is there but the CPU shows no "
 			 "vmx or svm flag (no hardware virtualisation)");
@@ -397,10 +375,7 @@ static int mod_walk(const char *path, const struct stat *st, int type,
 	(void)ftw;
 	if (type != FTW_F || !strstr(path, ".ko"))
 		return 0;
-	if (mods.n == mods.alloc) {
-		mods.alloc = mods.alloc ? mods.alloc * 2 : 512;
-		mods.m = xrealloc(mods.m, mods.alloc * sizeof(*mods.m));
-	}
+	ALLOC_GROW(mods.m, mods.n + 1, mods.alloc);
 	mod_name(path, mods.m[mods.n].name, sizeof(mods.m[0].name));
 	mods.m[mods.n++].path = xstrdup(path);
 	return 0;
@@ -417,7 +392,7 @@ static void mods_release(void)
 }
 
 /* The module's bytes, decompressed where the distribution compressed it. */
-static int mod_read(const char *path, struct buf *b)
+static int mod_read(const char *path, struct strbuf *b)
 {
 	char *argv[] = { NULL, "-dc", (char *)path, NULL };
 
@@ -439,7 +414,7 @@ struct initrd {
 /* Add name and what it depends on (first) to the initramfs, once. */
 static int add_mod(struct initrd *ir, const char *name, int depth)
 {
-	struct buf b = { 0 };
+	struct strbuf b = STRBUF_INIT;
 	char path[96], want[64];
 	const char *dep;
 	size_t i;
@@ -463,13 +438,13 @@ static int add_mod(struct initrd *ir, const char *name, int depth)
 	if (mod_read(mods.m[i].path, &b))
 		return -EIO;
 	/* the .modinfo strings: "depends=a,b" */
-	for (dep = b.p; dep && dep < b.p + b.len;
-	     dep = memchr(dep, '\0', b.len - (size_t)(dep - b.p))) {
+	for (dep = b.buf; dep && dep < b.buf + b.len;
+	     dep = memchr(dep, '\0', b.len - (size_t)(dep - b.buf))) {
 		dep++;
-		if (dep + 8 < b.p + b.len && !strncmp(dep, "depends=", 8))
+		if (dep + 8 < b.buf + b.len && !strncmp(dep, "depends=", 8))
 			break;
 	}
-	if (dep && dep + 8 < b.p + b.len && dep[8]) {
+	if (dep && dep + 8 < b.buf + b.len && dep[8]) {
 		char list[512], *save, *d;
 
 		snprintf(list, sizeof(list), "%s", dep + 8);
@@ -484,9 +459,9 @@ static int add_mod(struct initrd *ir, const char *name, int depth)
 			 name);
 		snprintf(path, sizeof(path), "mods/%03d-%s.ko", ir->nloaded++,
 			 name);
-		cpio_add(&ir->c, path, 0100644, b.p, b.len, 0, 0);
+		cpio_add(&ir->c, path, 0100644, b.buf, b.len, 0, 0);
 	}
-	buf_release(&b);
+	strbuf_release(&b);
 	return r;
 }
 
@@ -496,7 +471,7 @@ static int make_initrd(const struct kern *k, const char *path,
 	static const char *const dirs[] = { "bin", "dev", "proc", "sys",
 					    "mods", "newroot" };
 	struct initrd ir = { .notes = notes };
-	struct buf bb = { 0 }, builtin = { 0 };
+	struct strbuf bb = STRBUF_INIT, builtin = STRBUF_INIT;
 	char p[4700];
 	size_t i;
 	int r = 0;
@@ -509,20 +484,20 @@ static int make_initrd(const struct kern *k, const char *path,
 	ir.c.f = fopen(path, "we");
 	if (!ir.c.f) {
 		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
-		buf_release(&bb);
+		strbuf_release(&bb);
 		return VM_EINTERNAL;
 	}
 	cpio_add(&ir.c, ".", 040755, NULL, 0, 0, 0);
 	for (i = 0; i < ARRAY_SIZE(dirs); i++)
 		cpio_add(&ir.c, dirs[i], 040755, NULL, 0, 0, 0);
 	cpio_add(&ir.c, "dev/console", 020600, NULL, 0, 5, 1);
-	cpio_add(&ir.c, "bin/busybox", 0100755, bb.p, bb.len, 0, 0);
+	cpio_add(&ir.c, "bin/busybox", 0100755, bb.buf, bb.len, 0, 0);
 	cpio_add(&ir.c, "init", 0100755, vm_init_sh, strlen(vm_init_sh), 0,
 		 0);
 	if (k->moddir[0]) {
 		snprintf(p, sizeof(p), "%s/modules.builtin", k->moddir);
 		if (!slurp(p, &builtin))
-			ir.builtin = builtin.p;
+			ir.builtin = builtin.buf;
 		snprintf(p, sizeof(p), "%s/kernel", k->moddir);
 		nftw(p, mod_walk, 32, FTW_PHYS);
 		for (i = 0; i < ARRAY_SIZE(wanted_mods) && !r; i++)
@@ -535,8 +510,8 @@ static int make_initrd(const struct kern *k, const char *path,
 			    strerror(r ? -r : errno));
 		r = VM_EINTERNAL;
 	}
-	buf_release(&bb);
-	buf_release(&builtin);
+	strbuf_release(&bb);
+	strbuf_release(&builtin);
 	return r;
 }
 
@@ -560,20 +535,20 @@ static int write_all(int fd, const char *p, size_t n)
 /* The kernel's CONFIG_HZ from its .config, 0 when unknown. */
 static unsigned kern_hz(const struct kern *k)
 {
-	struct buf c = { 0 };
+	struct strbuf c = STRBUF_INIT;
 	const char *p;
 	unsigned hz = 0;
 
-	if (!k->config[0] || slurp(k->config, &c) || !c.p)
+	if (!k->config[0] || slurp(k->config, &c) || !c.buf)
 		return 0;
-	for (p = c.p; p; p = strchr(p, '\n')) {
+	for (p = c.buf; p; p = strchr(p, '\n')) {
 		p += *p == '\n';
 		if (!strncmp(p, "CONFIG_HZ=", 10)) {
 			hz = (unsigned)strtoul(p + 10, NULL, 10);
 			break;
 		}
 	}
-	buf_release(&c);
+	strbuf_release(&c);
 	return hz;
 }
 
@@ -593,20 +568,20 @@ static unsigned kern_hz(const struct kern *k)
 static unsigned long long tcg_lpj(const struct kern *k)
 {
 #if defined(__x86_64__)
-	struct buf c = { 0 };
+	struct strbuf c = STRBUF_INIT;
 	const char *p;
 	double bogo = 0;
 	unsigned long long mhz;
 	unsigned hz;
 
-	if (slurp("/proc/cpuinfo", &c) || !c.p)
+	if (slurp("/proc/cpuinfo", &c) || !c.buf)
 		return 0;
-	p = strstr(c.p, "\nbogomips");
+	p = strstr(c.buf, "\nbogomips");
 	if (p)
 		p = strchr(p, ':');
 	if (p)
 		bogo = strtod(p + 1, NULL);
-	buf_release(&c);
+	strbuf_release(&c);
 	if (!(bogo > 1 && bogo < 1e6))
 		return 0;
 	mhz = ((unsigned long long)(bogo / 2) / 100 + 1) * 100;
@@ -681,7 +656,7 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 		{ "\037\213", 2, "gzip" }, { "\050\265\057\375", 4, "zstd" },
 		{ "BZh", 3, "bzip2" }, { "\002\041\114\030", 4, "lz4" },
 	};
-	struct buf bz = { 0 }, vm = { 0 }, eo = { 0 };
+	struct strbuf bz = STRBUF_INIT, vm = STRBUF_INIT, eo = STRBUF_INIT;
 	char payload[4200] = "";
 	const unsigned char *h;
 	size_t off, len, i;
@@ -692,7 +667,7 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 		snprintf(note, nn, "cannot read it: %s", strerror(errno));
 		goto out;
 	}
-	h = (const unsigned char *)bz.p;
+	h = (const unsigned char *)bz.buf;
 	if (memcmp(h + 0x202, "HdrS", 4) || (h[0x206] | h[0x207] << 8) < 0x208) {
 		snprintf(note, nn, "not a bzImage of boot protocol 2.08+");
 		goto out;
@@ -707,7 +682,7 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 	len -= 4;
 	for (i = 0; i < ARRAY_SIZE(fmt); i++)
 		if (len >= fmt[i].len &&
-		    !memcmp(bz.p + off, fmt[i].magic, fmt[i].len))
+		    !memcmp(bz.buf + off, fmt[i].magic, fmt[i].len))
 			break;
 	if (i == ARRAY_SIZE(fmt)) {
 		snprintf(note, nn, "its payload is in no format known here");
@@ -715,7 +690,7 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 	}
 	snprintf(payload, sizeof(payload), "%.4000s/payload", dir);
 	fd = open(payload, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, bz.p + off, len)) {
+	if (fd < 0 || write_all(fd, bz.buf + off, len)) {
 		if (fd >= 0)
 			close(fd);
 		snprintf(note, nn, "cannot write its payload: %s",
@@ -723,19 +698,19 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 		goto out;
 	}
 	close(fd);
-	buf_release(&bz);
+	strbuf_release(&bz);
 	argv[0] = (char *)fmt[i].tool;
-	if (spawn_wait(argv, &vm, &eo) || !vm.p) {
+	if (spawn_wait(argv, &vm, &eo) || !vm.buf) {
 		snprintf(note, nn, "%s -dc failed on its payload", fmt[i].tool);
 		goto out;
 	}
-	if (!elf_has_pvh((const unsigned char *)vm.p, vm.len)) {
+	if (!elf_has_pvh((const unsigned char *)vm.buf, vm.len)) {
 		snprintf(note, nn, "it has no PVH entry (CONFIG_PVH)");
 		goto out;
 	}
 	snprintf(out, n, "%.4000s/vmlinux", dir);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, vm.p, vm.len)) {
+	if (fd < 0 || write_all(fd, vm.buf, vm.len)) {
 		snprintf(note, nn, "cannot write its vmlinux: %s",
 			 strerror(errno));
 		if (fd >= 0)
@@ -747,9 +722,9 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 out:
 	if (payload[0])
 		unlink(payload);
-	buf_release(&bz);
-	buf_release(&vm);
-	buf_release(&eo);
+	strbuf_release(&bz);
+	strbuf_release(&vm);
+	strbuf_release(&eo);
 	return r;
 }
 
@@ -767,7 +742,7 @@ static int make_scratch(const char *dir, char *note, size_t nn)
 		"/sbin/mkfs.ext4", "/usr/sbin/mkfs.ext4",
 		"/usr/local/sbin/mkfs.ext4", NULL,
 	};
-	struct buf eo = { 0 };
+	struct strbuf eo = STRBUF_INIT;
 	char img[4200];
 	const char *m = NULL;
 	int fd, i, st;
@@ -798,11 +773,11 @@ static int make_scratch(const char *dir, char *note, size_t nn)
 	}
 	if (st) {
 		snprintf(note, nn, "%s failed: %.200s", m,
-			 eo.p ? eo.p : "(it said nothing)");
-		buf_release(&eo);
+			 eo.buf ? eo.buf : "(it said nothing)");
+		strbuf_release(&eo);
 		return -1;
 	}
-	buf_release(&eo);
+	strbuf_release(&eo);
 	return 0;
 }
 
@@ -979,7 +954,7 @@ static void on_signal(int sig)
 struct follow {
 	int fd;
 	off_t off;
-	struct buf line;
+	struct strbuf line;
 	bool in_cmd, verbose;
 	bool started, ended;
 	double t0, start_s, end_s;	/* when the markers came, after t0 */
@@ -1021,12 +996,13 @@ static void follow(struct follow *f)
 		f->off += n;
 		for (i = 0; i < n; i++)
 			if (chunk[i] == '\n') {
-				buf_add(&f->line, chunk + s, (size_t)(i - s));
-				follow_line(f, f->line.p);
-				f->line.len = 0;
+				strbuf_add(&f->line, chunk + s,
+					   (size_t)(i - s));
+				follow_line(f, f->line.buf);
+				strbuf_reset(&f->line);
 				s = i + 1;
 			}
-		buf_add(&f->line, chunk + s, (size_t)(n - s));
+		strbuf_add(&f->line, chunk + s, (size_t)(n - s));
 	}
 	fflush(stdout);
 }
@@ -1097,7 +1073,7 @@ static int qemu_run(const struct vm_opts *o, char *const *argv,
 	if (f.fd >= 0) {
 		follow(&f);
 		if (f.line.len)
-			follow_line(&f, f.line.p);
+			follow_line(&f, f.line.buf);
 	}
 	res->wall_s = mono_s() - t0;
 	res->booted = f.started;
@@ -1122,7 +1098,7 @@ out:
 		close(f.fd);
 	if (logfd >= 0)
 		close(logfd);
-	buf_release(&f.line);
+	strbuf_release(&f.line);
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	return r;
@@ -1131,19 +1107,19 @@ out:
 /* The last lines of a file, for an error message. */
 static void tail_of(const char *path, int lines, struct strbuf *sb)
 {
-	struct buf b = { 0 };
+	struct strbuf b = STRBUF_INIT;
 	const char *p;
 	int n = 0;
 
 	if (slurp(path, &b) || !b.len) {
-		buf_release(&b);
+		strbuf_release(&b);
 		return;
 	}
-	for (p = b.p + b.len - 1; p > b.p; p--)
+	for (p = b.buf + b.len - 1; p > b.buf; p--)
 		if (*p == '\n' && ++n > lines)
 			break;
-	strbuf_addf(sb, "\n%s:\n%s", path, p == b.p ? p : p + 1);
-	buf_release(&b);
+	strbuf_addf(sb, "\n%s:\n%s", path, p == b.buf ? p : p + 1);
+	strbuf_release(&b);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int type,
@@ -1264,7 +1240,8 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	struct strbuf shape = STRBUF_INIT, cmdline = STRBUF_INIT;
 	struct strbuf cmd = STRBUF_INIT, args = STRBUF_INIT;
 	struct strbuf notes = STRBUF_INIT;
-	struct buf ver = { 0 }, con = { 0 }, kmsg = { 0 }, bs = { 0 };
+	struct strbuf ver = STRBUF_INIT, con = STRBUF_INIT;
+	struct strbuf kmsg = STRBUF_INIT, bs = STRBUF_INIT;
 	struct argv qa = { 0 };
 	char tmp[4096], path[4200], why[256], started[40];
 	char image[4700], image_desc[4800];
@@ -1319,20 +1296,20 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	{
 		char *argv[] = { QEMU, "--version", NULL };
 
-		if (spawn_wait(argv, &ver, NULL) || !ver.p) {
+		if (spawn_wait(argv, &ver, NULL) || !ver.buf) {
 			strbuf_addf(err, "cannot run %s: is Debian's "
 				    "qemu-system-x86 installed?", QEMU);
-			buf_release(&ver);
+			strbuf_release(&ver);
 			return VM_ENOQEMU;
 		}
-		ver.p[strcspn(ver.p, "\n")] = '\0';
+		ver.buf[strcspn(ver.buf, "\n")] = '\0';
 	}
 	snprintf(tmp, sizeof(tmp), "%s/foliobench-vm.XXXXXX",
 		 tdir && tdir[0] ? tdir : "/tmp");
 	if (!mkdtemp(tmp)) {
 		strbuf_addf(err, "cannot create a temp dir %s: %s", tmp,
 			    strerror(errno));
-		buf_release(&ver);
+		strbuf_release(&ver);
 		return VM_EINTERNAL;
 	}
 	snprintf(path, sizeof(path), "%s/out", tmp);
@@ -1400,11 +1377,11 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	}
 	snprintf(path, sizeof(path), "%s/out/status", tmp);
 	if (!slurp(path, &bs))
-		res->status = atoi(bs.p);
-	buf_release(&bs);
+		res->status = atoi(bs.buf);
+	strbuf_release(&bs);
 	snprintf(path, sizeof(path), "%s/out/boot_s", tmp);
 	if (!slurp(path, &bs))
-		res->uptime_s = strtod(bs.p, NULL);
+		res->uptime_s = strtod(bs.buf, NULL);
 	snprintf(path, sizeof(path), "%s/console.log", tmp);
 	slurp(path, &con);
 	snprintf(path, sizeof(path), "%s/out/kmsg", tmp);
@@ -1413,12 +1390,12 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 		struct db_vm vm = {
 			.accel = res->accel, .accel_why = why,
 			.shape = shape.buf, .kernel = o->kernel,
-			.kernel_image = image_desc, .qemu_version = ver.p,
+			.kernel_image = image_desc, .qemu_version = ver.buf,
 			.qemu_args = args.buf, .guest_cmdline = cmdline.buf,
 			.command = cmd.buf, .started_at = started,
 			.boot_s = res->boot_s, .wall_s = res->wall_s,
-			.console = con.p ? con.p : "",
-			.kmsg = kmsg.p ? kmsg.p : "",
+			.console = con.buf ? con.buf : "",
+			.kmsg = kmsg.buf ? kmsg.buf : "",
 		};
 
 		r = bring_home(o, tmp, &vm, res, err);
@@ -1426,10 +1403,10 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 out:
 	nftw(tmp, rm_entry, 32, FTW_DEPTH | FTW_PHYS);
 	argv_release(&qa);
-	buf_release(&ver);
-	buf_release(&con);
-	buf_release(&kmsg);
-	buf_release(&bs);
+	strbuf_release(&ver);
+	strbuf_release(&con);
+	strbuf_release(&kmsg);
+	strbuf_release(&bs);
 	strbuf_release(&shape);
 	strbuf_release(&cmdline);
 	strbuf_release(&cmd);

@@ -1,0 +1,302 @@
+/*
+ * One repetition of a case: setup, the timed call (on the runner's own
+ * thread, or on parallel workers), verify, teardown, the sample stored.
+ */
+#include "run_priv.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "noise.h"
+#include "workers.h"
+
+static char *verify_json(const struct wl_sample *s, int cpu)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	strbuf_addf(&sb, "{\"cpu\":%d", cpu);
+	for (i = 0; i < s->nnotes; i++) {
+		strbuf_addf(&sb, ",");
+		strbuf_json_str(&sb, s->notes[i].key);
+		if (isfinite(s->notes[i].v))
+			strbuf_addf(&sb, ":%.17g", s->notes[i].v);
+		else
+			strbuf_addf(&sb, ":null");
+	}
+	if (s->text[0]) {
+		strbuf_addf(&sb, ",\"text\":");
+		strbuf_json_str(&sb, s->text);
+	}
+	strbuf_addf(&sb, "}");
+	return sb.buf;
+}
+
+/* A parallel sample's workers, as the database keeps them. */
+struct rep_workers {
+	struct workers w;
+	struct db_worker *dw;
+	char (*why)[256];
+	struct strbuf *mj;	/* each worker's metrics as JSON */
+	int n;
+};
+
+static void rep_workers_release(struct rep_workers *rw)
+{
+	int i;
+
+	for (i = 0; rw->mj && i < rw->n; i++)
+		strbuf_release(&rw->mj[i]);
+	free(rw->mj);
+	free(rw->dw);
+	free(rw->why);
+	workers_release(&rw->w);
+	memset(rw, 0, sizeof(*rw));
+}
+
+static void metrics_json(const struct workload *w, const struct wl_sample *s,
+			 struct strbuf *sb)
+{
+	int i, k = 0;
+
+	strbuf_addf(sb, "{");
+	for (i = 0; w->metrics[i].name; i++) {
+		if (!s->m[i].set || !isfinite(s->m[i].v))
+			continue;
+		strbuf_addf(sb, "%s", k++ ? "," : "");
+		strbuf_json_str(sb, w->metrics[i].name);
+		strbuf_addf(sb, ":%.17g", s->m[i].v);
+	}
+	strbuf_addf(sb, "}");
+}
+
+static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
+			const struct wl_sample *s, int cpu,
+			const struct noise *z, const struct rep_workers *rw)
+{
+	const struct workload *w = c->wl;
+	struct db_value vals[WL_MAX_METRICS];
+	struct db_sample_more more = { 0 };
+	struct strbuf nj = STRBUF_INIT;
+	char *vj = verify_json(s, cpu);
+	int i, nv = 0, r;
+
+	for (i = 0; w->metrics[i].name; i++) {
+		if (!s->m[i].set && !s->m[i].unsupported)
+			continue;
+		vals[nv].metric = w->metrics[i].name;
+		vals[nv].unit = w->metrics[i].unit;
+		vals[nv].better = w->metrics[i].better == LOWER_IS_BETTER ?
+				  "lower" : "higher";
+		vals[nv].value = s->m[i].v;
+		vals[nv].supported = s->m[i].set;
+		nv++;
+	}
+	noise_json(z, &nj);
+	more.workers = rw && rw->n ? rw->n : 1;
+	more.noise_json = strbuf_str(&nj);
+	more.noisy = z->noisy;
+	more.w = rw ? rw->dw : NULL;
+	more.nw = rw ? rw->n : 0;
+	r = db_sample_add_more(db, case_id, c->rep, c->warmup, !s->invalid,
+			       s->invalid ? s->reason : NULL, cpu, vj, vals, nv,
+			       &more);
+	strbuf_release(&nj);
+	free(vj);
+	return r;
+}
+
+struct noise_arg {
+	struct noise *z;
+	const int *pus;
+	int n;
+};
+
+static void noise_start(void *arg)
+{
+	struct noise_arg *a = arg;
+
+	noise_begin(a->z, a->pus, a->n);
+}
+
+/*
+ * One repetition of a parallel case: its workers run the timed call
+ * together; the sample gets the aggregate (combine) and each worker's own
+ * result and PU, checked after the timed call.  0, or -1 with e set.
+ */
+static int rep_parallel(struct wl_case *c, const struct prepared *pr,
+			const struct config *cfg, struct wl_sample *s,
+			struct noise *z, struct rep_workers *rw, int *cpu,
+			struct wl_err *e)
+{
+	struct noise_arg na = { z, pr->pus, pr->nworkers };
+	struct wl_sample *ws;
+	uint64_t first = UINT64_MAX, last = 0, latest = 0;
+	int64_t busy = -1;	/* the runner's thread ran during a call */
+	int i, n = pr->nworkers;
+
+	rw->n = n;
+	rw->dw = calloc((size_t)n, sizeof(*rw->dw));
+	rw->why = calloc((size_t)n, sizeof(*rw->why));
+	rw->mj = calloc((size_t)n, sizeof(*rw->mj));
+	ws = calloc((size_t)n, sizeof(*ws));
+	if (!rw->dw || !rw->why || !rw->mj || !ws) {
+		free(ws);
+		return wl_errf(e, "out of memory");
+	}
+	if (workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
+			e)) {
+		free(ws);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct worker_res *r = &rw->w.res[i];
+
+		if (r->rc) {
+			snprintf(e->msg, sizeof(e->msg), "%s",
+				 r->e.msg[0] ? r->e.msg : "a worker failed");
+			free(ws);
+			return -1;
+		}
+		ws[i] = r->s;
+		if (r->t_begin < first)
+			first = r->t_begin;
+		if (r->t_begin > latest)
+			latest = r->t_begin;
+		if (r->t_end > last)
+			last = r->t_end;
+		if (r->runner_ns > busy)
+			busy = r->runner_ns;
+	}
+	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
+	noise_judge_parallel(z, n, pr->slowdown);
+	c->wl->combine(c, ws, n, last - first, s);
+	s->t_begin = first;
+	s->t_end = last;
+	wl_note(s, "workers", n);
+	wl_note(s, "start_spread_ns", (double)(latest - first));
+	wl_note(s, "release_to_start_ns", (double)(first - rw->w.t_release));
+	if (busy >= 0)
+		wl_note(s, "runner_ran_ns", (double)busy);
+	for (i = 0; i < n; i++) {
+		struct worker_res *r = &rw->w.res[i];
+		struct db_worker *d = &rw->dw[i];
+
+		workers_check(&rw->w, i, rw->why[i], sizeof(rw->why[i]));
+		if (!rw->why[i][0] && r->s.invalid)
+			snprintf(rw->why[i], sizeof(rw->why[i]), "worker %d: "
+				 "%.200s", i, r->s.reason);
+		if (rw->why[i][0])
+			wl_invalid(s, "%s", rw->why[i]);
+		metrics_json(c->wl, &r->s, &rw->mj[i]);
+		z->nvcsw += r->nvcsw;
+		z->nivcsw += r->nivcsw;
+		d->worker = i;
+		d->pu = r->pu;
+		d->pu_checked = r->pu_after;
+		d->node = placement_node_of(r->pu);
+		d->start_ns = (int64_t)(r->t_begin - first);
+		d->wall_ns = (int64_t)(r->t_end - r->t_begin);
+		d->nvcsw = r->nvcsw;
+		d->nivcsw = r->nivcsw;
+		d->migrations = r->migrations;
+		d->valid = !rw->why[i][0];
+		d->invalid_reason = rw->why[i][0] ? rw->why[i] : NULL;
+		d->metrics_json = strbuf_str(&rw->mj[i]);
+	}
+	*cpu = rw->w.res[0].pu_after;
+	free(ws);
+	return 0;
+}
+
+/* One repetition of a case the runner's own thread measures. */
+static int rep_inline(struct wl_case *c, const struct prepared *pr,
+		      const struct config *cfg, struct wl_sample *s,
+		      struct noise *z, int *cpu, struct wl_err *e)
+{
+	struct rusage u0, u1;
+	uint64_t t0, t1;
+	int r;
+
+	noise_begin(z, pr->pus, pr->nworkers);
+	getrusage(RUSAGE_SELF, &u0);
+	t0 = now_ns();
+	r = c->wl->run(c, s, e);
+	t1 = now_ns();
+	*cpu = sched_getcpu();
+	getrusage(RUSAGE_SELF, &u1);
+	if (s->t_begin && s->t_end >= s->t_begin) {
+		t0 = s->t_begin;
+		t1 = s->t_end;
+	}
+	z->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
+	z->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
+	noise_end(z, pr->pus, pr->nworkers, t1 - t0, cfg->steal_max);
+	return r;
+}
+
+/*
+ * One repetition of case i: setup, the timed call, verify, teardown, the
+ * sample stored.  Returns RUNNER_OK to go on, RUNNER_DONE when the case
+ * stops here (a signal, or a failure: *fail points into e), or the code
+ * of a fault the run cannot go on after.
+ */
+int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
+	    struct wl_err *e, const char **fail)
+{
+	const struct plan_case *pc = &rn->cfg.cases[i];
+	const struct prepared *pr = &rn->pr[i];
+	struct wl_case c;
+	struct wl_sample s;
+	struct noise z;
+	struct rep_workers rw = { 0 };
+	int cpu = -1, r;
+
+	memset(&s, 0, sizeof(s));
+	memset(&z, 0, sizeof(z));
+	case_init(&c, pc, pr->v, &rn->pl, &rn->cfg, rn->scratch,
+		  rn->disk_scratch, pr);
+	c.rep = (int)rep;
+	c.warmup = rep < pc->warmup;
+	progress_rep_begin(&rn->cfg, i, rep);
+	r = pc->wl->setup ? pc->wl->setup(&c, e) : 0;
+	if (!r && !stop_sig)
+		r = pc->wl->parallel ?
+		    rep_parallel(&c, pr, &rn->cfg, &s, &z, &rw, &cpu, e) :
+		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, e);
+	if (!r && !stop_sig && pc->wl->verify)
+		r = pc->wl->verify(&c, &s, e);
+	if (pc->wl->teardown)
+		pc->wl->teardown(&c);
+	if (stop_sig || r) {
+		rep_workers_release(&rw);
+		if (r && !stop_sig)
+			*fail = e->msg[0] ? e->msg : "failed";
+		return RUNNER_DONE;
+	}
+	if (!pc->wl->parallel && cpu != c.cpu)
+		wl_invalid(&s, "ran on CPU %d, not on the pinned CPU %d", cpu,
+			   c.cpu);
+	r = store_sample(&rn->db, case_id, &c, &s, cpu, &z, &rw);
+	rep_workers_release(&rw);
+	if (r) {
+		progress_undraw();
+		return give_up(rn, db_failed("cannot store a sample in",
+					     rn->db_path, r, rn->db.err));
+	}
+	if (!c.warmup) {
+		tally_add(&rn->tl[i], pc->wl, &s, (int)pc->runs);
+		rn->tl[i].noisy += z.noisy;
+	}
+	if (s.invalid && !rn->o->quiet) {
+		progress_undraw();
+		printf("%s %s: rep %u invalid: %s\n", pc->wl->name, pc->title,
+		       rep, s.reason);
+	}
+	progress_rep_end(i);
+	return RUNNER_OK;
+}
