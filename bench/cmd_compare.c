@@ -350,8 +350,7 @@ struct compare {
 static int parse(int argc, char **argv, struct compare *k)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
+		REPORT_CMD_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "aa", no_argument, NULL, 'a' },
@@ -360,7 +359,6 @@ static int parse(int argc, char **argv, struct compare *k)
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", no_argument, NULL, 'S' },
 		{ "metric", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;

@@ -86,10 +86,8 @@ static int parse(int argc, char **argv, struct report_cmd *rc,
 		 const char **out)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
+		REPORT_CMD_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;

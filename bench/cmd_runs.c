@@ -46,9 +46,7 @@ static int row(const struct db_run_row *r, void *arg)
 int cmd_runs(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
+		REPORT_CMD_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db_arg = NULL, *cfg_arg = NULL;

@@ -61,6 +61,11 @@ struct report_cmd {
 	struct strbuf err;
 };
 #define REPORT_CMD_INIT { .err = STRBUF_INIT }
+/* The getopt_long entries of a reader's --db, --config (as 'd', 'c'), --help. */
+#define REPORT_CMD_LONGOPTS						\
+	{ "db", required_argument, NULL, 'd' },				\
+	{ "config", required_argument, NULL, 'c' },			\
+	{ "help", no_argument, NULL, 'h' }
 /*
  * Open the database the --db rule names and load base into a and patch
  * (unless NULL) into b with lo; with aa, the odd and the even boots of
