@@ -14,6 +14,7 @@
  *   70 out of memory              72  the database holds no run at all
  *   74 cannot read the database or write the report
  *   76 the database has a newer schema than this tool
+ *   78 the config that names the database does not load
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,160 +31,6 @@
 #include "schema/db.h"
 #include "schema/db_vm.h"
 #include "schema/db_report.h"
-#include "workloads/workload.h"
-
-int report_cmd_db_name(const char *path, const char *what)
-{
-	struct strbuf q = STRBUF_INIT;
-	char why[160];
-
-	if (!db_path_check(path, why, sizeof(why)))
-		return EX_OK;
-	strbuf_json_str(&q, path);
-	fb_err("%s %s: %s", what, q.buf, why);
-	strbuf_release(&q);
-	return EX_USAGE;
-}
-
-int report_cmd_unknown_format(const char *name, const char *more)
-{
-	struct strbuf names = STRBUF_INIT;
-
-	report_format_names(&names, NULL);
-	fb_err("unknown format '%s' (%s, %s)", name, names.buf, more);
-	strbuf_release(&names);
-	return EX_USAGE;
-}
-
-/* Open path: read-only, or for a command that writes rows (write). */
-static int cmd_open(struct db *db, const char *path, bool write)
-{
-	int r = report_cmd_db_name(path, "--db");
-
-	if (r)
-		return r;
-	r = write ? db_open(db, path, false) : db_open_read(db, path);
-	switch (r) {
-	case DB_OK:
-		return EX_OK;
-	case DB_MISSING:
-		fb_err("no database at %s (record runs with `bench run` "
-		       "first)", path);
-		return EX_NOINPUT;
-	case DB_TOO_NEW:
-		fb_err("cannot read %s: %s; use a newer foliobench", path,
-		       db->err);
-		return EX_NEWER_DB;
-	case DB_NOT_DB:
-	case DB_CORRUPT:
-		fb_err("%s is not a foliobench database: %s", path, db->err);
-		return EX_DATAERR;
-	case DB_BUSY:
-		fb_err("cannot read %s: another process holds it locked, still "
-		       "after %d s (%s)", path, DB_BUSY_MS / 1000, db->err);
-		return EX_TEMPFAIL;
-	default:
-		fb_err("cannot open database %s: %s", path, db->err);
-		return EX_IOERR;
-	}
-}
-
-int report_cmd_open(struct db *db, const char *path)
-{
-	return cmd_open(db, path, false);
-}
-
-int report_cmd_open_write(struct db *db, const char *path)
-{
-	return cmd_open(db, path, true);
-}
-
-int report_cmd_load_exit(int r, const struct strbuf *err)
-{
-	if (r && r != REPORT_ENOMEM)
-		fb_err("%s", strbuf_str(err));
-	switch (r) {
-	case REPORT_OK:
-		return EX_OK;
-	case REPORT_EEMPTY:
-		return EX_EMPTY_DB;
-	case REPORT_ELABEL:
-		return EX_NOUSER;
-	case REPORT_ENOCOMPLETE:
-	case REPORT_EFEW:
-		return EX_NOHOST;
-	case REPORT_ENOMEM:
-		fb_err("out of memory");
-		return EX_SOFTWARE;
-	case REPORT_EDATA:
-		return EX_DATAERR;
-	case REPORT_EDB:
-		return EX_IOERR;
-	case REPORT_EBUSY:
-		return EX_TEMPFAIL;
-	default:
-		return EX_SOFTWARE;
-	}
-}
-
-int report_cmd_kwarn(const struct report_cmp *c, bool strict)
-{
-	size_t i;
-
-	for (i = 0; i < c->nkwarn; i++)
-		fb_warn("kernel warnings: %s", c->kwarn[i]);
-	if (!strict || !c->nkwarn)
-		return EX_OK;
-	fb_err("refusing to make a table of a kernel that printed warnings "
-	       "during its runs (--strict); see `bench runs`");
-	return EX_UNAVAILABLE;
-}
-
-/* The metric's entry in its workload's table; NULL when this build lacks it. */
-static const struct metric *find_metric(const char *workload,
-					const char *metric)
-{
-	const struct workload *w = workload_find(workload);
-	const struct metric *m;
-
-	for (m = w ? w->metrics : NULL; m && m->name; m++)
-		if (!strcmp(m->name, metric))
-			return m;
-	return NULL;
-}
-
-bool report_cmd_primary(const char *workload, const char *metric)
-{
-	const struct metric *m = find_metric(workload, metric);
-
-	return !m || m->primary;
-}
-
-bool report_cmd_input(const char *workload, const char *metric)
-{
-	const struct metric *m = find_metric(workload, metric);
-
-	return m && m->input;
-}
-
-const char *report_cmd_words(const char *workload, const char *key,
-			     const char *value)
-{
-	const struct workload *w = workload_find(workload);
-	const struct param *p;
-	size_t i;
-
-	if (!w)
-		return NULL;
-	for (p = w->params; p->name; p++) {
-		if (strcmp(p->name, key) || p->type != PT_ENUM || !p->words)
-			continue;
-		for (i = 0; p->choices[i]; i++)
-			if (!strcmp(p->choices[i], value))
-				return p->words[i];
-	}
-	return NULL;
-}
 
 static int add_shape(const char *shape, void *arg)
 {
@@ -328,7 +175,10 @@ static void note_bounded(struct db *db, const char *label)
 	strbuf_release(&b.rows);
 }
 
-enum report_files report_cmd_files(const char *name)
+/* Formats that write files for the user's own tools, not a report. */
+enum report_files { FILES_NONE, FILES_MINISTAT, FILES_BENCHSTAT };
+
+static enum report_files files_format(const char *name)
 {
 	if (!strcmp(name, "ministat"))
 		return FILES_MINISTAT;
@@ -398,9 +248,9 @@ out:
 	return ex;
 }
 
-int report_cmd_files_write(struct db *db, const struct report_cmp *c,
-			   enum report_files files, const char *dir,
-			   bool samples)
+/* Write them into dir; an exit code, its message printed. */
+static int files_write(struct db *db, const struct report_cmp *c,
+		       enum report_files files, const char *dir, bool samples)
 {
 	struct strbuf err = STRBUF_INIT;
 	int r, ex = EX_OK;
@@ -456,7 +306,10 @@ static void usage(FILE *f)
 		"median of each boot,\nthe mean across boots, Welch's t-test "
 		"on the boot medians (Holm-corrected),\nMann-Whitney U with "
 		"4 or more boots a side.\n\n"
-		"  --db FILE        results database (default results.db)\n"
+		"  --db FILE        results database (default: the config's, "
+		"else results.db)\n"
+		"  --config FILE    the config whose database to read (default "
+		"./config.json,\n                   else the example)\n"
 		"  --format FORMAT  %s;\n"
 		"                   ministat, benchstat: files in the "
 		"directory -o names\n"
@@ -479,14 +332,25 @@ static void usage(FILE *f)
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
-		"database, 74 I/O error, 76 newer schema\n", names.buf);
+		"database, 74 I/O error, 76 newer schema,\n78 bad config\n",
+		names.buf);
 	strbuf_release(&names);
 }
 
-int cmd_compare(int argc, char **argv)
+struct compare {
+	struct report_cmd rc;
+	struct report_opts opts;
+	enum report_format fmt;
+	enum report_files files;
+	const char *outdir, *base, *patch;
+	bool strict, aa, per_worker, samples;
+};
+
+/* The options into k: an exit code, -1 for --help (printed). */
+static int parse(int argc, char **argv, struct compare *k)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
+		REPORT_CMD_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "aa", no_argument, NULL, 'a' },
@@ -495,168 +359,178 @@ int cmd_compare(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", no_argument, NULL, 'S' },
 		{ "metric", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "results.db", *base, *patch;
-	struct report_side a = { 0 }, b = { 0 };
-	struct strbuf err = STRBUF_INIT;
-	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary,
-				    .input = report_cmd_input,
-				    .words = report_cmd_words };
-	struct report_cmp c = { 0 };
-	struct report_load_opts lo = { 0 };
-	bool strict = false, aa = false, per_worker = false, drop = false;
-	bool samples = false;
-	size_t ntopo = 0;
-	enum report_files files = FILES_NONE;
-	const char *outdir = NULL;
-	struct db db = { 0 };
-	int ch, ex, r;
-	size_t i;
+	int ch;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:f:o:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:c:f:o:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
-		case 'd': path = optarg; break;
+		case 'd': k->rc.db_arg = optarg; break;
+		case 'c': k->rc.cfg_arg = optarg; break;
 		case 'f':
-			files = report_cmd_files(optarg);
-			if (files == FILES_NONE &&
-			    report_format_parse(optarg, &fmt))
+			k->files = files_format(optarg);
+			if (k->files == FILES_NONE &&
+			    report_format_parse(optarg, &k->fmt))
 				return report_cmd_unknown_format(optarg,
 						"ministat, benchstat");
 			break;
-		case 'o': outdir = optarg; break;
-		case 'S': samples = true; break;
-		case 's': strict = true; break;
-		case 'a': aa = true; break;
-		case 'w': per_worker = true; break;
-		case 'n': drop = true; break;
+		case 'o': k->outdir = optarg; break;
+		case 'S': k->samples = true; break;
+		case 's': k->strict = true; break;
+		case 'a': k->aa = true; break;
+		case 'w': k->per_worker = true; break;
+		case 'n': k->rc.lo.drop_noisy = true; break;
 		case 'm':
 			if (!optarg[0]) {
 				fb_err("--metric needs metric names, comma "
 				       "separated (bw,branches_per_s)");
 				return EX_USAGE;
 			}
-			opts.metrics = optarg;
+			k->opts.metrics = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			return EX_OK;
+			return -1;
 		default:
 			return fb_opt_error(ch, argv, NULL);
 		}
 	}
-	if (argc - optind != (aa ? 1 : 2)) {
-		fb_err(aa ? "--aa takes one label" :
+	return EX_OK;
+}
+
+/* The labels, and the options that go together: an exit code. */
+static int check_args(int argc, char **argv, struct compare *k)
+{
+	if (argc - optind != (k->aa ? 1 : 2)) {
+		fb_err(k->aa ? "--aa takes one label" :
 		       "compare takes two labels, BASE and PATCH");
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (files != FILES_NONE && (!outdir || !outdir[0])) {
+	if (k->files != FILES_NONE && (!k->outdir || !k->outdir[0])) {
 		fb_err("--format %s writes files: name their directory with "
-		       "-o DIR", files == FILES_MINISTAT ? "ministat" :
+		       "-o DIR", k->files == FILES_MINISTAT ? "ministat" :
 		       "benchstat");
 		return EX_USAGE;
 	}
-	if (files == FILES_NONE && outdir) {
+	if (k->files == FILES_NONE && k->outdir) {
 		fb_err("-o is for --format ministat and benchstat; the "
 		       "other formats go to standard output");
 		return EX_USAGE;
 	}
-	if (samples && files != FILES_MINISTAT) {
+	if (k->samples && k->files != FILES_MINISTAT) {
 		fb_err("--samples is for --format ministat");
 		return EX_USAGE;
 	}
-	base = argv[optind];
-	patch = aa ? base : argv[optind + 1];
-	if (!base[0] || !patch[0]) {
+	k->base = argv[optind];
+	k->patch = k->aa ? k->base : argv[optind + 1];
+	if (!k->base[0] || !k->patch[0]) {
 		fb_err("empty label: name BASE and PATCH (make compare "
 		       "BASE=... PATCH=...)");
 		return EX_USAGE;
 	}
-	if (!aa && !strcmp(base, patch)) {
+	if (!k->aa && !strcmp(k->base, k->patch)) {
 		fb_err("BASE and PATCH are both '%s'; to compare a label with "
-		       "itself use --aa", base);
+		       "itself use --aa", k->base);
 		return EX_USAGE;
 	}
-	if (per_worker && (fmt == REPORT_CSV || fmt == REPORT_JSON)) {
+	if (k->per_worker && (k->fmt == REPORT_CSV || k->fmt == REPORT_JSON)) {
 		fb_err("--per-worker adds a text table; use it with text, "
 		       "changelog or markdown");
 		return EX_USAGE;
 	}
-	ex = report_cmd_open(&db, path);
+	return EX_OK;
+}
+
+/*
+ * What the table leaves out of the sides, said on stderr: differences
+ * besides the kernel, noisy samples, bounded counts, kernel warnings.
+ * Refused (69) under --strict, and TCG runs beside others always.
+ */
+static int warn_sides(struct compare *k, const struct report_cmp *c)
+{
+	struct report_cmd *rc = &k->rc;
+	const char *a = rc->a.db_label, *b = rc->b.db_label;
+	size_t i, ntopo = 0;
+	int ex;
+
+	for (i = 0; i < c->nwarn; i++)
+		fb_warn("%s", c->warn[i]);
+	if (!k->aa)
+		ntopo = warn_topology(&rc->db, k->base, k->patch);
+	if (!k->aa && (ex = check_vm(&rc->db, a, b, &ntopo)))
+		return ex;
+	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy);
+	note_bounded(&rc->db, a);
+	if (!k->aa)
+		note_bounded(&rc->db, b);
+	ex = report_cmd_kwarn(c, k->strict);
+	if (ex || !k->strict || !(c->nwarn + ntopo))
+		return ex;
+	fb_err("refusing to compare %s with %s: %zu difference%s besides the "
+	       "kernel (--strict)", rc->a.label, rc->b.label, c->nwarn + ntopo,
+	       c->nwarn + ntopo == 1 ? "" : "s");
+	return EX_UNAVAILABLE;
+}
+
+/* `--per-worker`: each worker's own time, after the table. */
+static int print_workers(struct compare *k)
+{
+	struct report_cmd *rc = &k->rc;
+	int r = report_workers(stdout, &rc->db, k->base, k->patch,
+			       rc->lo.drop_noisy, &rc->err);
+
+	if (r == -EIO) {
+		fb_err("cannot write the report: %m");
+		return EX_IOERR;
+	}
+	if (r == REPORT_ENOMEM) {
+		fb_err("out of memory");
+		return EX_SOFTWARE;
+	}
+	if (r) {
+		fb_err("cannot read the workers: %s", strbuf_str(&rc->err));
+		return EX_IOERR;
+	}
+	return EX_OK;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare k = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
+			     .opts = REPORT_CMD_OPTS };
+	struct report_cmp c = { 0 };
+	int r, ex = parse(argc, argv, &k);
+
+	if (ex)
+		return ex < 0 ? EX_OK : ex;
+	ex = check_args(argc, argv, &k);
 	if (ex)
 		return ex;
-	opts.aa = aa;
+	k.opts.aa = k.aa;
 	/* people read one row a case; machines get every metric */
-	opts.primary_only = files != FILES_NONE ||
-			    (fmt != REPORT_CSV && fmt != REPORT_JSON);
-	lo.drop_noisy = drop;
-	lo.shown = opts.primary_only ? &opts : NULL;
-	if (aa) {
-		r = report_side_load_halves(&db, base, &lo, &a, &b, &err);
-	} else {
-		r = report_side_load_opts(&db, base, &lo, &a, &err);
-		if (!r)
-			r = report_side_load_opts(&db, patch, &lo, &b, &err);
-	}
-	ex = report_cmd_load_exit(r, &err);
+	k.opts.primary_only = k.files != FILES_NONE ||
+			      (k.fmt != REPORT_CSV && k.fmt != REPORT_JSON);
+	k.rc.lo.shown = k.opts.primary_only ? &k.opts : NULL;
+	ex = report_cmd_load(&k.rc, k.base, k.patch, k.aa);
+	if (ex || (ex = report_cmd_compare(&k.rc, true, &k.opts, &c)))
+		goto out;
+	if (k.opts.metrics && (ex = metrics_known(&c, k.opts.metrics)))
+		goto out;
+	ex = warn_sides(&k, &c);
 	if (ex)
 		goto out;
-	if (report_compare(&a, &b, &opts, &c)) {
-		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
+	if (k.files != FILES_NONE)
+		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
+	else if ((ex = report_cmd_print(&c, k.fmt)))
 		goto out;
-	}
-	c.tool_version = fb_version;
-	c.schema_version = db_schema_version(&db);
-	if (opts.metrics && (ex = metrics_known(&c, opts.metrics)))
-		goto out;
-	for (i = 0; i < c.nwarn; i++)
-		fb_warn("%s", c.warn[i]);
-	if (!aa)
-		ntopo = warn_topology(&db, base, patch);
-	if (!aa && (ex = check_vm(&db, a.db_label, b.db_label, &ntopo)))
-		goto out;
-	warn_noisy(&db, a.db_label, b.db_label, aa, drop);
-	note_bounded(&db, a.db_label);
-	if (!aa)
-		note_bounded(&db, b.db_label);
-	ex = report_cmd_kwarn(&c, strict);
-	if (ex)
-		goto out;
-	if (strict && c.nwarn + ntopo) {
-		fb_err("refusing to compare %s with %s: %zu difference%s "
-		       "besides the kernel (--strict)", a.label, b.label,
-		       c.nwarn + ntopo, c.nwarn + ntopo == 1 ? "" : "s");
-		ex = EX_UNAVAILABLE;
-		goto out;
-	}
-	if (files != FILES_NONE)
-		ex = report_cmd_files_write(&db, &c, files, outdir, samples);
-	else if (report_print(stdout, &c, fmt)) {
-		fb_err("cannot write the report: %m");
-		ex = EX_IOERR;
-		goto out;
-	}
-	if (per_worker) {
-		r = report_workers(stdout, &db, base, patch, drop, &err);
-		if (r == REPORT_ENOMEM || r == -EIO) {
-			fb_err(r == -EIO ? "cannot write the report: %m" :
-			       "out of memory");
-			ex = r == -EIO ? EX_IOERR : EX_SOFTWARE;
-		} else if (r) {
-			fb_err("cannot read the workers: %s", strbuf_str(&err));
-			ex = EX_IOERR;
-		}
-	}
+	if (k.per_worker && (r = print_workers(&k)))
+		ex = r;
 out:
 	report_cmp_release(&c);
-	report_side_release(&a);
-	report_side_release(&b);
-	strbuf_release(&err);
-	db_close(&db);
+	report_cmd_release(&k.rc);
 	return ex;
 }

@@ -4,7 +4,8 @@
  * its spread.  Exit codes as for compare: 64 usage, 65 bad data, 66 no
  * database, 67 unknown label, 68 no complete run, 69 refused by --strict
  * (the kernel printed warnings during its runs), 70 internal error,
- * 72 empty database, 74 I/O error, 76 newer schema.
+ * 72 empty database, 74 I/O error, 76 newer schema, 78 the config that
+ * names the database does not load.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -28,7 +29,10 @@ static void usage(FILE *f)
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
 		"One kernel's results: the median of each boot, the mean "
 		"across boots and its\nspread.\n\n"
-		"  --db FILE        results database (default results.db)\n"
+		"  --db FILE        results database (default: the config's, "
+		"else results.db)\n"
+		"  --config FILE    the config whose database to read (default "
+		"./config.json,\n                   else the example)\n"
 		"  --format FORMAT  %s,\n"
 		"                   benchstat (every sample in Go's "
 		"benchmark format)\n"
@@ -39,114 +43,128 @@ static void usage(FILE *f)
 	strbuf_release(&names);
 }
 
-int cmd_export(int argc, char **argv)
+struct export {
+	struct report_cmd rc;
+	struct report_opts opts;
+	enum report_format fmt;
+	const char *run;	/* --run UUID */
+	bool strict, run_json, benchstat;
+};
+
+/* The options into x: an exit code, -1 for --help (printed). */
+static int parse(int argc, char **argv, struct export *x)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
+		REPORT_CMD_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool strict = false;
-	const char *path = "results.db", *label, *run = NULL;
-	bool run_json = false;
-	struct strbuf err = STRBUF_INIT;
-	enum report_format fmt = REPORT_TEXT;
-	struct report_opts opts = { .primary = report_cmd_primary,
-				    .input = report_cmd_input,
-				    .words = report_cmd_words };
-	struct report_side s = { 0 };
-	struct report_load_opts lo = { 0 };
-	struct report_cmp c = { 0 };
-	struct db db = { 0 };
-	bool benchstat = false;
-	int ch, ex, r;
+	int ch;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:f:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:c:f:r:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
-		case 'd': path = optarg; break;
-		case 'r': run = optarg; break;
+		case 'd': x->rc.db_arg = optarg; break;
+		case 'c': x->rc.cfg_arg = optarg; break;
+		case 'r': x->run = optarg; break;
 		case 'f':
 			if (!strcmp(optarg, "run-json")) {
-				run_json = true;
+				x->run_json = true;
 				break;
 			}
-			benchstat = !strcmp(optarg, "benchstat");
-			if (!benchstat && report_format_parse(optarg, &fmt))
+			x->benchstat = !strcmp(optarg, "benchstat");
+			if (!x->benchstat &&
+			    report_format_parse(optarg, &x->fmt))
 				return report_cmd_unknown_format(optarg,
 								 "benchstat");
 			break;
-		case 's': strict = true; break;
+		case 's': x->strict = true; break;
 		case 'h':
 			usage(stdout);
-			return EX_OK;
+			return -1;
 		default:
 			return fb_opt_error(ch, argv, NULL);
 		}
 	}
-	if (run || run_json) {
-		if (!run || !run_json || optind < argc) {
-			fb_err("--run UUID goes with --format run-json, and "
-			       "without a label");
-			usage(stderr);
-			return EX_USAGE;
-		}
-		return export_run_doc(path, run);
+	return EX_OK;
+}
+
+/* `--run UUID --format run-json`: the one run's document. */
+static int run_doc(int argc, struct export *x)
+{
+	int ex;
+
+	if (!x->run || !x->run_json || optind < argc) {
+		fb_err("--run UUID goes with --format run-json, and without a "
+		       "label");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	ex = report_cmd_db_path(x->rc.db_arg, x->rc.cfg_arg, &x->rc.path);
+	return ex ? ex : export_run_doc(x->rc.path, x->run);
+}
+
+/* Every sample in Go's benchmark format, read by the printer itself. */
+static int print_benchstat(struct report_cmd *rc)
+{
+	int r = report_print_benchstat(stdout, &rc->db, &rc->a,
+				       report_cmd_primary, fb_version,
+				       &rc->err);
+
+	if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_ENOMEM ||
+	    r == REPORT_EDATA)
+		return report_cmd_load_exit(r, &rc->err);
+	if (r) {
+		fb_err("cannot write the export: %s", strerror(-r));
+		return EX_IOERR;
+	}
+	return EX_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export x = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
+			    .opts = REPORT_CMD_OPTS };
+	struct report_cmp c = { 0 };
+	int ex = parse(argc, argv, &x);
+
+	if (ex)
+		return ex < 0 ? EX_OK : ex;
+	if (x.run || x.run_json) {
+		ex = run_doc(argc, &x);
+		goto out;
 	}
 	if (argc - optind != 1) {
 		fb_err("export takes one label");
 		usage(stderr);
 		return EX_USAGE;
 	}
-	label = argv[optind];
-	if (!label[0]) {
+	if (!argv[optind][0]) {
 		fb_err("empty label: name one (make export LABEL=...)");
 		return EX_USAGE;
 	}
-	ex = report_cmd_open(&db, path);
-	if (ex)
-		return ex;
 	/* people read one row a case; machines get every metric */
-	opts.primary_only = fmt != REPORT_CSV && fmt != REPORT_JSON;
-	lo.shown = opts.primary_only ? &opts : NULL;
-	lo.runs_only = benchstat;	/* it reads the values itself */
-	r = report_side_load_opts(&db, label, &lo, &s, &err);
-	ex = report_cmd_load_exit(r, &err);
+	x.opts.primary_only = x.fmt != REPORT_CSV && x.fmt != REPORT_JSON;
+	x.rc.lo.shown = x.opts.primary_only ? &x.opts : NULL;
+	x.rc.lo.runs_only = x.benchstat;	/* it reads the values itself */
+	ex = report_cmd_load(&x.rc, argv[optind], NULL, false);
 	if (ex)
 		goto out;
-	if (benchstat) {
-		r = report_print_benchstat(stdout, &db, &s, report_cmd_primary,
-					   fb_version, &err);
-		if (r == REPORT_EDB || r == REPORT_EBUSY ||
-		    r == REPORT_ENOMEM || r == REPORT_EDATA) {
-			ex = report_cmd_load_exit(r, &err);
-		} else if (r) {
-			fb_err("cannot write the export: %s", strerror(-r));
-			ex = EX_IOERR;
-		}
+	if (x.benchstat) {
+		ex = print_benchstat(&x.rc);
 		goto out;
 	}
-	if (report_compare(&s, NULL, &opts, &c)) {
-		ex = report_cmd_load_exit(REPORT_ENOMEM, &err);
-		goto out;
-	}
-	c.tool_version = fb_version;
-	c.schema_version = db_schema_version(&db);
-	ex = report_cmd_kwarn(&c, strict);
-	if (ex)
-		goto out;
-	if (report_print(stdout, &c, fmt)) {
-		fb_err("cannot write the report: %m");
-		ex = EX_IOERR;
-	}
+	ex = report_cmd_compare(&x.rc, false, &x.opts, &c);
+	if (!ex)
+		ex = report_cmd_kwarn(&c, x.strict);
+	if (!ex)
+		ex = report_cmd_print(&c, x.fmt);
 out:
 	report_cmp_release(&c);
-	report_side_release(&s);
-	strbuf_release(&err);
-	db_close(&db);
+	report_cmd_release(&x.rc);
 	return ex;
 }

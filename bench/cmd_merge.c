@@ -3,8 +3,9 @@
  * database.  Idempotent (runs are keyed by uuid), the inputs are never
  * written (an older one is migrated in a copy in memory), and it says
  * what each input added.  Exit codes: 0 ok, 64 usage, 65 an input is not
- * a foliobench database, 66 no such input, 74 I/O error, 76 a newer
- * schema (the output is left as it was for that input and the rest).
+ * a foliobench database (or a damaged one), 66 no such input, 74 I/O
+ * error, 75 a database locked past 10 s, 76 a newer schema (the output is
+ * left as it was for that input and the rest).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -41,6 +42,26 @@ static void report(const char *in, const struct db_merge_stats *st)
 	printf("\n");
 }
 
+/* Why in could not be merged into out, said; the exit code. */
+static int merge_failed(const char *in, const char *out, int r,
+			const char *err)
+{
+	switch (r) {
+	case DB_MISSING:
+		fb_err("cannot merge %s: %s", in, err);
+		break;
+	case DB_NOT_DB:
+		fb_err("%s is %s: %s", in, db_strerror(r), err);
+		break;
+	case DB_TOO_NEW:
+		fb_err("cannot merge %s: %s; use a newer foliobench", in, err);
+		break;
+	default:
+		fb_err("cannot merge %s into %s: %s", in, out, err);
+	}
+	return report_cmd_db_exit(r);
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -74,8 +95,7 @@ int cmd_merge(int argc, char **argv)
 	r = db_open(&out, argv[optind], true);
 	if (r) {
 		fb_err("cannot open %s: %s", argv[optind], out.err);
-		return r == DB_TOO_NEW ? EX_NEWER_DB : r == DB_NOT_DB ?
-		       EX_DATAERR : EX_IOERR;
+		return report_cmd_db_exit(r);
 	}
 	/*
 	 * Made and migrated: each merge has a connection of its own, and a
@@ -85,30 +105,10 @@ int cmd_merge(int argc, char **argv)
 	db_close(&out);
 	for (i = optind + 1; i < argc; i++) {
 		r = db_merge(&out, argv[i], &st);
-		if (!r) {
+		if (r)
+			ex = merge_failed(argv[i], argv[optind], r, out.err);
+		else
 			report(argv[i], &st);
-			continue;
-		}
-		switch (r) {
-		case DB_MISSING:
-			fb_err("cannot merge %s: %s", argv[i], out.err);
-			ex = EX_NOINPUT;
-			break;
-		case DB_NOT_DB:
-			fb_err("%s is not a foliobench database: %s", argv[i],
-			       out.err);
-			ex = EX_DATAERR;
-			break;
-		case DB_TOO_NEW:
-			fb_err("cannot merge %s: %s; use a newer foliobench",
-			       argv[i], out.err);
-			ex = EX_NEWER_DB;
-			break;
-		default:
-			fb_err("cannot merge %s into %s: %s", argv[i],
-			       argv[optind], out.err);
-			ex = EX_IOERR;
-		}
 	}
 	db_close(&out);
 	return ex;

@@ -23,6 +23,7 @@
 #include "reports/compare.h"
 #include "reports/plan.h"
 #include "runner/boot.h"
+#include "runner/meta.h"
 #include "runner/runner.h"
 #include "schema/db.h"
 #include "schema/db_report.h"
@@ -48,6 +49,7 @@ struct nightly {
 	bool reboot, quiet;
 	struct config cfg;
 	char boot_id[64], release[128];
+	char release_label[LABEL_MAX + 1];	/* uname -r as a label */
 	/* for the summary line */
 	struct strbuf what, next;
 	const char *upload;
@@ -91,13 +93,24 @@ static int parse(int argc, char **argv, struct nightly *n)
 		fb_err("unexpected argument '%s'", argv[optind]);
 		return EX_USAGE;
 	}
-	if (n->label && !n->label[0]) {
-		fb_err("--label: an empty label");
-		return EX_USAGE;
-	}
 	if (n->db_path)
 		return report_cmd_db_name(n->db_path, "--db");
 	return 0;
+}
+
+/*
+ * The label `bench run` gives this kernel when none is given: uname -r
+ * made a label by the runner's own rule, so that the run this nightly
+ * makes is the one it looks for.
+ */
+static const char *release_label(struct nightly *n)
+{
+	struct meta m;
+
+	meta_collect(&m);
+	snprintf(n->release_label, sizeof(n->release_label), "%s", m.label);
+	meta_release(&m);
+	return n->release_label;
 }
 
 /*
@@ -129,7 +142,7 @@ static int check_plan(struct nightly *n)
 	snprintf(n->release, sizeof(n->release), "%s", u.release);
 	if (!p->set) {
 		if (!n->label)
-			n->label = n->release;
+			n->label = release_label(n);
 		return 0;
 	}
 	if (!n->label) {
@@ -350,8 +363,7 @@ int cmd_nightly(int argc, char **argv)
 	ex = check_plan(&n);
 	if (ex)
 		goto out;
-	if (!n.db_path)
-		n.db_path = n.cfg.database;
+	n.db_path = report_cmd_db_rule(n.db_path, &n.cfg);
 	boot_id_get(n.boot_id, sizeof(n.boot_id));
 	ex = this_boot(&n, n.label, &run);
 	if (ex)

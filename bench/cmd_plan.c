@@ -65,7 +65,8 @@ static void usage(FILE *f)
 		"(ABAB, then BAAB), and the boots each needs to\ndetect a "
 		"change, from the boot-to-boot spread so far.  BASE and PATCH "
 		"default\nto the config's plan.\n\n"
-		"  --db FILE      results database (default: the config's)\n"
+		"  --db FILE      results database (default: the config's, "
+		"else results.db)\n"
 		"  --config FILE  configuration with a \"plan\" (default "
 		"./config.json, else the example)\n"
 		"  --effect PCT   change to detect, such as 5%% (default: the "
@@ -148,7 +149,14 @@ void report_cmd_plan_print(const struct report_bootplan *p,
 	strbuf_release(&sb);
 }
 
-int cmd_plan(int argc, char **argv)
+struct plan_cli {
+	const char *db_arg, *cfg_path;	/* --db, --config */
+	double effect;			/* --effect; NAN: not given */
+	long boots;			/* --boots; -1: not given */
+};
+
+/* The options into o: an exit code, -1 for --help (printed). */
+static int parse(int argc, char **argv, struct plan_cli *o)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -158,26 +166,18 @@ int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db_path = NULL, *cfg_path = NULL, *base, *patch;
-	struct strbuf err = STRBUF_INIT;
-	struct report_bootplan p = { 0 };
-	struct config cfg;
-	struct db db = { 0 };
-	bool have_cfg = false, have_db = false;
-	double effect = NAN;
 	uint64_t u;
-	long boots = -1;
-	int ch, ex = EX_OK, r;
+	int ch;
 
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, ":d:c:e:b:h", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
-		case 'd': db_path = optarg; break;
-		case 'c': cfg_path = optarg; break;
+		case 'd': o->db_arg = optarg; break;
+		case 'c': o->cfg_path = optarg; break;
 		case 'e':
-			if (report_cmd_effect(optarg, &effect)) {
+			if (report_cmd_effect(optarg, &o->effect)) {
 				fb_err("--effect: '%s' is not a change in "
 				       "percent above 0 and below 1000, such "
 				       "as 5%%", optarg);
@@ -190,11 +190,11 @@ int cmd_plan(int argc, char **argv)
 				       "from 1 to 10000", optarg);
 				return EX_USAGE;
 			}
-			boots = (long)u;
+			o->boots = (long)u;
 			break;
 		case 'h':
 			usage(stdout);
-			return EX_OK;
+			return -1;
 		default:
 			return fb_opt_error(ch, argv, NULL);
 		}
@@ -205,58 +205,74 @@ int cmd_plan(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (!cfg_path)
-		cfg_path = fb_config_default();
-	if (config_load(&cfg, cfg_path, &err)) {
+	return EX_OK;
+}
+
+/* BASE and PATCH: given, else the config's plan's.  An exit code. */
+static int plan_labels(int argc, char **argv, const struct plan_cli *o,
+		       const struct config *cfg, const char *lab[2])
+{
+	if (argc - optind == 2) {
+		lab[0] = argv[optind];
+		lab[1] = argv[optind + 1];
+	} else if (cfg->plan.set) {
+		lab[0] = cfg->plan.side[0].label;
+		lab[1] = cfg->plan.side[1].label;
+	} else {
+		fb_err("no labels given and %s has no \"plan\"", o->cfg_path);
+		return EX_USAGE;
+	}
+	if (!lab[0][0] || !lab[1][0] || !strcmp(lab[0], lab[1])) {
+		fb_err("BASE and PATCH must be two different labels");
+		return EX_USAGE;
+	}
+	return EX_OK;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct plan_cli o = { .effect = NAN, .boots = -1 };
+	struct strbuf err = STRBUF_INIT;
+	struct report_bootplan p = { 0 };
+	const char *lab[2], *db_path;
+	struct config cfg;
+	struct db db = { 0 };
+	bool have_db;
+	int ex = parse(argc, argv, &o);
+
+	if (ex)
+		return ex < 0 ? EX_OK : ex;
+	if (!o.cfg_path)
+		o.cfg_path = fb_config_default();
+	if (config_load(&cfg, o.cfg_path, &err)) {
 		fb_err("%s", strbuf_str(&err));
 		strbuf_release(&err);
 		return EX_CONFIG;
 	}
-	have_cfg = true;
-	if (argc - optind == 2) {
-		base = argv[optind];
-		patch = argv[optind + 1];
-	} else if (have_cfg && cfg.plan.set) {
-		base = cfg.plan.side[0].label;
-		patch = cfg.plan.side[1].label;
-	} else {
-		fb_err("no labels given and %s has no \"plan\"", cfg_path);
-		ex = EX_USAGE;
-		goto out;
-	}
-	if (!base[0] || !patch[0] || !strcmp(base, patch)) {
-		fb_err("BASE and PATCH must be two different labels");
-		ex = EX_USAGE;
-		goto out;
-	}
-	if (isnan(effect) && have_cfg && cfg.plan.set)
-		effect = cfg.plan.effect;
-	if (boots < 0)
-		boots = have_cfg && cfg.plan.set ? (long)cfg.plan.boots : 4;
-	if (!db_path)
-		db_path = have_cfg ? cfg.database : "results.db";
-	ex = report_cmd_db_name(db_path, "--db");
+	ex = plan_labels(argc, argv, &o, &cfg, lab);
 	if (ex)
 		goto out;
-	if (!access(db_path, F_OK)) {
-		ex = report_cmd_open(&db, db_path);
-		if (ex)
-			goto out;
-		have_db = true;
-	}
-	r = report_plan(have_db ? &db : NULL, base, patch, (unsigned)boots,
-			effect, report_cmd_published, report_cmd_primary, &p,
+	if (isnan(o.effect) && cfg.plan.set)
+		o.effect = cfg.plan.effect;
+	if (o.boots < 0)
+		o.boots = cfg.plan.set ? (long)cfg.plan.boots : 4;
+	db_path = report_cmd_db_rule(o.db_arg, &cfg);
+	ex = report_cmd_db_name(db_path, "--db");
+	have_db = !access(db_path, F_OK);
+	if (ex || (have_db && (ex = report_cmd_open(&db, db_path))))
+		goto out;
+	ex = report_cmd_load_exit(report_plan(have_db ? &db : NULL, lab[0],
+			lab[1], (unsigned)o.boots, o.effect,
+			report_cmd_published, report_cmd_primary, &p, &err),
 			&err);
-	ex = report_cmd_load_exit(r, &err);
 	if (ex)
 		goto out;
 	if (!have_db)
 		printf("no database at %s yet: nothing recorded\n", db_path);
-	report_cmd_plan_print(&p, have_cfg ? &cfg.plan : NULL);
+	report_cmd_plan_print(&p, &cfg.plan);
 out:
 	report_plan_release(&p);
-	if (have_cfg)
-		config_release(&cfg);
+	config_release(&cfg);
 	db_close(&db);
 	strbuf_release(&err);
 	return ex;

@@ -3,11 +3,12 @@
  * with a plot of every sample, drawn by gnuplot.  Exit codes as for
  * compare (64 usage, 65 bad data, 66 no database, 67 unknown label, 68 no
  * complete run, 70 internal error, 72 empty database, 74 I/O error, 76
- * newer schema), and 69 when gnuplot cannot be run or fails.
+ * newer schema, 78 bad config), and 69 when gnuplot cannot be run or fails.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -27,13 +28,16 @@ static void usage(FILE *f)
 		"comparison of PATCH against BASE,\nlatency percentiles and "
 		"shadow-entry coverage where a case has them.\nThe plots are "
 		"drawn by gnuplot (Debian's gnuplot-nox).\n\n"
-		"  --db FILE        results database (default results.db)\n"
+		"  --db FILE        results database (default: the config's, "
+		"else results.db)\n"
+		"  --config FILE    the config whose database to read (default "
+		"./config.json,\n                   else the example)\n"
 		"  -o, --output FILE  the page to write (- for standard "
 		"output)\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run, 69 gnuplot missing "
 		"or failed, 70 internal error,\n72 empty database, 74 I/O "
-		"error, 76 newer schema\n");
+		"error, 76 newer schema, 78 bad config\n");
 }
 
 /* Write the page to a temporary file beside out, then rename it. */
@@ -77,37 +81,39 @@ out:
 	return ex;
 }
 
-int cmd_report(int argc, char **argv)
+/* The options: an exit code, -1 for --help (printed). */
+static int parse(int argc, char **argv, struct report_cmd *rc,
+		 const char **out)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
+		REPORT_CMD_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "results.db", *out = NULL, *base, *patch = NULL;
-	struct report_side a = { 0 }, b = { 0 };
-	struct report_opts opts = { .primary = report_cmd_primary,
-				    .primary_only = true };
-	struct strbuf err = STRBUF_INIT;
-	struct report_page pg = { 0 };
-	struct db db = { 0 };
-	int ch, ex, r;
-	size_t i;
+	int ch;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:c:o:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
-		case 'd': path = optarg; break;
-		case 'o': out = optarg; break;
+		case 'd': rc->db_arg = optarg; break;
+		case 'c': rc->cfg_arg = optarg; break;
+		case 'o': *out = optarg; break;
 		case 'h':
 			usage(stdout);
-			return EX_OK;
+			return -1;
 		default:
 			return fb_opt_error(ch, argv, NULL);
 		}
 	}
+	return EX_OK;
+}
+
+/* BASE and PATCH (NULL: one label) and -o: an exit code. */
+static int check_args(int argc, char **argv, const char *out,
+		      const char **base, const char **patch)
+{
 	if (argc - optind < 1 || argc - optind > 2) {
 		fb_err("report takes one label, or two (BASE and PATCH)");
 		usage(stderr);
@@ -117,35 +123,52 @@ int cmd_report(int argc, char **argv)
 		fb_err("name the page to write: -o report.html");
 		return EX_USAGE;
 	}
-	base = argv[optind];
-	if (argc - optind == 2)
-		patch = argv[optind + 1];
-	if (!base[0] || (patch && !patch[0])) {
+	*base = argv[optind];
+	*patch = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (!(*base)[0] || (*patch && !(*patch)[0])) {
 		fb_err("empty label: name BASE and PATCH (make report "
 		       "BASE=... PATCH=...)");
 		return EX_USAGE;
 	}
-	if (patch && !strcmp(base, patch)) {
+	if (*patch && !strcmp(*base, *patch)) {
 		fb_err("BASE and PATCH are both '%s'; for one kernel name it "
-		       "once", base);
+		       "once", *base);
 		return EX_USAGE;
 	}
-	if (strcmp(out, "-") && out_file_check(out, path, &err)) {
-		fb_err("%s", strbuf_str(&err));
-		strbuf_release(&err);
-		return EX_USAGE;
-	}
-	ex = report_cmd_open(&db, path);
+	return EX_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cmd rc = REPORT_CMD_INIT;
+	struct report_opts opts = { .primary = report_cmd_primary,
+				    .primary_only = true };
+	const char *out = NULL, *base, *patch;
+	struct report_page pg = { 0 };
+	char *path = NULL;
+	int ex = parse(argc, argv, &rc, &out);
+	size_t i;
+
+	if (ex)
+		return ex < 0 ? EX_OK : ex;
+	ex = check_args(argc, argv, out, &base, &patch);
 	if (ex)
 		return ex;
-	r = report_side_load(&db, base, 0, &a, &err);
-	if (!r && patch)
-		r = report_side_load(&db, patch, 0, &b, &err);
-	ex = report_cmd_load_exit(r, &err);
+	/* -o is checked against the database before anything is read */
+	ex = report_cmd_db_path(rc.db_arg, rc.cfg_arg, &path);
+	if (ex)
+		return ex;
+	rc.db_arg = path;
+	if (strcmp(out, "-") && out_file_check(out, path, &rc.err)) {
+		fb_err("%s", strbuf_str(&rc.err));
+		ex = EX_USAGE;
+		goto out;
+	}
+	ex = report_cmd_load(&rc, base, patch, false);
 	if (ex)
 		goto out;
-	r = report_page_load(&db, &a, patch ? &b : NULL, &opts, &pg, &err);
-	ex = report_cmd_load_exit(r, &err);
+	ex = report_cmd_load_exit(report_page_load(&rc.db, &rc.a, patch ?
+				  &rc.b : NULL, &opts, &pg, &rc.err), &rc.err);
 	if (ex)
 		goto out;
 	pg.tool_version = fb_version;
@@ -154,9 +177,7 @@ int cmd_report(int argc, char **argv)
 	ex = write_page(&pg, out);
 out:
 	report_page_release(&pg);
-	report_side_release(&a);
-	report_side_release(&b);
-	strbuf_release(&err);
-	db_close(&db);
+	report_cmd_release(&rc);
+	free(path);
 	return ex;
 }

@@ -107,20 +107,19 @@ int run_exit(int r)
 	case RUNNER_EREFUSED:
 		return EX_UNAVAILABLE;
 	case RUNNER_ELOCKED:
-	case DB_BUSY:
 		return EX_TEMPFAIL;
 	case RUNNER_ESTATE:
-	case DB_ERR:
-	case DB_FULL:
-	case DB_READONLY:
 		return EX_IOERR;
 	case RUNNER_ESCRATCH:
 		return EX_CANTCREAT;
+	case DB_BUSY:
+	case DB_ERR:
+	case DB_FULL:
+	case DB_READONLY:
 	case DB_NOT_DB:
 	case DB_CORRUPT:
-		return EX_DATAERR;
 	case DB_TOO_NEW:
-		return EX_NEWER_DB;
+		return report_cmd_db_exit(r);	/* the database's, passed up */
 	default:	/* RUNNER_EFAILED, RUNNER_EINTERNAL */
 		return EX_SOFTWARE;
 	}

@@ -1,12 +1,26 @@
 /* `bench runs`: the recorded runs. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sysexits.h>
 
 #include "cmds.h"
 #include "common/common.h"
 #include "report_cmd.h"
 #include "schema/db.h"
+
+static const char runs_usage[] =
+"usage: bench runs [--db FILE] [--config FILE]\n"
+"\n"
+"Lists recorded runs: id, uuid, label, kernel, boot, status, start, samples,\n"
+"the kernel log lines that showed a kernel problem during the run (kwarn; -\n"
+"where the log was not read), and upload: per target pending, sent or failed,\n"
+"with the last error and the tries so far.\n"
+"\n"
+"  -d, --db FILE       results database (default: the config's, else\n"
+"                      results.db)\n"
+"  -c, --config FILE   the config whose database to read (default\n"
+"                      ./config.json, else the example)\n";
 
 static int row(const struct db_run_row *r, void *arg)
 {
@@ -32,28 +46,22 @@ static int row(const struct db_run_row *r, void *arg)
 int cmd_runs(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
+		REPORT_CMD_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "results.db";
+	const char *db_arg = NULL, *cfg_arg = NULL;
+	char *path;
 	struct db db;
 	int ch, r;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'd': path = optarg; break;
+		case 'd': db_arg = optarg; break;
+		case 'c': cfg_arg = optarg; break;
 		case 'h':
-			printf("usage: bench runs [--db FILE]\n\nLists recorded "
-			       "runs: id, uuid, label, kernel, boot, status, "
-			       "start, samples, the kernel log lines that showed "
-			       "a\nkernel problem during the run (kwarn; - where "
-			       "the log was not read),\nand upload: per target "
-			       "pending,"
-			       "\nsent or failed, with the last error and the "
-			       "tries so far.\n");
+			fputs(runs_usage, stdout);
 			return EX_OK;
 		default:
 			return fb_opt_error(ch, argv, NULL);
@@ -63,9 +71,12 @@ int cmd_runs(int argc, char **argv)
 		fb_err("unexpected argument '%s'", argv[optind]);
 		return EX_USAGE;
 	}
-	r = report_cmd_open(&db, path);
+	r = report_cmd_db_path(db_arg, cfg_arg, &path);
 	if (r)
 		return r;
+	r = report_cmd_open(&db, path);
+	if (r)
+		goto out;
 	printf("%-5s %-36s %-20s %-24s %-8s %-9s %-20s %-7s %-5s %s\n", "id",
 	       "uuid", "label", "kernel", "boot", "status", "started",
 	       "samples", "kwarn", "upload");
@@ -73,5 +84,8 @@ int cmd_runs(int argc, char **argv)
 	if (r)
 		fb_err("cannot read runs from %s: %s", path, db.err);
 	db_close(&db);
-	return r ? EX_IOERR : EX_OK;
+	r = r ? EX_IOERR : EX_OK;
+out:
+	free(path);
+	return r;
 }

@@ -179,7 +179,7 @@ int cmd_upload(int argc, char **argv)
 		       "section; see config.example.json)", cfg.path);
 		ex = EX_CONFIG;
 	} else {
-		ex = upload_cmd(&cfg, db_path ? db_path : cfg.database, uuid,
+		ex = upload_cmd(&cfg, report_cmd_db_rule(db_path, &cfg), uuid,
 				failed);
 	}
 	config_release(&cfg);

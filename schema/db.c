@@ -850,3 +850,31 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 	sqlite3_finalize(st);
 	return r;
 }
+
+/* the words say the seconds: they follow the timeout */
+_Static_assert(DB_BUSY_MS == 10000, "db_strerror's DB_BUSY words say 10 s");
+
+const char *db_strerror(int code)
+{
+	switch (code) {
+	case DB_OK:
+		return "no error";
+	case DB_TOO_NEW:
+		return "a schema newer than this tool's";
+	case DB_MISSING:
+		return "no such database";
+	case DB_NOT_DB:
+	case DB_CORRUPT:
+		return "not a foliobench database";
+	case DB_FULL:
+		return "the disk is full";
+	case DB_BUSY:
+		return "another process holds it locked, still after 10 s";
+	case DB_READONLY:
+		return "it cannot be written";
+	case DB_BADROW:
+		return "a row no report can use";
+	default:	/* DB_ERR: db->err says what */
+		return "a database error";
+	}
+}

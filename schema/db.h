@@ -177,4 +177,11 @@ struct db_run_row {
 int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		 void *arg);
 
+/*
+ * The words for a DB_* code (never NULL), as messages put them after the
+ * file's name, db->err then saying the particulars: "cannot read PATH:
+ * another process holds it locked, still after 10 s (database is locked)".
+ */
+const char *db_strerror(int code);
+
 #endif

@@ -1,0 +1,270 @@
+/*
+ * What the commands that read results share: which database they read (one
+ * --db rule), opening it, loading the sides, and one exit code for each
+ * status, so that each cmd_*.c keeps only its options and its output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "bench/report_cmd.h"
+#include "reports/compare.h"
+#include "reports/exports.h"
+#include "runner/runner.h"
+#include "schema/db.h"
+#include "workloads/workload.h"
+
+int report_cmd_db_name(const char *path, const char *what)
+{
+	struct strbuf q = STRBUF_INIT;
+	char why[160];
+
+	if (!db_path_check(path, why, sizeof(why)))
+		return EX_OK;
+	strbuf_json_str(&q, path);
+	fb_err("%s %s: %s", what, q.buf, why);
+	strbuf_release(&q);
+	return EX_USAGE;
+}
+
+const char *report_cmd_db_rule(const char *db_arg, const struct config *cfg)
+{
+	if (db_arg)
+		return db_arg;
+	return cfg ? cfg->database : "results.db";
+}
+
+int report_cmd_db_path(const char *db_arg, const char *cfg_arg, char **out)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *path = cfg_arg;
+	struct config cfg;
+
+	*out = NULL;
+	if (!db_arg && !path) {
+		path = fb_config_default();
+		if (access(path, F_OK))
+			path = NULL;	/* no config to ask */
+	}
+	if (db_arg || !path) {
+		*out = xstrdup(report_cmd_db_rule(db_arg, NULL));
+		return EX_OK;
+	}
+	if (config_load(&cfg, path, &err)) {
+		fb_err("%s", strbuf_str(&err));
+		strbuf_release(&err);
+		return EX_CONFIG;
+	}
+	*out = xstrdup(report_cmd_db_rule(NULL, &cfg));
+	config_release(&cfg);
+	return EX_OK;
+}
+
+int report_cmd_unknown_format(const char *name, const char *more)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	report_format_names(&names, NULL);
+	fb_err("unknown format '%s' (%s, %s)", name, names.buf, more);
+	strbuf_release(&names);
+	return EX_USAGE;
+}
+
+int report_cmd_db_exit(int r)
+{
+	switch (r) {
+	case DB_OK:
+		return EX_OK;
+	case DB_MISSING:
+		return EX_NOINPUT;
+	case DB_TOO_NEW:
+		return EX_NEWER_DB;
+	case DB_NOT_DB:
+	case DB_CORRUPT:
+	case DB_BADROW:
+		return EX_DATAERR;
+	case DB_BUSY:
+		return EX_TEMPFAIL;
+	default:	/* DB_ERR, DB_FULL, DB_READONLY */
+		return EX_IOERR;
+	}
+}
+
+/* Open path: read-only, or for a command that writes rows (write). */
+static int cmd_open(struct db *db, const char *path, bool write)
+{
+	int r = report_cmd_db_name(path, "--db");
+
+	if (r)
+		return r;
+	r = write ? db_open(db, path, false) : db_open_read(db, path);
+	switch (r) {
+	case DB_OK:
+		break;
+	case DB_MISSING:
+		fb_err("no database at %s (record runs with `bench run` "
+		       "first)", path);
+		break;
+	case DB_TOO_NEW:
+		fb_err("cannot read %s: %s; use a newer foliobench", path,
+		       db->err);
+		break;
+	case DB_NOT_DB:
+	case DB_CORRUPT:
+		fb_err("%s is %s: %s", path, db_strerror(r), db->err);
+		break;
+	case DB_BUSY:
+		fb_err("cannot read %s: %s (%s)", path, db_strerror(r),
+		       db->err);
+		break;
+	default:
+		fb_err("cannot open database %s: %s", path, db->err);
+	}
+	return report_cmd_db_exit(r);
+}
+
+int report_cmd_open(struct db *db, const char *path)
+{
+	return cmd_open(db, path, false);
+}
+
+int report_cmd_open_write(struct db *db, const char *path)
+{
+	return cmd_open(db, path, true);
+}
+
+int report_cmd_load_exit(int r, const struct strbuf *err)
+{
+	if (r && r != REPORT_ENOMEM)
+		fb_err("%s", strbuf_str(err));
+	switch (r) {
+	case REPORT_OK:
+		return EX_OK;
+	case REPORT_EEMPTY:
+		return EX_EMPTY_DB;
+	case REPORT_ELABEL:
+		return EX_NOUSER;
+	case REPORT_ENOCOMPLETE:
+	case REPORT_EFEW:
+		return EX_NOHOST;
+	case REPORT_ENOMEM:
+		fb_err("out of memory");
+		return EX_SOFTWARE;
+	case REPORT_EDATA:
+		return EX_DATAERR;
+	case REPORT_EDB:
+		return EX_IOERR;
+	case REPORT_EBUSY:
+		return EX_TEMPFAIL;
+	default:
+		return EX_SOFTWARE;
+	}
+}
+
+int report_cmd_load(struct report_cmd *rc, const char *base,
+		    const char *patch, bool aa)
+{
+	int ex = report_cmd_db_path(rc->db_arg, rc->cfg_arg, &rc->path), r;
+
+	if (ex || (ex = report_cmd_open(&rc->db, rc->path)))
+		return ex;
+	if (aa)
+		return report_cmd_load_exit(report_side_load_halves(&rc->db,
+				base, &rc->lo, &rc->a, &rc->b, &rc->err),
+				&rc->err);
+	r = report_side_load_opts(&rc->db, base, &rc->lo, &rc->a, &rc->err);
+	if (!r && patch)
+		r = report_side_load_opts(&rc->db, patch, &rc->lo, &rc->b,
+					  &rc->err);
+	return report_cmd_load_exit(r, &rc->err);
+}
+
+int report_cmd_compare(struct report_cmd *rc, bool two,
+		       const struct report_opts *opts, struct report_cmp *c)
+{
+	if (report_compare(&rc->a, two ? &rc->b : NULL, opts, c))
+		return report_cmd_load_exit(REPORT_ENOMEM, &rc->err);
+	c->tool_version = fb_version;
+	c->schema_version = db_schema_version(&rc->db);
+	return EX_OK;
+}
+
+int report_cmd_print(const struct report_cmp *c, enum report_format fmt)
+{
+	if (!report_print(stdout, c, fmt))
+		return EX_OK;
+	fb_err("cannot write the report: %m");
+	return EX_IOERR;
+}
+
+void report_cmd_release(struct report_cmd *rc)
+{
+	report_side_release(&rc->a);
+	report_side_release(&rc->b);
+	strbuf_release(&rc->err);
+	db_close(&rc->db);
+	free(rc->path);
+	rc->path = NULL;
+}
+
+int report_cmd_kwarn(const struct report_cmp *c, bool strict)
+{
+	size_t i;
+
+	for (i = 0; i < c->nkwarn; i++)
+		fb_warn("kernel warnings: %s", c->kwarn[i]);
+	if (!strict || !c->nkwarn)
+		return EX_OK;
+	fb_err("refusing to make a table of a kernel that printed warnings "
+	       "during its runs (--strict); see `bench runs`");
+	return EX_UNAVAILABLE;
+}
+
+/* The metric's entry in its workload's table; NULL when this build lacks it. */
+static const struct metric *find_metric(const char *workload,
+					const char *metric)
+{
+	const struct workload *w = workload_find(workload);
+	const struct metric *m;
+
+	for (m = w ? w->metrics : NULL; m && m->name; m++)
+		if (!strcmp(m->name, metric))
+			return m;
+	return NULL;
+}
+
+bool report_cmd_primary(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return !m || m->primary;
+}
+
+bool report_cmd_input(const char *workload, const char *metric)
+{
+	const struct metric *m = find_metric(workload, metric);
+
+	return m && m->input;
+}
+
+const char *report_cmd_words(const char *workload, const char *key,
+			     const char *value)
+{
+	const struct workload *w = workload_find(workload);
+	const struct param *p;
+	size_t i;
+
+	if (!w)
+		return NULL;
+	for (p = w->params; p->name; p++) {
+		if (strcmp(p->name, key) || p->type != PT_ENUM || !p->words)
+			continue;
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(p->choices[i], value))
+				return p->words[i];
+	}
+	return NULL;
+}
