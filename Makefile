@@ -38,7 +38,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SQL	:= $(sort $(wildcard schema/*.sql))
 
-DB	?= results.db
+DB	?=
+DBOPT	= $(if $(DB),--db $(DB)) $(if $(CONFIG),--config $(CONFIG))
 CONFIG	?=
 LABEL	?=
 FORMAT	?= text
@@ -148,7 +149,7 @@ fuzz: deps
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(B)/bench run --db $(DB) $(if $(CONFIG),--config $(CONFIG)) $(if $(LABEL),--label $(LABEL))
+	$(Q)$(B)/bench run $(DBOPT) $(if $(LABEL),--label $(LABEL))
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_BIN)
@@ -158,7 +159,7 @@ test-unit: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do $$t || exit 1; done
 
 compare: all
-	$(Q)$(B)/bench compare --db $(DB) --format $(FORMAT) $(if $(STRICT),--strict) $(if $(AA),--aa '$(BASE)','$(BASE)' '$(PATCH)')
+	$(Q)$(B)/bench compare $(DBOPT) --format $(FORMAT) $(if $(STRICT),--strict) $(if $(AA),--aa '$(BASE)','$(BASE)' '$(PATCH)')
 
 # Two kernels booted in turn in QEMU guests until the plan is met, then
 # compared: make compare-vm BASE=KERNEL PATCH=KERNEL [BOOTS=4] [VMOPTS=...]
@@ -166,15 +167,15 @@ compare: all
 BOOTS	?= 4
 VMOPTS	?=
 compare-vm: all
-	$(Q)$(B)/bench lab --db $(DB) --boots $(BOOTS) $(VMOPTS) '$(BASE)' '$(PATCH)' $(if $(CONFIG),-- run --config $(CONFIG))
+	$(Q)$(B)/bench lab $(if $(DB),--db $(DB)) --boots $(BOOTS) $(VMOPTS) '$(BASE)' '$(PATCH)' $(if $(CONFIG),-- run --config $(CONFIG))
 
 export: all
-	$(Q)$(B)/bench export --db $(DB) --format $(FORMAT) '$(LABEL)'
+	$(Q)$(B)/bench export $(DBOPT) --format $(FORMAT) '$(LABEL)'
 
 # One HTML page with a plot of every sample (PATCH may be left out).
 OUT	?= report.html
 report: all
-	$(Q)$(B)/bench report --db $(DB) -o '$(OUT)' '$(BASE)' $(if $(PATCH),'$(PATCH)')
+	$(Q)$(B)/bench report $(DBOPT) -o '$(OUT)' '$(BASE)' $(if $(PATCH),'$(PATCH)')
 
 # seq-read against fio and a bare read loop on one file (RUNTIME, SIZE, BS,
 # ROUNDS from the environment or the command line); a benchmark, not a test.

@@ -47,21 +47,18 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 {
 	switch (r) {
 	case DB_BUSY:
-		say_err("%s %s: another process holds it locked, still after "
-			"%d s (%s)", what, path, DB_BUSY_MS / 1000, err);
+	case DB_READONLY:
+		say_err("%s %s: %s (%s)", what, path, db_strerror(r), err);
 		break;
 	case DB_FULL:
-		say_err("%s %s: the disk is full (%s); what was stored before "
-			"is kept", what, path, err);
-		break;
-	case DB_READONLY:
-		say_err("%s %s: it cannot be written (%s)", what, path, err);
+		say_err("%s %s: %s (%s); what was stored before is kept", what,
+			path, db_strerror(r), err);
 		break;
 	case DB_CORRUPT:
 	case DB_NOT_DB:
-		say_err("%s %s: not a foliobench database, or a damaged one "
-			"(%s); see sqlite3 %s 'PRAGMA integrity_check'", what,
-			path, err, path);
+		say_err("%s %s: %s, or a damaged one (%s); see sqlite3 %s "
+			"'PRAGMA integrity_check'", what, path, db_strerror(r),
+			err, path);
 		break;
 	case DB_TOO_NEW:
 		say_err("%s %s: %s; use a newer foliobench", what, path, err);
