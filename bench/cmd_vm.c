@@ -1,6 +1,6 @@
 /*
  * `bench vm KERNEL`: one boot of a kernel in a QEMU guest, a command run
- * there, its runs brought home (runner/vm.c).  `bench lab BASE PATCH`:
+ * there, its runs brought home (runner/vm*.c).  `bench lab BASE PATCH`:
  * boots of both kernels in the order `bench plan` gives until the plan is
  * met, then `bench compare`.  The host is never changed: nothing is
  * installed, its root is shared read-only.
@@ -163,8 +163,8 @@ static int lab_opt(int ch, const char *arg, struct vm_cli *c)
 	case O_LABELS: c->labels = arg; break;
 	case O_EFFECT:
 		if (report_cmd_effect(arg, &c->effect)) {
-			fb_err("--effect: '%s' is not a change in percent above "
-			       "0 and below 1000, such as 5%%", arg);
+			fb_err("--effect: '%s' is not a change in percent "
+			       "above 0 and below 1000, such as 5%%", arg);
 			return EX_USAGE;
 		}
 		break;
