@@ -1,6 +1,6 @@
 /*
  * `bench vm KERNEL`: one boot of a kernel in a QEMU guest, a command run
- * there, its runs brought home (runner/vm.c).  `bench lab BASE PATCH`:
+ * there, its runs brought home (runner/vm*.c).  `bench lab BASE PATCH`:
  * boots of both kernels in the order `bench plan` gives until the plan is
  * met, then `bench compare`.  The host is never changed: nothing is
  * installed, its root is shared read-only.
@@ -84,6 +84,118 @@ static int parse_uint(const char *opt, const char *s, unsigned lo,
 	return 0;
 }
 
+/* A guest's option (its shape, --accel, --timeout): 0 or EX_USAGE; 1
+ * when ch is none of them. */
+static int guest_opt(int ch, const char *arg, struct vm_opts *o)
+{
+	uint64_t u;
+	unsigned n;
+	int r;
+
+	switch (ch) {
+	case O_SMP:
+		if ((r = parse_uint("--smp", arg, 1, 288, &n)))
+			return r;
+		o->smp = n;
+		break;
+	case O_SOCKETS:
+		if ((r = parse_uint("--sockets", arg, 1, 8, &n)))
+			return r;
+		o->sockets = n;
+		break;
+	case O_THREADS:
+		if ((r = parse_uint("--threads-per-core", arg, 1, 8, &n)))
+			return r;
+		o->threads = n;
+		break;
+	case O_NUMA: o->numa = true; break;
+	case O_MEM:
+		if (parse_size(arg, &u) || u < (256ULL << 20) ||
+		    u > (4ULL << 40)) {
+			fb_err("--mem: '%s' is not a size from 256M to 4T",
+			       arg);
+			return EX_USAGE;
+		}
+		o->mem = u;
+		break;
+	case O_CGROUP:
+		if (strcmp(arg, "v1") && strcmp(arg, "v2")) {
+			fb_err("--cgroup: '%s' is not v1 or v2", arg);
+			return EX_USAGE;
+		}
+		o->cgroup = arg[1] - '0';
+		break;
+	case O_ACCEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "kvm") &&
+		    strcmp(arg, "tcg")) {
+			fb_err("--accel: '%s' is not auto, kvm or tcg", arg);
+			return EX_USAGE;
+		}
+		o->accel = arg;
+		break;
+	case O_TIMEOUT:
+		if (parse_duration(arg, &u) || u < 1000000000ULL ||
+		    u > 7 * 86400ULL * 1000000000ULL) {
+			fb_err("--timeout: '%s' is not a duration from 1s to 7 "
+			       "days", arg);
+			return EX_USAGE;
+		}
+		o->timeout_s = (unsigned)(u / 1000000000ULL);
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* An option of bench lab's own: 0 or EX_USAGE; 1 when ch is none. */
+static int lab_opt(int ch, const char *arg, struct vm_cli *c)
+{
+	unsigned n;
+	int r;
+
+	switch (ch) {
+	case O_BOOTS:
+		if ((r = parse_uint("--boots", arg, 1, 1000, &n)))
+			return r;
+		c->boots = n;
+		break;
+	case O_LABELS: c->labels = arg; break;
+	case O_EFFECT:
+		if (report_cmd_effect(arg, &c->effect)) {
+			fb_err("--effect: '%s' is not a change in percent "
+			       "above 0 and below 1000, such as 5%%", arg);
+			return EX_USAGE;
+		}
+		break;
+	case O_FORMAT: c->format = arg; break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* What parse() checks once the options are read: the words after --. */
+static int check_rest(struct vm_cli *c, bool lab)
+{
+	char **a;
+
+	if (c->o.sh && *c->rest) {
+		fb_err("--sh and a bench command after -- are two commands; "
+		       "give one");
+		return EX_USAGE;
+	}
+	for (a = c->rest; *a; a++)
+		if (!strcmp(*a, "--db") || !strncmp(*a, "--db=", 5) ||
+		    !strcmp(*a, "-d")) {
+			fb_err("the guest's run goes home into the --db of "
+			       "bench %s, not one given after --",
+			       lab ? "lab" : "vm");
+			return EX_USAGE;
+		}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		 int npos)
 {
@@ -107,8 +219,6 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *usage = lab ? lab_usage : vm_usage;
-	uint64_t u;
-	unsigned n;
 	int ch, r;
 
 	opterr = 0;
@@ -125,101 +235,24 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 			c->pos[lab ? 2 - npos : 0] = optarg;
 			npos--;
 			continue;
-		case O_SMP:
-			if ((r = parse_uint("--smp", optarg, 1, 288, &n)))
-				return r;
-			c->o.smp = n;
-			break;
-		case O_SOCKETS:
-			if ((r = parse_uint("--sockets", optarg, 1, 8, &n)))
-				return r;
-			c->o.sockets = n;
-			break;
-		case O_THREADS:
-			if ((r = parse_uint("--threads-per-core", optarg, 1, 8,
-					    &n)))
-				return r;
-			c->o.threads = n;
-			break;
-		case O_NUMA: c->o.numa = true; break;
-		case O_MEM:
-			if (parse_size(optarg, &u) || u < (256ULL << 20) ||
-			    u > (4ULL << 40)) {
-				fb_err("--mem: '%s' is not a size from 256M "
-				       "to 4T", optarg);
-				return EX_USAGE;
-			}
-			c->o.mem = u;
-			break;
-		case O_CGROUP:
-			if (strcmp(optarg, "v1") && strcmp(optarg, "v2")) {
-				fb_err("--cgroup: '%s' is not v1 or v2",
-				       optarg);
-				return EX_USAGE;
-			}
-			c->o.cgroup = optarg[1] - '0';
-			break;
-		case O_ACCEL:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
-			    strcmp(optarg, "tcg")) {
-				fb_err("--accel: '%s' is not auto, kvm or tcg",
-				       optarg);
-				return EX_USAGE;
-			}
-			c->o.accel = optarg;
-			break;
-		case O_TIMEOUT: {
-			uint64_t ns;
-
-			if (parse_duration(optarg, &ns) || ns < 1000000000ULL ||
-			    ns > 7 * 86400ULL * 1000000000ULL) {
-				fb_err("--timeout: '%s' is not a duration from "
-				       "1s to 7 days", optarg);
-				return EX_USAGE;
-			}
-			c->o.timeout_s = (unsigned)(ns / 1000000000ULL);
-			break;
-		}
-		case O_DB: c->o.db_path = optarg; break;
+		case O_DB: c->o.db_path = optarg; continue;
 		case O_SH:
 			if (lab)
-				return fb_opt_error('?', argv, usage);
+				break;	/* vm's alone: unknown to lab */
 			c->o.sh = optarg;
-			break;
-		case 'v': c->o.verbose = true; break;
-		case O_BOOTS:
-			if (!lab)
-				return fb_opt_error('?', argv, usage);
-			if ((r = parse_uint("--boots", optarg, 1, 1000, &n)))
-				return r;
-			c->boots = n;
-			break;
-		case O_LABELS:
-			if (!lab)
-				return fb_opt_error('?', argv, usage);
-			c->labels = optarg;
-			break;
-		case O_EFFECT:
-			if (!lab)
-				return fb_opt_error('?', argv, usage);
-			if (report_cmd_effect(optarg, &c->effect)) {
-				fb_err("--effect: '%s' is not a change in "
-				       "percent above 0 and below 1000, such "
-				       "as 5%%", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case O_FORMAT:
-			if (!lab)
-				return fb_opt_error('?', argv, usage);
-			c->format = optarg;
-			break;
+			continue;
+		case 'v': c->o.verbose = true; continue;
 		case 'h':
 			fputs(usage, stdout);
 			return -1;
-		default:
-			return fb_opt_error(ch, argv, usage);
 		}
+		r = guest_opt(ch, optarg, &c->o);
+		if (r == 1 && lab)
+			r = lab_opt(ch, optarg, c);
+		if (r == 1)
+			return fb_opt_error(ch, argv, usage);
+		if (r)
+			return r;
 	}
 	if (npos > 0) {
 		fb_err(lab ? "lab takes two kernels, BASE and PATCH" :
@@ -229,20 +262,7 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		return EX_USAGE;
 	}
 	c->rest = argv + optind;
-	if (c->o.sh && *c->rest) {
-		fb_err("--sh and a bench command after -- are two commands; "
-		       "give one");
-		return EX_USAGE;
-	}
-	for (char **a = c->rest; *a; a++)
-		if (!strcmp(*a, "--db") || !strncmp(*a, "--db=", 5) ||
-		    !strcmp(*a, "-d")) {
-			fb_err("the guest's run goes home into the --db of "
-			       "bench %s, not one given after --",
-			       lab ? "lab" : "vm");
-			return EX_USAGE;
-		}
-	return 0;
+	return check_rest(c, lab);
 }
 
 static void defaults(struct vm_cli *c)
@@ -390,45 +410,34 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 	return r;
 }
 
-int cmd_lab(int argc, char **argv)
+/* The two labels: --labels, else each kernel's release; checked. */
+static int lab_labels(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
 {
 	struct strbuf err = STRBUF_INIT;
-	struct vm_cli c;
-	const char *kern[2] = { NULL, NULL };
-	char label[2][LABEL_MAX + 1], why[160];
-	char **cmd = NULL;
-	char *self;
-	int r, ex = EX_OK, i, boot_no = 0;
-	size_t n;
+	char why[160];
+	int i, r;
 
-	defaults(&c);
-	r = parse(argc, argv, &c, true, 2);
-	if (r)
-		return r < 0 ? EX_OK : r;
-	kern[0] = c.pos[0];
-	kern[1] = c.pos[1];
-	if (c.labels) {
-		const char *comma = strchr(c.labels, ',');
+	if (c->labels) {
+		const char *comma = strchr(c->labels, ',');
 
-		if (!comma || comma == c.labels || !comma[1] ||
-		    (size_t)(comma - c.labels) > LABEL_MAX ||
+		if (!comma || comma == c->labels || !comma[1] ||
+		    (size_t)(comma - c->labels) > LABEL_MAX ||
 		    strlen(comma + 1) > LABEL_MAX) {
 			fb_err("--labels: '%s' is not two labels, BASE,PATCH",
-			       c.labels);
+			       c->labels);
 			return EX_USAGE;
 		}
 		snprintf(label[0], sizeof(label[0]), "%.*s",
-			 (int)(comma - c.labels), c.labels);
+			 (int)(comma - c->labels), c->labels);
 		snprintf(label[1], sizeof(label[1]), "%s", comma + 1);
-	} else {
-		for (i = 0; i < 2; i++) {
-			r = vm_kernel_release(kern[i], label[i],
-					      sizeof(label[i]), &err);
-			if (r) {
-				fb_err("lab: %s", strbuf_str(&err));
-				strbuf_release(&err);
-				return vm_exit(r);
-			}
+	}
+	for (i = 0; !c->labels && i < 2; i++) {
+		r = vm_kernel_release(c->pos[i], label[i], sizeof(label[i]),
+				      &err);
+		if (r) {
+			fb_err("lab: %s", strbuf_str(&err));
+			strbuf_release(&err);
+			return vm_exit(r);
 		}
 	}
 	for (i = 0; i < 2; i++)
@@ -441,78 +450,121 @@ int cmd_lab(int argc, char **argv)
 		       "BASE,PATCH", label[0]);
 		return EX_USAGE;
 	}
-	/* the guest's command: run ARGS --label L (the label per boot) */
-	n = 0;
-	while (c.rest[n])
+	return 0;
+}
+
+/*
+ * The guest's command: run and the arguments that follow run after --,
+ * with room for --label L at cmd[*at] (set each boot).  NULL, said, where
+ * what follows -- is not run.
+ */
+static char **lab_cmd(const struct vm_cli *c, size_t *at)
+{
+	char **cmd;
+	size_t n = 0, i;
+
+	while (c->rest[n])
 		n++;
-	if (n && strcmp(c.rest[0], "run")) {
+	if (n && strcmp(c->rest[0], "run")) {
 		fb_err("lab: the guest's command is bench run; after -- come "
 		       "its arguments (run --config FILE ...)");
-		return EX_USAGE;
+		return NULL;
 	}
 	cmd = xcalloc(n + 4, sizeof(*cmd));
 	cmd[0] = "run";
-	for (i = 1; i < (int)n; i++)
-		cmd[i] = c.rest[i];
+	for (i = 1; i < n; i++)
+		cmd[i] = c->rest[i];
+	*at = n ? n : 1;
+	return cmd;
+}
+
+/*
+ * Which kernel boots next, by the plan of what the database holds: 0 or
+ * 1, or -1 when the plan is met or (*ex set) it cannot be known.
+ */
+static int lab_next(const struct vm_cli *c, char label[2][LABEL_MAX + 1],
+		    int *ex)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct report_bootplan p = { 0 };
+	struct db db = { 0 };
+	bool have_db = !access(c->o.db_path, F_OK);
+	int r, next;
+
+	if (have_db && (*ex = report_cmd_open(&db, c->o.db_path)))
+		return -1;
+	r = report_plan(have_db ? &db : NULL, label[0], label[1],
+			(unsigned)c->boots, c->effect, report_cmd_published,
+			report_cmd_primary, &p, &err);
+	*ex = report_cmd_load_exit(r, &err);
+	db_close(&db);
+	next = p.next;
+	if (!*ex && next >= 0 && p.boots[0] >= 2 && p.boots[1] >= 2 &&
+	    p.need_max >= 2 && p.boots[0] >= (size_t)p.need_max &&
+	    p.boots[1] >= (size_t)p.need_max) {
+		printf("lab: the plan says %ld boots of each kernel detect the "
+		       "change; both have them\n", p.need_max);
+		next = -1;
+	} else if (!*ex && next < 0) {
+		printf("lab: both kernels have their %ld boots\n", c->boots);
+	}
+	report_plan_release(&p);
+	strbuf_release(&err);
+	return *ex ? -1 : next;
+}
+
+/* `bench compare` of the two labels, as the lab's last word. */
+static int lab_compare(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
+{
+	char *cargv[] = { "compare", "--db", (char *)c->o.db_path,
+			  "--format", (char *)(c->format ? c->format : "text"),
+			  label[0], label[1], NULL };
+	char *reinit[] = { "lab", NULL };
+
+	/* glibc's getopt keeps the order mode of its first scan (our "-")
+	 * until optind is 0: start it anew for compare's */
+	optind = 0;
+	getopt_long(1, reinit, "", NULL, NULL);
+	fflush(stdout);
+	return cmd_compare(7, cargv);
+}
+
+int cmd_lab(int argc, char **argv)
+{
+	char label[2][LABEL_MAX + 1];
+	struct vm_cli c;
+	char **cmd, *self;
+	size_t at;
+	int r, ex = EX_OK, next, boot_no = 0;
+
+	defaults(&c);
+	r = parse(argc, argv, &c, true, 2);
+	if (r)
+		return r < 0 ? EX_OK : r;
+	r = lab_labels(&c, label);
+	if (r)
+		return r;
+	cmd = lab_cmd(&c, &at);
+	if (!cmd)
+		return EX_USAGE;
 	self = self_path();
 	c.o.bench = self;
 	c.o.cmd = cmd;
-	for (;;) {
-		struct report_bootplan p = { 0 };
-		struct db db = { 0 };
-		bool have_db = !access(c.o.db_path, F_OK);
-		int next;
-
-		if (have_db && (ex = report_cmd_open(&db, c.o.db_path)))
-			break;
-		r = report_plan(have_db ? &db : NULL, label[0], label[1],
-				(unsigned)c.boots, c.effect,
-				report_cmd_published, report_cmd_primary, &p,
-				&err);
-		ex = report_cmd_load_exit(r, &err);
-		db_close(&db);
-		next = p.next;
-		if (!ex && next >= 0 && p.boots[0] >= 2 && p.boots[1] >= 2 &&
-		    p.need_max >= 2 && p.boots[0] >= (size_t)p.need_max &&
-		    p.boots[1] >= (size_t)p.need_max) {
-			printf("lab: the plan says %ld boots of each kernel "
-			       "detect the change; both have them\n",
-			       p.need_max);
-			next = -1;
-		} else if (!ex && next < 0) {
-			printf("lab: both kernels have their %ld boots\n",
-			       c.boots);
-		}
-		report_plan_release(&p);
-		if (ex || next < 0)
-			break;
+	while ((next = lab_next(&c, label, &ex)) >= 0) {
 		if (boot_no >= 2 * c.boots + 2) {
 			fb_err("lab: %d boots and the plan is not met (runs "
 			       "that are not complete?); stopping", boot_no);
 			ex = EX_SOFTWARE;
 			break;
 		}
-		cmd[n ? n : 1] = "--label";
-		cmd[(n ? n : 1) + 1] = label[next];
-		ex = lab_boot(&c, kern[next], label[next], ++boot_no);
+		cmd[at] = "--label";
+		cmd[at + 1] = label[next];
+		ex = lab_boot(&c, c.pos[next], label[next], ++boot_no);
 		if (ex)
 			break;
 	}
-	if (!ex) {
-		char *cargv[] = { "compare", "--db", (char *)c.o.db_path,
-				  "--format", (char *)(c.format ? c.format :
-						       "text"),
-				  label[0], label[1], NULL };
-		char *reinit[] = { "lab", NULL };
-
-		/* glibc's getopt keeps the order mode of its first scan (our
-		 * "-") until optind is 0: start it anew for compare's */
-		optind = 0;
-		getopt_long(1, reinit, "", NULL, NULL);
-		fflush(stdout);
-		ex = cmd_compare(7, cargv);
-	}
-	strbuf_release(&err);
+	if (!ex)
+		ex = lab_compare(&c, label);
 	free(cmd);
 	free(self);
 	return ex;

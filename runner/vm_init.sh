@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# The init of a `bench vm` guest (runner/vm.c puts it in the initramfs as
+# The init of a `bench vm` guest (runner/vm_initrd.c puts it in the initramfs as
 # /init, with a static busybox and the kernel's own modules in load order).
 # It makes the host's root, shared read-only over 9p, writable under a tmpfs
 # overlay, gives the guest its own /proc, /sys, /dev, /run, /tmp, /dev/shm,
@@ -54,7 +54,7 @@ mount -t tmpfs -o mode=1777 shm $R/dev/shm
 mount -t tmpfs -o mode=0755 run $R/run
 mount -t tmpfs -o mode=1777 tmp $R/tmp
 # /var/tmp, the runner's disk scratch: the ext4 on the virtio disk the host
-# made (runner/vm.c, make_scratch), tmpfs where there is none
+# made (runner/vm_scratch.c), tmpfs where there is none
 scratch=
 if [ -e /sys/block/vda ]; then
 	i=0

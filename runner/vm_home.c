@@ -1,0 +1,133 @@
+/*
+ * The guest's runs brought home: its status and times read from the
+ * shared out dir, the guest recorded in its database (how QEMU made it,
+ * its console and kmsg), and that database merged into the host's.
+ */
+#include "vm_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "schema/db.h"
+#include "schema/db_vm.h"
+#include "schema/merge.h"
+
+struct home {
+	const struct vm_opts *o;
+	struct vm_result *res;
+};
+
+static int said_home(const struct db_vm_run *run, void *arg)
+{
+	struct home *h = arg;
+
+	h->res->nruns++;
+	if (!isnan(run->first_sample_s) && (isnan(h->res->first_sample_s) ||
+	    run->first_sample_s < h->res->first_sample_s))
+		h->res->first_sample_s = run->first_sample_s;
+	fprintf(stderr, "bench: vm: run %s (label %s, kernel %s, boot %.8s, "
+		"%s) brought home into %s\n", run->uuid, run->label,
+		run->kernel_release, run->boot_id, run->status,
+		h->o->db_path);
+	return 0;
+}
+
+/* Record the guest in its database, then merge that into the host's. */
+static int bring_home(const struct vm_opts *o, const char *tmp,
+		      const struct db_vm *vm, struct vm_result *res,
+		      struct strbuf *err)
+{
+	struct home h = { o, res };
+	struct db_merge_stats ms;
+	struct db g = { 0 }, out = { 0 };
+	char path[4200];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/out/results.db", tmp);
+	if (access(path, F_OK))
+		return 0;	/* the command stored nothing */
+	r = db_open(&g, path, false);
+	if (!r)
+		r = db_vm_attach(&g, vm, said_home, &h);
+	if (r) {
+		strbuf_addf(err, "cannot record the guest in its database "
+			    "%s: %s", path, g.err);
+		db_close(&g);
+		return VM_EDB;
+	}
+	db_close(&g);
+	r = db_open(&out, o->db_path, true);
+	if (!r)
+		r = db_merge(&out, path, &ms);
+	if (r) {
+		strbuf_addf(err, "cannot merge the guest's runs into %s: %s",
+			    o->db_path, out.err);
+		db_close(&out);
+		return VM_EDB;
+	}
+	db_close(&out);
+	return 0;
+}
+
+static void json_argv(char *const *v, struct strbuf *sb)
+{
+	size_t i;
+
+	strbuf_addf(sb, "[");
+	for (i = 0; v[i]; i++) {
+		if (i)
+			strbuf_addf(sb, ", ");
+		strbuf_json_str(sb, v[i]);
+	}
+	strbuf_addf(sb, "]");
+}
+
+/* What the guest's /init wrote into tmp/out/name, into b: 0 or -errno. */
+static int read_out(const char *tmp, const char *name, struct strbuf *b)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/out/%s", tmp, name);
+	return vm_slurp(path, b);
+}
+
+int vm_home(const struct vm_guest *g, struct strbuf *err)
+{
+	struct strbuf b = STRBUF_INIT, con = STRBUF_INIT;
+	struct strbuf kmsg = STRBUF_INIT, args = STRBUF_INIT;
+	struct vm_result *res = g->res;
+	char path[4200];
+	int r;
+
+	if (!read_out(g->tmp, "status", &b))
+		res->status = (int)strtol(b.buf, NULL, 10);
+	strbuf_release(&b);
+	if (!read_out(g->tmp, "boot_s", &b))
+		res->uptime_s = strtod(b.buf, NULL);
+	strbuf_release(&b);
+	snprintf(path, sizeof(path), "%s/console.log", g->tmp);
+	vm_slurp(path, &con);
+	read_out(g->tmp, "kmsg", &kmsg);
+	json_argv(g->qa.v, &args);
+	{
+		struct db_vm vm = {
+			.accel = res->accel, .accel_why = g->why,
+			.shape = g->shape.buf, .kernel = g->o->kernel,
+			.kernel_image = g->image_desc,
+			.qemu_version = g->ver.buf, .qemu_args = args.buf,
+			.guest_cmdline = g->cmdline.buf,
+			.command = g->cmd.buf, .started_at = g->started,
+			.boot_s = res->boot_s, .wall_s = res->wall_s,
+			.console = con.buf ? con.buf : "",
+			.kmsg = kmsg.buf ? kmsg.buf : "",
+		};
+
+		r = bring_home(g->o, g->tmp, &vm, res, err);
+	}
+	strbuf_release(&con);
+	strbuf_release(&kmsg);
+	strbuf_release(&args);
+	return r;
+}
