@@ -128,7 +128,7 @@ suite_db() {
 	assert_output "$(rel "$K_NEW")|$(rel "$K_NEW")|32|foliobench-vm|complete"
 	[ "$(q 'SELECT boot_id FROM runs')" != "$(cat /proc/sys/kernel/random/boot_id)" ]
 	run q "SELECT accel, shape, qemu_version LIKE 'QEMU emulator version %', json_extract(qemu_args, '\$[0]'), guest_cmdline FROM run_vm"
-	# lpj=: TCG's APs skip their delay-loop calibration (runner/vm.c)
+	# lpj=: TCG's APs skip their delay-loop calibration (runner/vm_tcg.c)
 	assert_output --regexp "^tcg\|smp=32 sockets=2 threads=1 numa=on mem=4G cgroup=v2\|1\|qemu-system-x86_64\|console=ttyS0 quiet panic=-1 rdinit=/init fb.cgroup=v2 cgroup_no_v1=all lpj=[1-9][0-9]*\$"
 	# under TCG the kernel is decompressed on the host and entered
 	# through PVH
