@@ -152,7 +152,7 @@ run: deps
 	$(Q)$(B)/bench run $(DBOPT) $(if $(LABEL),--label $(LABEL))
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_BIN)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_BIN) $(PROBES)
 	$(Q)sh mk/test.sh $(B)
 
 test-unit: $(UNIT_BIN)

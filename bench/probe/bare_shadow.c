@@ -30,7 +30,6 @@
 #include <fuse_lowlevel.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -52,6 +51,7 @@ struct cs {
 
 static const char *cgdir;
 static uint64_t fsize;		/* the FUSE file's size */
+static struct fuse_session *se;	/* the parent's, to unmount at the end */
 
 static void fz_attr(fuse_ino_t ino, struct stat *a)
 {
@@ -134,7 +134,6 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 	char *argv[] = { "bare_shadow", "-o", "allow_other", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	char path[4200], val[16];
-	struct fuse_session *se;
 	struct stat sb;
 	pid_t pid;
 
@@ -142,6 +141,7 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 	if (mkdir(mnt, 0755) && errno != EEXIST)
 		die(mnt);
 	se = fuse_session_new(&args, &fz_ops, sizeof(fz_ops), NULL);
+	fuse_opt_free_args(&args);
 	if (!se || fuse_session_mount(se, mnt))
 		die("fuse_session_mount");
 	pid = fork();
@@ -151,8 +151,6 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 		fuse_session_loop(se);
 		_exit(0);
 	}
-	/* the server's copy of the connection is the only one */
-	close(fuse_session_fd(se));
 	snprintf(path, sizeof(path), "%s/zero", mnt);
 	if (stat(path, &sb) || (uint64_t)sb.st_size != size)
 		die(path);
@@ -313,10 +311,10 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	close(fd);
 	if (mnt) {
-		if (umount2(mnt, 0))
-			umount2(mnt, MNT_DETACH);
+		fuse_session_unmount(se);
 		kill(server, SIGKILL);
 		waitpid(server, &status, 0);
+		fuse_session_destroy(se);
 		rmdir(mnt);
 	} else {
 		unlink(file);

@@ -1,6 +1,7 @@
 /*
- * What the bare probes share (bare_read, bare_remove, bare_truncate): the
- * clock, a number from the command line, pinning, dying with the cause.
+ * What the bare probes share (bare_read, bare_remove, bare_truncate,
+ * bare_shadow): the clock, a number from the command line, pinning, dying
+ * with the cause.
  * Each probe is one file built on its own; this header is all they share.
  */
 #ifndef FB_PROBE_H
