@@ -76,3 +76,15 @@ setup() {
 	run fidelity_left
 	assert_output ""
 }
+
+@test "bench-seqread: three rounds of the five readers, ratios printed, the file gone" {
+	command -v fio >/dev/null || skip "fio is not installed"
+	# timed turns of fixed length: the sanitizers would add time, not checks
+	case $BENCH in */san/*) skip "the sanitizer build: it runs in the SAN=0 pass" ;; esac
+	RUNTIME=1 SIZE=16M ROUNDS=3 run sh "$SCRIPTS/seqread_vs_fio.sh" "$BENCH"
+	assert_success
+	assert_line --regexp '^fb-nolat / bare +[0-9.]+  \[[0-9.]+, [0-9.]+\]$'
+	assert_line --regexp '^fio / fb +[0-9.]+  \['
+	run ls -d /dev/shm/fb-seqread*
+	assert_failure
+}
