@@ -82,7 +82,7 @@ void case_init(struct wl_case *c, const struct plan_case *pc,
 static enum wl_verdict place_case(const struct plan_case *pc,
 				  const struct placement *pl,
 				  const struct config *cfg, struct prepared *pr,
-				  struct wl_err *e)
+				  struct fb_err *e)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct wl_run_params rp;
@@ -95,11 +95,11 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 		pr->nworkers = pl->ncpus;
 	pr->pus = calloc((size_t)pr->nworkers, sizeof(int));
 	if (!pr->pus) {
-		wl_errf(e, "out of memory");
+		fb_errf(e, "out of memory");
 		return WL_REFUSE;
 	}
 	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &why)) {
-		wl_errf(e, "threads=%d: %s (%s)", pr->nworkers,
+		fb_errf(e, "threads=%d: %s (%s)", pr->nworkers,
 			strbuf_str(&why), pl->sources);
 		strbuf_release(&why);
 		free(pr->pus);
@@ -224,7 +224,7 @@ int preflight_all(struct runner *rn)
 	rn->tl = xcalloc((size_t)cfg->ncases, sizeof(*rn->tl));
 	for (i = 0; i < cfg->ncases; i++) {
 		struct wl_case c;
-		struct wl_err e = { { 0 } };
+		struct fb_err e = { { 0 } };
 		const struct plan_case *pc = &cfg->cases[i];
 
 		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i], &e);

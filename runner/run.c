@@ -401,7 +401,7 @@ static int run_case(struct runner *rn, int i)
 	const struct prepared *pr = &rn->pr[i];
 	unsigned rep, nreps = pc->warmup + pc->runs;
 	const char *fail = NULL;
-	struct wl_err e = { { 0 } };
+	struct fb_err e = { { 0 } };
 	int64_t case_id;
 	int r;
 

@@ -85,7 +85,7 @@ void probe_parallel(const struct config *cfg, struct prepared *pr, bool say);
 
 /* rep.c: one repetition of case i, measured and stored. */
 int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
-	    struct wl_err *e, const char **fail);
+	    struct fb_err *e, const char **fail);
 
 /* progress.c: the live line (on a terminal only), summaries, the table. */
 void progress_init(bool quiet);

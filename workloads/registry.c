@@ -154,7 +154,7 @@ void wl_params_fill(struct wl_case *c)
 			fill_one(w, &w->params[i], &c->v[i], c->params.b);
 }
 
-enum wl_verdict wl_preflight(struct wl_case *c, struct wl_err *e)
+enum wl_verdict wl_preflight(struct wl_case *c, struct fb_err *e)
 {
 	const struct workload *w = c->wl;
 	enum wl_verdict r;
@@ -234,14 +234,4 @@ void wl_invalid(struct wl_sample *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
 	va_end(ap);
-}
-
-int wl_errf(struct wl_err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -1;
 }

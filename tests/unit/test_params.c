@@ -19,7 +19,7 @@ struct t_params {
 
 static const char *const picks[] = { "a", "b", "c", NULL };
 
-static enum wl_verdict shrink(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict shrink(struct wl_case *c, struct fb_err *e)
 {
 	struct t_params *p = wl_params_mut(c);
 
@@ -84,7 +84,7 @@ int main(void)
 	struct config cfg;
 	struct strbuf err = STRBUF_INIT;
 	struct wl_case c;
-	struct wl_err e;
+	struct fb_err e;
 	char why[256];
 	int i, k, good, nw = 0;
 
