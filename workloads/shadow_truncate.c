@@ -267,7 +267,7 @@ static enum wl_verdict check_disk_dir(const char *dir, struct fb_err *e)
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	char why[512], a[32], b[32], d[32], asked[32];
+	char a[32], b[32], d[32], asked[32];
 	uint64_t given_limit = prm(c)->limit;
 	enum wl_verdict v;
 	struct plan p;
@@ -276,20 +276,16 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 
 	format_size(prm(c)->size, asked, sizeof(asked));
 	if (prm(c)->fs == FS_FUSE) {
-		if (fuse_zero_available(why, sizeof(why))) {
-			fb_errf(e, "%s", why);
+		if (fuse_zero_available(e))
 			return WL_SKIP;
-		}
 	} else {
 		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
 				   prm(c)->dir, e);
 		if (v != WL_OK)
 			return v;
 	}
-	if (memcg_detect(&m, why, sizeof(why))) {
-		fb_errf(e, "%s", why);
+	if (memcg_detect(&m, e))
 		return WL_SKIP;
-	}
 	if (m.version == MEMCG_V2) {
 		char rp[4200];
 
@@ -491,13 +487,13 @@ static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 	int fd, r;
 
 	if (st->fuse) {
-		char mnt[4200], why[256];
+		char mnt[4200];
 
 		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
 		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
-				    c->setup_cpus, c->nsetup_cpus, why, sizeof(why));
+				    c->setup_cpus, c->nsetup_cpus, e);
 		if (r)
-			return fb_errf(e, "%s", why);
+			return -1;
 		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
 		/*
 		 * A readahead window of one READ_BUF, so that readahead(2)
@@ -723,7 +719,6 @@ static int setup(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	uint64_t t0 = now_ns();
-	char why[512];
 	int r;
 
 	if (!st)
@@ -732,9 +727,9 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	st->ctl = st->msgs = -1;
 	st->fuse = prm(c)->fs == FS_FUSE;
 	plan_as_given(c, &st->plan);
-	r = memcg_create(&st->m, "shadow", why, sizeof(why));
+	r = memcg_create(&st->m, "shadow", e);
 	if (r)
-		return fb_errf(e, "%s", why);
+		return -1;
 	st->memory_reclaim = use_memory_reclaim(c, &st->m);
 	r = make_file(c, st, e);
 	if (r)

@@ -155,13 +155,11 @@ static uint64_t page_size(void)
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t len = prm(c)->pages * page_size(), need, mem, avail;
-	char dir[4200], why[256], a[32], b[32], d[32];
+	char dir[4200], a[32], b[32], d[32];
 	struct statvfs sv;
 
-	if (loop_dir(c) && loopfs_check(why, sizeof(why))) {
-		fb_errf(e, "%s", why);
+	if (loop_dir(c) && loopfs_check(e))
 		return WL_SKIP;
-	}
 	/* every worker has a file of its own */
 	len *= c->run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
@@ -240,17 +238,15 @@ static int cached_pages(struct state *st, struct worker *wk, uint64_t len,
 
 static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 {
-	char err[512];
 	int r;
 
 	if (loop_dir(c)) {
 		r = loopfs_create(&st->fs, c->scratch, "small-truncate",
 				  loopfs_image_bytes(st->len *
-						     (uint64_t)st->nw), err,
-				  sizeof(err));
+						     (uint64_t)st->nw), e);
 		st->loop = true;
 		if (r)
-			return fb_errf(e, "%s", err);
+			return -1;
 		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
 		return 0;
 	}
