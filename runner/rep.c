@@ -157,9 +157,10 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		struct worker_res *r = &rw->w.res[i];
 
 		if (r->rc) {
-			snprintf(e->msg, sizeof(e->msg), "%s",
-				 r->e.msg[0] ? r->e.msg : "a worker failed");
 			free(ws);
+			if (!r->e.msg[0])
+				return fb_errf(e, "a worker failed");
+			*e = r->e;	/* the worker's own message */
 			return -1;
 		}
 		ws[i] = r->s;

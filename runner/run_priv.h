@@ -32,7 +32,7 @@ struct prepared {
 	char str[WL_MAX_PARAMS][128];		/* the .str of adapted values */
 	char *params_json;	/* what will run, where preflight adapted it */
 	enum wl_verdict verdict;
-	char msg[512];
+	struct fb_err e;			/* why not WL_OK */
 	char info[384];
 	double slowdown;	/* of its PUs at once (noise_parallel) */
 };

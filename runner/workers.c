@@ -179,9 +179,8 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (sh->go < 0)
 		goto out;
 	if (r->pin_errno) {
-		snprintf(r->e.msg, sizeof(r->e.msg), "cannot bind worker %d "
-			 "to PU %d: %s", c->worker, c->cpu,
-			 strerror(r->pin_errno));
+		fb_errf(&r->e, "cannot bind worker %d to PU %d: %s",
+			c->worker, c->cpu, strerror(r->pin_errno));
 		goto out;
 	}
 	if (r->prep_failed)
@@ -376,11 +375,11 @@ static int run_processes(struct workers *w, struct shared *sh,
 
 			res->ran = false;
 			res->rc = -1;
-			snprintf(res->e.msg, sizeof(res->e.msg), "worker %d "
-				 "(pid %d) %s %d", i, (int)pids[i],
-				 WIFSIGNALED(st) ? "was killed by signal" :
-				 "exited with", WIFSIGNALED(st) ?
-				 WTERMSIG(st) : WEXITSTATUS(st));
+			fb_errf(&res->e, "worker %d (pid %d) %s %d", i,
+				(int)pids[i], WIFSIGNALED(st) ?
+				"was killed by signal" : "exited with",
+				WIFSIGNALED(st) ? WTERMSIG(st) :
+				WEXITSTATUS(st));
 		}
 	}
 	/* the dead one's message is every stopped one's */

@@ -253,8 +253,8 @@ void wl_run_params_of(const struct workload *w, const struct wl_value *v,
 		      struct wl_run_params *rp);
 /* Preflight: the runner's preflight call, then c->v takes what it adapted. */
 enum wl_verdict wl_preflight(struct wl_case *c, struct fb_err *e);
-/* A table's fields against their types and the struct; -1 with why. */
-int wl_params_check(const struct workload *w, char *why, size_t n);
+/* A table's fields against their types and the struct; -1 with why in e. */
+int wl_params_check(const struct workload *w, struct fb_err *e);
 
 /* The workload's params struct of a case. */
 static inline const void *wl_params(const struct wl_case *c)
