@@ -697,6 +697,16 @@ const char *secret_env(const char *name)
 	return v;
 }
 
+int fb_errf(struct fb_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 void url_masked(struct strbuf *sb, const char *url)
 {
 	const char *host = strstr(url, "://"), *q, *p, *at;

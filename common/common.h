@@ -156,6 +156,22 @@ static inline const char *strbuf_str(const struct strbuf *sb)
 }
 
 /*
+ * What went wrong, on its way up from the layers below bench/ (the sys
+ * helpers, the workloads, the runner): the one carrier of an error
+ * message there, filled where the failure is known and passed up as it
+ * is.  A buffer of its own, not a strbuf: a worker process fills it in
+ * memory it shares with the runner (runner/workers.h), where a pointer
+ * to its heap means nothing, and a failing timed call fills it with no
+ * allocation to fail or to time.  Longer messages are cut.
+ */
+struct fb_err {
+	char msg[512];
+};
+/* Say in e what failed (what it held before is replaced); returns -1. */
+int fb_errf(struct fb_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
  * A URL for messages: a password before the host, the value of each query
  * parameter and a fragment shown as "***" (they may hold a credential).
  */

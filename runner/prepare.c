@@ -77,12 +77,11 @@ void case_init(struct wl_case *c, const struct plan_case *pc,
 
 /*
  * Workers of a case and their PUs.  A count that needs more PUs than are
- * usable is skipped with the reason, never oversubscribed.
+ * usable is skipped with the reason (in pr->e), never oversubscribed.
  */
 static enum wl_verdict place_case(const struct plan_case *pc,
 				  const struct placement *pl,
-				  const struct config *cfg, struct prepared *pr,
-				  struct wl_err *e)
+				  const struct config *cfg, struct prepared *pr)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct wl_run_params rp;
@@ -95,11 +94,11 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 		pr->nworkers = pl->ncpus;
 	pr->pus = calloc((size_t)pr->nworkers, sizeof(int));
 	if (!pr->pus) {
-		wl_errf(e, "out of memory");
+		fb_errf(&pr->e, "out of memory");
 		return WL_REFUSE;
 	}
 	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &why)) {
-		wl_errf(e, "threads=%d: %s (%s)", pr->nworkers,
+		fb_errf(&pr->e, "threads=%d: %s (%s)", pr->nworkers,
 			strbuf_str(&why), pl->sources);
 		strbuf_release(&why);
 		free(pr->pus);
@@ -224,22 +223,20 @@ int preflight_all(struct runner *rn)
 	rn->tl = xcalloc((size_t)cfg->ncases, sizeof(*rn->tl));
 	for (i = 0; i < cfg->ncases; i++) {
 		struct wl_case c;
-		struct wl_err e = { { 0 } };
 		const struct plan_case *pc = &cfg->cases[i];
 
-		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i], &e);
+		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i]);
 		case_init(&c, pc, NULL, &rn->pl, cfg, rn->scratch,
 			  rn->disk_scratch, &pr[i]);
 		if (pr[i].verdict == WL_OK)
-			pr[i].verdict = wl_preflight(&c, &e);
+			pr[i].verdict = wl_preflight(&c, &pr[i].e);
 		/* a preflight may adapt the case (a smaller size): keep it */
 		if (adopt_preflight(&pr[i], pc, &c))
 			return RUNNER_EINTERNAL;
-		snprintf(pr[i].msg, sizeof(pr[i].msg), "%s", e.msg);
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
 			say_err("refused: %s %s: %s", pc->wl->name, pc->title,
-				e.msg);
+				pr[i].e.msg);
 			nrefused++;
 		}
 		nok += pr[i].verdict == WL_OK;
@@ -249,7 +246,7 @@ int preflight_all(struct runner *rn)
 			       pr[i].verdict == WL_SKIP ? "skip" : "refuse",
 			       pc->wl->name, pc->title,
 			       pr[i].verdict != WL_OK ? ": " : "",
-			       pr[i].verdict != WL_OK ? e.msg : "",
+			       pr[i].verdict != WL_OK ? pr[i].e.msg : "",
 			       c.info[0] ? "; " : "", c.info);
 	}
 	/*

@@ -131,7 +131,7 @@ static void noise_start(void *arg)
 static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			const struct config *cfg, struct wl_sample *s,
 			struct noise *z, struct rep_workers *rw, int *cpu,
-			struct wl_err *e)
+			struct fb_err *e)
 {
 	struct noise_arg na = { z, pr->pus, pr->nworkers };
 	struct wl_sample *ws;
@@ -146,7 +146,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 	ws = calloc((size_t)n, sizeof(*ws));
 	if (!rw->dw || !rw->why || !rw->mj || !ws) {
 		free(ws);
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	}
 	if (workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
 			e)) {
@@ -157,9 +157,10 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		struct worker_res *r = &rw->w.res[i];
 
 		if (r->rc) {
-			snprintf(e->msg, sizeof(e->msg), "%s",
-				 r->e.msg[0] ? r->e.msg : "a worker failed");
 			free(ws);
+			if (!r->e.msg[0])
+				return fb_errf(e, "a worker failed");
+			*e = r->e;	/* the worker's own message */
 			return -1;
 		}
 		ws[i] = r->s;
@@ -216,7 +217,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 /* One repetition of a case the runner's own thread measures. */
 static int rep_inline(struct wl_case *c, const struct prepared *pr,
 		      const struct config *cfg, struct wl_sample *s,
-		      struct noise *z, int *cpu, struct wl_err *e)
+		      struct noise *z, int *cpu, struct fb_err *e)
 {
 	struct rusage u0, u1;
 	uint64_t t0, t1;
@@ -246,7 +247,7 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
  * of a fault the run cannot go on after.
  */
 int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
-	    struct wl_err *e, const char **fail)
+	    struct fb_err *e, const char **fail)
 {
 	const struct plan_case *pc = &rn->cfg.cases[i];
 	const struct prepared *pr = &rn->pr[i];

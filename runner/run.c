@@ -401,7 +401,7 @@ static int run_case(struct runner *rn, int i)
 	const struct prepared *pr = &rn->pr[i];
 	unsigned rep, nreps = pc->warmup + pc->runs;
 	const char *fail = NULL;
-	struct wl_err e = { { 0 } };
+	struct fb_err e = { { 0 } };
 	int64_t case_id;
 	int r;
 
@@ -413,12 +413,12 @@ static int run_case(struct runner *rn, int i)
 					     rn->db_path, r, rn->db.err));
 	/* skipped: the workload's reason, or a refusal of this machine's */
 	if (pr->verdict != WL_OK) {
-		db_case_status(&rn->db, case_id, "skipped", pr->msg,
+		db_case_status(&rn->db, case_id, "skipped", pr->e.msg,
 			       pr->info[0] ? pr->info : NULL);
 		progress_case_drop(i);
 		if (!rn->o->quiet)
 			printf("%s %s: skipped: %s\n", pc->wl->name, pc->title,
-			       pr->msg);
+			       pr->e.msg);
 		return RUNNER_OK;
 	}
 	/* the runner's own thread: off the workers' PUs if it can */

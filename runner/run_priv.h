@@ -32,7 +32,7 @@ struct prepared {
 	char str[WL_MAX_PARAMS][128];		/* the .str of adapted values */
 	char *params_json;	/* what will run, where preflight adapted it */
 	enum wl_verdict verdict;
-	char msg[512];
+	struct fb_err e;			/* why not WL_OK */
 	char info[384];
 	double slowdown;	/* of its PUs at once (noise_parallel) */
 };
@@ -85,7 +85,7 @@ void probe_parallel(const struct config *cfg, struct prepared *pr, bool say);
 
 /* rep.c: one repetition of case i, measured and stored. */
 int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
-	    struct wl_err *e, const char **fail);
+	    struct fb_err *e, const char **fail);
 
 /* progress.c: the live line (on a terminal only), summaries, the table. */
 void progress_init(bool quiet);

@@ -179,9 +179,8 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (sh->go < 0)
 		goto out;
 	if (r->pin_errno) {
-		snprintf(r->e.msg, sizeof(r->e.msg), "cannot bind worker %d "
-			 "to PU %d: %s", c->worker, c->cpu,
-			 strerror(r->pin_errno));
+		fb_errf(&r->e, "cannot bind worker %d to PU %d: %s",
+			c->worker, c->cpu, strerror(r->pin_errno));
 		goto out;
 	}
 	if (r->prep_failed)
@@ -225,7 +224,7 @@ static void *thread_main(void *arg)
 
 /* Wait until every started worker is ready, or one process is gone. */
 static int wait_ready(struct shared *sh, int n, pid_t *pids,
-		      struct wl_err *e)
+		      struct fb_err *e)
 {
 	const struct timespec tick = { 0, 10000000 };	/* 10 ms */
 	int seen, i, st;
@@ -239,7 +238,7 @@ static int wait_ready(struct shared *sh, int n, pid_t *pids,
 				int pid = (int)pids[i];
 
 				pids[i] = 0;	/* reaped */
-				return wl_errf(e, "worker %d (pid %d) ended "
+				return fb_errf(e, "worker %d (pid %d) ended "
 					       "before the timed call", i, pid);
 			}
 	}
@@ -307,7 +306,7 @@ out:
 
 static int run_processes(struct workers *w, struct shared *sh,
 			 struct warg *a, void (*before)(void *), void *arg,
-			 struct wl_err *e)
+			 struct fb_err *e)
 {
 	pid_t parent = getpid(), *pids = calloc((size_t)w->n, sizeof(pid_t));
 	int *sts = calloc((size_t)w->n, sizeof(int));
@@ -317,13 +316,13 @@ static int run_processes(struct workers *w, struct shared *sh,
 	if (!pids || !sts) {
 		free(pids);
 		free(sts);
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	}
 	fflush(NULL);	/* nothing buffered is written twice */
 	for (i = 0; i < w->n; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
-			r = wl_errf(e, "cannot fork worker %d: %s", i,
+			r = fb_errf(e, "cannot fork worker %d: %s", i,
 				    strerror(errno));
 			pids[i] = 0;
 			break;
@@ -376,11 +375,11 @@ static int run_processes(struct workers *w, struct shared *sh,
 
 			res->ran = false;
 			res->rc = -1;
-			snprintf(res->e.msg, sizeof(res->e.msg), "worker %d "
-				 "(pid %d) %s %d", i, (int)pids[i],
-				 WIFSIGNALED(st) ? "was killed by signal" :
-				 "exited with", WIFSIGNALED(st) ?
-				 WTERMSIG(st) : WEXITSTATUS(st));
+			fb_errf(&res->e, "worker %d (pid %d) %s %d", i,
+				(int)pids[i], WIFSIGNALED(st) ?
+				"was killed by signal" : "exited with",
+				WIFSIGNALED(st) ? WTERMSIG(st) :
+				WEXITSTATUS(st));
 		}
 	}
 	/* the dead one's message is every stopped one's */
@@ -398,14 +397,14 @@ static int run_processes(struct workers *w, struct shared *sh,
 }
 
 static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
-		       void (*before)(void *), void *arg, struct wl_err *e)
+		       void (*before)(void *), void *arg, struct fb_err *e)
 {
 	int i, n = 0, r = 0, err;
 
 	for (i = 0; i < w->n; i++) {
 		err = pthread_create(&a[i].th, NULL, thread_main, &a[i]);
 		if (err) {
-			r = wl_errf(e, "cannot start worker thread %d: %s", i,
+			r = fb_errf(e, "cannot start worker thread %d: %s", i,
 				    strerror(err));
 			break;
 		}
@@ -428,7 +427,7 @@ static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
 
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		struct wl_err *e)
+		struct fb_err *e)
 {
 	struct warg *a;
 	struct shared *sh;
@@ -442,7 +441,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (w->shm == MAP_FAILED) {
 		w->shm = NULL;
-		return wl_errf(e, "cannot map memory for %d workers: %s", n,
+		return fb_errf(e, "cannot map memory for %d workers: %s", n,
 			       strerror(errno));
 	}
 	/*
@@ -460,7 +459,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 	w->res = sh->res;
 	a = calloc((size_t)n, sizeof(*a));
 	if (!a)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (i = 0; i < n; i++) {
 		a[i].sh = sh;
 		a[i].c = *c;

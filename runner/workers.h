@@ -15,7 +15,7 @@
 /* What one worker did; in memory its process shares with the runner. */
 struct worker_res {
 	struct wl_sample s;
-	struct wl_err e;
+	struct fb_err e;
 	int rc;			/* of the workload's run; or -1 */
 	int pu;			/* where it was placed (OS index) */
 	int node;		/* that PU's NUMA node, -1 unknown */
@@ -50,7 +50,7 @@ struct workers {
  */
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		struct wl_err *e);
+		struct fb_err *e);
 /* "ran on PU 0, not on its PU 1" and the like, for worker i; "" if fine. */
 void workers_check(const struct workers *w, int i, char *why, size_t n);
 void workers_release(struct workers *w);

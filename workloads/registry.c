@@ -53,32 +53,31 @@ static size_t field_size(enum param_type t)
 	}
 }
 
-int wl_params_check(const struct workload *w, char *why, size_t n)
+int wl_params_check(const struct workload *w, struct fb_err *e)
 {
 	int i;
 
 	if (w->params_size > WL_PARAMS_MAX)
-		return snprintf(why, n, "%s: params struct of %zu bytes, more "
-				"than %d", w->name, w->params_size,
-				WL_PARAMS_MAX), -1;
+		return fb_errf(e, "%s: params struct of %zu bytes, more than "
+			       "%d", w->name, w->params_size, WL_PARAMS_MAX);
 	for (i = 0; w->params[i].name; i++) {
 		const struct param *p = &w->params[i];
 		size_t end = p->runner ? sizeof(struct wl_run_params) :
 					 w->params_size;
 
 		if (i == WL_MAX_PARAMS)
-			return snprintf(why, n, "%s: more than %d params",
-					w->name, WL_MAX_PARAMS), -1;
+			return fb_errf(e, "%s: more than %d params", w->name,
+				       WL_MAX_PARAMS);
 		if (p->size != field_size(p->type) || p->off + p->size > end)
-			return snprintf(why, n, "%s: param %s: a field of %zu "
-					"bytes at %zu, not one of %zu within "
-					"%zu", w->name, p->name, p->size,
-					p->off, field_size(p->type), end), -1;
+			return fb_errf(e, "%s: param %s: a field of %zu bytes "
+				       "at %zu, not one of %zu within %zu",
+				       w->name, p->name, p->size, p->off,
+				       field_size(p->type), end);
 		if (p->runner && strcmp(p->name, "threads") &&
 		    (strcmp(p->name, "mode") || p->choices != wl_modes))
-			return snprintf(why, n, "%s: param %s: the runner's "
-					"are threads, and mode with wl_modes",
-					w->name, p->name), -1;
+			return fb_errf(e, "%s: param %s: the runner's are "
+				       "threads, and mode with wl_modes",
+				       w->name, p->name);
 	}
 	return 0;
 }
@@ -95,10 +94,10 @@ static int choice_of(const struct param *p, const char *s)
 
 static void check_or_die(const struct workload *w)
 {
-	char why[256];
+	struct fb_err e;
 
-	if (wl_params_check(w, why, sizeof(why))) {
-		fprintf(stderr, "bench: internal error: %s\n", why);
+	if (wl_params_check(w, &e)) {
+		fprintf(stderr, "bench: internal error: %s\n", e.msg);
 		abort();
 	}
 }
@@ -154,7 +153,7 @@ void wl_params_fill(struct wl_case *c)
 			fill_one(w, &w->params[i], &c->v[i], c->params.b);
 }
 
-enum wl_verdict wl_preflight(struct wl_case *c, struct wl_err *e)
+enum wl_verdict wl_preflight(struct wl_case *c, struct fb_err *e)
 {
 	const struct workload *w = c->wl;
 	enum wl_verdict r;
@@ -234,14 +233,4 @@ void wl_invalid(struct wl_sample *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
 	va_end(ap);
-}
-
-int wl_errf(struct wl_err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -1;
 }

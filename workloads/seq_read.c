@@ -194,7 +194,7 @@ static int nfiles_of(const struct wl_case *c)
 	return prm(c)->shared ? 1 : (int)c->run.threads;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t size = prm(c)->size, bs = prm(c)->bs, need, avail;
 	char dir[4200], a[32], b[32], d[32];
@@ -205,29 +205,29 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	format_size(size, b, sizeof(b));
 	if (bs > size) {
 		format_size(bs, a, sizeof(a));
-		wl_errf(e, "bs %s is larger than size %s", a, b);
+		fb_errf(e, "bs %s is larger than size %s", a, b);
 		return WL_REFUSE;
 	}
 	if (given_file(c)) {
 		const char *f = prm(c)->file;
 
 		if (stat(f, &sb)) {
-			wl_errf(e, "cannot read file %s: %s", f,
+			fb_errf(e, "cannot read file %s: %s", f,
 				strerror(errno));
 			return WL_REFUSE;
 		}
 		if (!S_ISREG(sb.st_mode)) {
-			wl_errf(e, "file %s is not a regular file", f);
+			fb_errf(e, "file %s is not a regular file", f);
 			return WL_REFUSE;
 		}
 		if ((uint64_t)sb.st_size < size) {
 			human_size((uint64_t)sb.st_size, a, sizeof(a));
-			wl_errf(e, "file %s holds %s, less than size %s", f, a,
+			fb_errf(e, "file %s holds %s, less than size %s", f, a,
 				b);
 			return WL_REFUSE;
 		}
 		if (threads > 1 && !prm(c)->shared) {
-			wl_errf(e, "file names one file: %u readers need "
+			fb_errf(e, "file names one file: %u readers need "
 				"shared set to yes", threads);
 			return WL_REFUSE;
 		}
@@ -238,14 +238,14 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	snprintf(dir, sizeof(dir), "%s",
 		 default_dir(c) ? c->scratch_base : prm(c)->dir);
 	if (statvfs(dir, &sv)) {
-		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
+		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;
 	}
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	if (avail < need) {
 		human_size(avail, b, sizeof(b));
 		human_size(need - avail, d, sizeof(d));
-		wl_errf(e, "needs %s free in %s, has %s: short by %s", a, dir,
+		fb_errf(e, "needs %s free in %s, has %s: short by %s", a, dir,
 			b, d);
 		return WL_REFUSE;
 	}
@@ -254,7 +254,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	    avail < need + (256 << 20)) {
 		human_size(avail, b, sizeof(b));
 		human_size(need + (256 << 20) - avail, d, sizeof(d));
-		wl_errf(e, "needs %s of memory for the page cache plus 256 "
+		fb_errf(e, "needs %s of memory for the page cache plus 256 "
 			"MiB, MemAvailable is %s: short by %s", a, b, d);
 		return WL_REFUSE;
 	}
@@ -409,7 +409,7 @@ static void fill_pattern(char *buf, size_t len, uint64_t off)
 }
 
 static int populate(struct wl_case *c, struct state *st, int fd,
-		    const char *path, struct wl_err *e)
+		    const char *path, struct fb_err *e)
 {
 	const size_t chunk = 1 << 20;
 	char hs[32], *buf;
@@ -419,13 +419,13 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(fd, 0, 0, (off_t)st->size))
-			return wl_errf(e, "cannot fallocate %s (%s): %s", path,
+			return fb_errf(e, "cannot fallocate %s (%s): %s", path,
 				       hs, strerror(errno));
 		return 0;
 	}
 	buf = malloc(chunk);
 	if (!buf)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (off = 0; off < st->size; off += chunk) {
 		size_t len = st->size - off < chunk ? st->size - off : chunk;
 		ssize_t w;
@@ -437,13 +437,13 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 
 			free(buf);
 			if (r == EINTR || *c->stop)
-				return wl_errf(e, "interrupted");
-			return wl_errf(e, "cannot write %s (%s): %s", path, hs,
+				return fb_errf(e, "interrupted");
+			return fb_errf(e, "cannot write %s (%s): %s", path, hs,
 				       r ? strerror(r) : "short write");
 		}
 		if (*c->stop) {
 			free(buf);
-			return wl_errf(e, "interrupted");
+			return fb_errf(e, "interrupted");
 		}
 		if (c->progress)
 			c->progress("writing", off + len, st->size);
@@ -451,28 +451,28 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	free(buf);
 	/* on a disk filesystem, writeback must not run behind the reads */
 	if (!fstatfs(fd, &sf) && sf.f_type != TMPFS_MAGIC && fdatasync(fd))
-		return wl_errf(e, "cannot fdatasync %s: %s", path,
+		return fb_errf(e, "cannot fdatasync %s: %s", path,
 			       strerror(errno));
 	return 0;
 }
 
 /* Read the file once, untimed, so that the timed reads find it cached. */
 static int warm(struct wl_case *c, struct state *st, int fd, const char *path,
-		struct wl_err *e)
+		struct fb_err *e)
 {
 	char *buf = malloc(1 << 20);
 	uint64_t off;
 
 	if (!buf)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (off = 0; off < st->size; off += 1 << 20) {
 		ssize_t r = pread(fd, buf, 1 << 20, (off_t)off);
 
 		if (r <= 0 || *c->stop) {
 			free(buf);
 			if (*c->stop || (r < 0 && errno == EINTR))
-				return wl_errf(e, "interrupted");
-			return wl_errf(e, "cannot read %s: %s", path,
+				return fb_errf(e, "interrupted");
+			return fb_errf(e, "cannot read %s: %s", path,
 				       r ? strerror(errno) : "end of file");
 		}
 		if (c->progress)
@@ -491,7 +491,7 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 }
 
 /* The runner's scratch, or our own scratch dir inside the given dir. */
-static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
+static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 {
 	int r;
 
@@ -502,12 +502,12 @@ static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
 	/* made once, reused by later repetitions */
 	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
 	if (r)
-		return wl_errf(e, "cannot make a scratch directory in %s: %s",
+		return fb_errf(e, "cannot make a scratch directory in %s: %s",
 			       prm(c)->dir, strerror(-r));
 	return 0;
 }
 
-static int setup(struct wl_case *c, struct wl_err *e)
+static int setup(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	int i, r, fd = -1;
@@ -515,7 +515,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	uint64_t cached;
 
 	if (!st)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	c->priv = st;
 	st->stop = c->stop;
 	st->size = prm(c)->size;
@@ -528,7 +528,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
 	st->made = calloc((size_t)st->nfiles + 1, sizeof(*st->made));
 	if (!st->r || !st->paths || !st->made)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (i = 0; i < st->nreaders; i++)
 		st->r[i].fd = -1;
 
@@ -548,7 +548,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 				  0600);
 			if (fd < 0)
-				return wl_errf(e, "cannot create %s: %s", path,
+				return fb_errf(e, "cannot create %s: %s", path,
 					       strerror(errno));
 			st->made[i] = true;
 			r = populate(c, st, fd, path, e);
@@ -556,7 +556,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			path = prm(c)->file;
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
-				return wl_errf(e, "cannot open %s: %s", path,
+				return fb_errf(e, "cannot open %s: %s", path,
 					       strerror(errno));
 			r = 0;
 		}
@@ -588,10 +588,10 @@ static int setup(struct wl_case *c, struct wl_err *e)
 			  c->cpus[i % c->ncpus];
 		rd->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (rd->fd < 0)
-			return wl_errf(e, "cannot open %s: %s", path,
+			return fb_errf(e, "cannot open %s: %s", path,
 				       strerror(errno));
 		if (posix_memalign((void **)&rd->buf, 4096, st->bs))
-			return wl_errf(e, "out of memory for a %llu-byte "
+			return fb_errf(e, "out of memory for a %llu-byte "
 				       "buffer", (unsigned long long)st->bs);
 		/* fault in buffer and histogram now, not in the loop */
 		memset(rd->buf, 0, st->bs);
@@ -599,7 +599,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		 * ticks share one page (see read_loop) */
 		if (posix_memalign((void **)&rd->hist, 4096,
 				   sizeof(*rd->hist)))
-			return wl_errf(e, "out of memory");
+			return fb_errf(e, "out of memory");
 		hist_init(rd->hist);
 		perf_init(&rd->perf);
 	}
@@ -870,7 +870,7 @@ static void set_perf(struct wl_case *c, struct wl_sample *s,
 	}
 }
 
-static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	struct hist *all = st->r[0].hist;
@@ -882,19 +882,19 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	st->pin = c->pin_thread;
 	r = run_readers(st);
 	if (r)
-		return wl_errf(e, "cannot start %d reader threads: %s",
+		return fb_errf(e, "cannot start %d reader threads: %s",
 			       st->nreaders, strerror(-r));
 	if (*c->stop)
-		return wl_errf(e, "interrupted");
+		return fb_errf(e, "interrupted");
 	perf_sum_init(&sum);
 	for (i = 0; i < st->nreaders; i++) {
 		struct reader *rd = &st->r[i];
 
 		if (rd->err && !rd->what)
-			return wl_errf(e, "cannot pin reader %d to CPU %d", i,
+			return fb_errf(e, "cannot pin reader %d to CPU %d", i,
 				       rd->cpu);
 		if (rd->err)
-			return wl_errf(e, "reader %d cannot %s %s: %s", i,
+			return fb_errf(e, "reader %d cannot %s %s: %s", i,
 				       rd->what, file_of(c, st, i),
 				       rd->err == -ENODATA ?
 				       "unexpected end of file" :
@@ -953,7 +953,7 @@ static bool block_ok(int fd, uint64_t blk, char *buf)
 	return true;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	uint64_t reads = 0, wraps = 0, bytes = 0, cached, cached_after = 0;

@@ -247,17 +247,17 @@ static bool default_dir(const struct wl_case *c)
 }
 
 /* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
-static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
+static enum wl_verdict check_disk_dir(const char *dir, struct fb_err *e)
 {
 	struct statfs sf;
 
 	if (statfs(dir, &sf)) {
-		wl_errf(e, "cannot use directory %s: %s", dir,
+		fb_errf(e, "cannot use directory %s: %s", dir,
 			strerror(errno));
 		return WL_REFUSE;
 	}
 	if (sf.f_type == TMPFS_MAGIC) {
-		wl_errf(e, "fs=dir needs a disk filesystem: %s is tmpfs, "
+		fb_errf(e, "fs=dir needs a disk filesystem: %s is tmpfs, "
 			"whose sparse files cache nothing and leave no shadow "
 			"entries", dir);
 		return WL_REFUSE;
@@ -265,9 +265,9 @@ static enum wl_verdict check_disk_dir(const char *dir, struct wl_err *e)
 	return WL_OK;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	char why[512], a[32], b[32], d[32], asked[32];
+	char a[32], b[32], d[32], asked[32];
 	uint64_t given_limit = prm(c)->limit;
 	enum wl_verdict v;
 	struct plan p;
@@ -276,27 +276,23 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 
 	format_size(prm(c)->size, asked, sizeof(asked));
 	if (prm(c)->fs == FS_FUSE) {
-		if (fuse_zero_available(why, sizeof(why))) {
-			wl_errf(e, "%s", why);
+		if (fuse_zero_available(e))
 			return WL_SKIP;
-		}
 	} else {
 		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
 				   prm(c)->dir, e);
 		if (v != WL_OK)
 			return v;
 	}
-	if (memcg_detect(&m, why, sizeof(why))) {
-		wl_errf(e, "%s", why);
+	if (memcg_detect(&m, e))
 		return WL_SKIP;
-	}
 	if (m.version == MEMCG_V2) {
 		char rp[4200];
 
 		/* the reader's last eviction writes it whatever reclaim is */
 		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
 		if (access(rp, F_OK)) {
-			wl_errf(e, "cgroup v2 without memory.reclaim (no %s: "
+			fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
 				"a kernel before 5.19): the page cache cannot "
 				"be reclaimed on demand", rp);
 			return WL_SKIP;
@@ -304,14 +300,14 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	}
 	if (prm(c)->reclaim == RECLAIM_MEMORY &&
 	    m.version != MEMCG_V2) {
-		wl_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
+		fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
 			"machine has the memory controller on cgroup v1 "
 			"(reclaim=limit works on both)");
 		return WL_SKIP;
 	}
 	r = make_plan(c, &p);
 	if (r == -EIO) {
-		wl_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
+		fb_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
 			"is not a size)");
 		return WL_REFUSE;
 	}
@@ -320,7 +316,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		human_size(given_limit, a, sizeof(a));
 		human_size(shadow_least_limit(p.keep, p.size, p.ballast), b,
 			   sizeof(b));
-		wl_errf(e, "limit %s is below the %s the cgroup holds besides "
+		fb_errf(e, "limit %s is below the %s the cgroup holds besides "
 			"page cache (what keep=%s holds and the shadow nodes, "
 			"plus 64 MiB): its reader would be OOM-killed", a, b,
 			keeps[p.keep]);
@@ -330,7 +326,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		human_size(p.limit, a, sizeof(a));
 		human_size(p.budget, b, sizeof(b));
 		human_size(p.limit - p.budget, d, sizeof(d));
-		wl_errf(e, "the cgroup needs %s of memory for %s; it may "
+		fb_errf(e, "the cgroup needs %s of memory for %s; it may "
 			"take %s here (half of MemTotal in whole GiB): short "
 			"by %s", a,
 			p.size == p.asked ? asked : "even 1 GiB",
@@ -341,7 +337,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		format_size(p.size, d, sizeof(d));
 		human_size(p.limit, a, sizeof(a));
 		human_size(p.avail, b, sizeof(b));
-		wl_errf(e, "the cgroup needs %s of memory for %s (the size "
+		fb_errf(e, "the cgroup needs %s of memory for %s (the size "
 			"this machine's MemTotal gives), but only %s is free "
 			"now (3/4 of MemAvailable): something else holds "
 			"memory; free it rather than measure another size",
@@ -486,18 +482,18 @@ static int do_cachestat(const char *path, struct fb_cachestat *cs)
 	return r;
 }
 
-static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
+static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 {
 	int fd, r;
 
 	if (st->fuse) {
-		char mnt[4200], why[256];
+		char mnt[4200];
 
 		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
 		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
-				    c->setup_cpus, c->nsetup_cpus, why, sizeof(why));
+				    c->setup_cpus, c->nsetup_cpus, e);
 		if (r)
-			return wl_errf(e, "%s", why);
+			return -1;
 		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
 		/*
 		 * A readahead window of one READ_BUF, so that readahead(2)
@@ -524,7 +520,7 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 			r = sys_scratch(prm(c)->dir, st->dir,
 					sizeof(st->dir));
 			if (r)
-				return wl_errf(e, "cannot make a directory "
+				return fb_errf(e, "cannot make a directory "
 					       "in %s: %s", prm(c)->dir,
 					       strerror(-r));
 			snprintf(st->path, sizeof(st->path),
@@ -533,13 +529,13 @@ static int make_file(struct wl_case *c, struct state *st, struct wl_err *e)
 	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return wl_errf(e, "cannot create %s: %s", st->path,
+		return fb_errf(e, "cannot create %s: %s", st->path,
 			       strerror(errno));
 	/* sparse: reads of it are zeros from the page cache, no disk */
 	if (ftruncate(fd, (off_t)st->plan.size)) {
 		r = errno;
 		close(fd);
-		return wl_errf(e, "cannot size %s to %llu bytes: %s",
+		return fb_errf(e, "cannot size %s to %llu bytes: %s",
 			       st->path, (unsigned long long)st->plan.size,
 			       strerror(r));
 	}
@@ -557,7 +553,7 @@ static void __attribute__((noreturn)) reader_main(void *p)
 }
 
 static int start_reader(struct wl_case *c, struct state *st,
-			struct wl_err *e)
+			struct fb_err *e)
 {
 	struct reader_args a;
 	struct sys_child ch;
@@ -601,10 +597,10 @@ static int start_reader(struct wl_case *c, struct state *st,
 	st->msgs = out[0];
 	r = memcg_attach(&st->m, ch.pid);
 	if (r)
-		return wl_errf(e, "cannot move the reader into %s: %s",
+		return fb_errf(e, "cannot move the reader into %s: %s",
 			       st->m.path, strerror(-r));
 	if (write(st->ctl, "g", 1) != 1)
-		return wl_errf(e, "cannot start the reader: %s",
+		return fb_errf(e, "cannot start the reader: %s",
 			       strerror(errno));
 	return 0;
 fail:
@@ -614,7 +610,7 @@ fail:
 		if (out[i] >= 0)
 			close(out[i]);
 	}
-	return wl_errf(e, "cannot start the reader: %s", strerror(r));
+	return fb_errf(e, "cannot start the reader: %s", strerror(r));
 }
 
 static void reap_reader(struct state *st)
@@ -656,7 +652,7 @@ static void reader_death(struct state *st, char *buf, size_t n)
 }
 
 /* Follow the reader until it is ready; poll stop all along. */
-static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
+static int wait_reader(struct wl_case *c, struct state *st, struct fb_err *e)
 {
 	struct pollfd pfd = { .fd = st->msgs, .events = POLLIN };
 	struct msg m;
@@ -666,7 +662,7 @@ static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
 	for (;;) {
 		if (*c->stop) {
 			reap_reader(st);
-			return wl_errf(e, "interrupted");
+			return fb_errf(e, "interrupted");
 		}
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;	/* timeout, or EINTR: look at stop */
@@ -675,7 +671,7 @@ static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
 			continue;
 		if (n != (ssize_t)sizeof(m)) {
 			reader_death(st, why, sizeof(why));
-			return wl_errf(e, "setup of %s failed: %s", st->path,
+			return fb_errf(e, "setup of %s failed: %s", st->path,
 				       why);
 		}
 		switch (m.kind) {
@@ -695,7 +691,7 @@ static int wait_reader(struct wl_case *c, struct state *st, struct wl_err *e)
 			return 0;
 		default:
 			reap_reader(st);
-			return wl_errf(e, "setup of %s failed: %s", st->path,
+			return fb_errf(e, "setup of %s failed: %s", st->path,
 				       m.text);
 		}
 	}
@@ -719,29 +715,28 @@ static int raise_map_count(uint64_t pins)
 	return sys_knob_set(MAX_MAP_COUNT, val);
 }
 
-static int setup(struct wl_case *c, struct wl_err *e)
+static int setup(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	uint64_t t0 = now_ns();
-	char why[512];
 	int r;
 
 	if (!st)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	c->priv = st;
 	st->ctl = st->msgs = -1;
 	st->fuse = prm(c)->fs == FS_FUSE;
 	plan_as_given(c, &st->plan);
-	r = memcg_create(&st->m, "shadow", why, sizeof(why));
+	r = memcg_create(&st->m, "shadow", e);
 	if (r)
-		return wl_errf(e, "%s", why);
+		return -1;
 	st->memory_reclaim = use_memory_reclaim(c, &st->m);
 	r = make_file(c, st, e);
 	if (r)
 		return r;
 	r = do_cachestat(st->path, &st->cs);
 	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
-		return wl_errf(e, "cannot cachestat %s: %s", st->path,
+		return fb_errf(e, "cannot cachestat %s: %s", st->path,
 			       strerror(-r));
 	st->have_cachestat = !r;
 	/*
@@ -755,7 +750,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	/* memory.reclaim keeps it below; the limit backs that up */
 	r = memcg_set_limit(&st->m, st->plan.limit);
 	if (r)
-		return wl_errf(e, "cannot limit %s to %llu bytes: %s",
+		return fb_errf(e, "cannot limit %s to %llu bytes: %s",
 			       st->m.path, (unsigned long long)st->plan.limit,
 			       strerror(-r));
 	if (st->plan.keep == KEEP_PIN)
@@ -778,16 +773,16 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	r = quiesce_wait(&st->quiet, QUIET_INTERVAL, QUIET_INTERVALS,
 			 QUIET_TIMEOUT, c->stop);
 	if (r)
-		return wl_errf(e, "cannot read /proc/vmstat: %s", strerror(-r));
+		return fb_errf(e, "cannot read /proc/vmstat: %s", strerror(-r));
 	if (*c->stop)
-		return wl_errf(e, "interrupted");
+		return fb_errf(e, "interrupted");
 	/* what the timed call will find, counted just before it */
 	if (st->have_cachestat)
 		r = do_cachestat(st->path, &st->cs);
 	else
 		r = resident_pages(st->path, st->plan.size, &st->resident);
 	if (r)
-		return wl_errf(e, "cannot %s %s: %s", st->have_cachestat ?
+		return fb_errf(e, "cannot %s %s: %s", st->have_cachestat ?
 			       "cachestat" : "mincore", st->path,
 			       strerror(-r));
 	if (st->m.version == MEMCG_V2)
@@ -864,7 +859,7 @@ static void counts(const struct state *st, uint64_t *evicted,
 		*evicted = 0;
 }
 
-static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	bool unl = prm(c)->op == OP_UNLINK;
@@ -884,7 +879,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	quiesce_snap(&q1);
 	quiesce_delta(&q0, &q1, &st->during);
 	if (r)
-		return wl_errf(e, "%s of %s failed: %s", unl ? "unlink" :
+		return fb_errf(e, "%s of %s failed: %s", unl ? "unlink" :
 			       "truncate", st->path, strerror(errno));
 	/* the shrinker up to the call, folded: after the timed call */
 	st->refreshed &= read_counts(&st->vm[2]);
@@ -901,7 +896,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	return 0;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	uint64_t pages = file_pages(st), evicted, cached, most;

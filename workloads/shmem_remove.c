@@ -162,16 +162,16 @@ static bool no_mthp(void)
  * THP built in (shmem_enabled, every kernel since 4.8) and not denied to
  * every mount.
  */
-static int no_pmd_shmem(struct wl_err *e)
+static int no_pmd_shmem(struct fb_err *e)
 {
 	char val[128];
 
 	if (read_file_str(THP "/shmem_enabled", val, sizeof(val)))
-		return wl_errf(e, "this kernel offers no pmd shmem folios "
+		return fb_errf(e, "this kernel offers no pmd shmem folios "
 			       "(no %s: built without transparent huge "
 			       "pages)", THP "/shmem_enabled");
 	if (strstr(val, "[deny]"))
-		return wl_errf(e, "this kernel offers no pmd shmem folios: "
+		return fb_errf(e, "this kernel offers no pmd shmem folios: "
 			       "%s is deny, which forces huge pages off on "
 			       "every tmpfs", THP "/shmem_enabled");
 	return 0;
@@ -239,7 +239,7 @@ static bool private_mount(const struct wl_case *c)
 	       !(folio_bytes(c) == 4096 && mount_huge_never(c->scratch_base));
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t size = prm(c)->size, folio = folio_bytes(c), avail;
 	uint64_t nw = c->run.threads;
@@ -255,7 +255,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		snprintf(path, sizeof(path), THP "/hugepages-%llukB",
 			 (unsigned long long)(folio >> 10));
 		if (no_mthp() || access(path, F_OK)) {
-			wl_errf(e, "this kernel offers no %s shmem folios "
+			fb_errf(e, "this kernel offers no %s shmem folios "
 				"(no %s)", prm(c)->folio, path);
 			return WL_SKIP;
 		}
@@ -263,7 +263,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	if (size % folio) {
 		human_size(folio, have, sizeof(have));
 		format_size(size, asked, sizeof(asked));
-		wl_errf(e, "size %s is not a multiple of the %s folio",
+		fb_errf(e, "size %s is not a multiple of the %s folio",
 			asked, have);
 		return WL_REFUSE;
 	}
@@ -272,12 +272,12 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	human_size(size, need, sizeof(need));
 	if (!is_memfd(c) && !private_mount(c)) {
 		if (statfs(dir, &sf) || statvfs(dir, &sv)) {
-			wl_errf(e, "cannot use directory %s: %s", dir,
+			fb_errf(e, "cannot use directory %s: %s", dir,
 				strerror(errno));
 			return WL_REFUSE;
 		}
 		if (sf.f_type != TMPFS_MAGIC) {
-			wl_errf(e, "%s is not on tmpfs (file system magic "
+			fb_errf(e, "%s is not on tmpfs (file system magic "
 				"0x%lx): shmem-remove measures tmpfs", dir,
 				(unsigned long)sf.f_type);
 			return WL_REFUSE;
@@ -286,7 +286,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		if (avail < size) {
 			human_size(avail, have, sizeof(have));
 			human_size(size - avail, shortby, sizeof(shortby));
-			wl_errf(e, "needs %s free in %s%s, has %s: short by "
+			fb_errf(e, "needs %s free in %s%s, has %s: short by "
 				"%s", need, dir, nw > 1 ? " (all workers' files)"
 				: "", have, shortby);
 			return WL_REFUSE;
@@ -297,7 +297,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	    avail < size + (256 << 20)) {
 		human_size(avail, have, sizeof(have));
 		human_size(size + (256 << 20) - avail, shortby, sizeof(shortby));
-		wl_errf(e, "needs %s of memory%s plus 256 MiB, MemAvailable "
+		fb_errf(e, "needs %s of memory%s plus 256 MiB, MemAvailable "
 			"is %s: short by %s", need, nw > 1 ? " (all workers' "
 			"files)" : "", have, shortby);
 		return WL_REFUSE;
@@ -339,14 +339,14 @@ static void find_sizes(struct state *st)
 }
 
 static int fill(struct wl_case *c, struct state *st, struct wfile *f,
-		struct wl_err *e)
+		struct fb_err *e)
 {
 	char hs[32];
 
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(f->fd, 0, 0, (off_t)st->size))
-			return wl_errf(e, "cannot fallocate %s (%s): %s",
+			return fb_errf(e, "cannot fallocate %s (%s): %s",
 				       f->path, hs, strerror(errno));
 		return 0;
 	}
@@ -356,7 +356,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 		uint64_t off;
 
 		if (!buf)
-			return wl_errf(e, "out of memory");
+			return fb_errf(e, "out of memory");
 		memset(buf, 0x5a, chunk);
 		for (off = 0; off < st->size; off += chunk) {
 			size_t len = st->size - off < chunk ?
@@ -365,13 +365,13 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 
 			if (w != (ssize_t)len) {
 				free(buf);
-				return wl_errf(e, "cannot write %s (%s): %s",
+				return fb_errf(e, "cannot write %s (%s): %s",
 					       f->path, hs, w < 0 ?
 					       strerror(errno) : "short write");
 			}
 			if (*c->stop) {
 				free(buf);
-				return wl_errf(e, "interrupted");
+				return fb_errf(e, "interrupted");
 			}
 		}
 		free(buf);
@@ -381,7 +381,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 
 /* The directory the files go in: made, or mounted, once a repetition. */
 static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
-		    struct wl_err *e)
+		    struct fb_err *e)
 {
 	char opts[128];
 	int r;
@@ -391,7 +391,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 		r = sys_scratch(prm(c)->dir, st->udir, sizeof(st->udir));
 		if (r) {
 			st->udir[0] = '\0';
-			return wl_errf(e, "cannot make a directory in %s: %s",
+			return fb_errf(e, "cannot make a directory in %s: %s",
 				       prm(c)->dir, strerror(-r));
 		}
 		*dir = st->udir;
@@ -404,7 +404,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 	/* a private tmpfs that hands out the folios asked for */
 	snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs", c->scratch);
 	if (mkdir(st->mnt, 0700) && errno != EEXIST)
-		return wl_errf(e, "cannot mkdir %s: %s", st->mnt,
+		return fb_errf(e, "cannot mkdir %s: %s", st->mnt,
 			       strerror(errno));
 	snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
 		 st->folio > 4096 ? "always" : "never",
@@ -412,7 +412,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 				      (64 << 20)));
 	r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
 	if (r) {
-		r = wl_errf(e, "cannot mount tmpfs (%s) on %s: %s", opts,
+		r = fb_errf(e, "cannot mount tmpfs (%s) on %s: %s", opts,
 			    st->mnt, strerror(-r));
 		rmdir(st->mnt);
 		st->mnt[0] = '\0';
@@ -424,7 +424,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 
 /* Worker i's file, made empty: its worker fills it (prepare). */
 static int make_file(struct wl_case *c, struct state *st, const char *dir,
-		     int i, struct wl_err *e)
+		     int i, struct fb_err *e)
 {
 	struct wfile *f = &st->w[i];
 	char path[4300];
@@ -433,14 +433,14 @@ static int make_file(struct wl_case *c, struct state *st, const char *dir,
 		snprintf(f->path, sizeof(f->path), "memfd:foliobench.%d", i);
 		f->fd = memfd_create("foliobench", MFD_CLOEXEC);
 		if (f->fd < 0)
-			return wl_errf(e, "cannot memfd_create: %s",
+			return fb_errf(e, "cannot memfd_create: %s",
 				       strerror(errno));
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir, c->rep, i);
 	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (f->fd < 0)
-		return wl_errf(e, "cannot create %s: %s", path,
+		return fb_errf(e, "cannot create %s: %s", path,
 			       strerror(errno));
 	/* only now ours to remove */
 	snprintf(f->path, sizeof(f->path), "%s", path);
@@ -453,7 +453,7 @@ static int make_file(struct wl_case *c, struct state *st, const char *dir,
  * removes on one CPU: removed on a PU that sat idle through a fill made
  * elsewhere, the call measured 10-36% slower than the bare one (issue 17).
  */
-static int prepare(struct wl_case *c, struct wl_err *e)
+static int prepare(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
@@ -466,7 +466,7 @@ static int prepare(struct wl_case *c, struct wl_err *e)
 	if (r)
 		return r;
 	if (fstat(f->fd, &sb))
-		return wl_errf(e, "cannot stat %s: %s", f->path,
+		return fb_errf(e, "cannot stat %s: %s", f->path,
 			       strerror(errno));
 	w->blocks = (uint64_t)sb.st_blocks * 512;
 	/* what the kernel gave, read before the timed call */
@@ -480,21 +480,21 @@ static int prepare(struct wl_case *c, struct wl_err *e)
 	return 0;
 }
 
-static int setup(struct wl_case *c, struct wl_err *e)
+static int setup(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	const char *dir = NULL;
 	int i, r;
 
 	if (!st)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	c->priv = st;
 	st->size = prm(c)->size;
 	st->folio = folio_bytes(c);
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
 	st->w = calloc((size_t)st->nw, sizeof(*st->w));
 	if (!st->w)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (i = 0; i < st->nw; i++) {
 		st->w[i].fd = -1;
 		st->w[i].pu = c->worker_cpus ? c->worker_cpus[i] : -1;
@@ -504,7 +504,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		       0);
 	if (st->res == MAP_FAILED) {
 		st->res = NULL;
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	}
 	/* no 2 MiB folio in the counters this case reads (runner/workers.c) */
 	madvise(st->res, (size_t)st->nw * sizeof(*st->res), MADV_NOHUGEPAGE);
@@ -521,7 +521,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 		r = sys_knob_set(st->knob, want);
 		if (r) {
 			st->knob[0] = '\0';
-			return wl_errf(e, "cannot set %s to %s: %s",
+			return fb_errf(e, "cannot set %s to %s: %s",
 				       THP "/shmem_enabled", want,
 				       strerror(-r));
 		}
@@ -542,7 +542,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 }
 
 /* One worker's timed call on its own file. */
-static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
@@ -569,7 +569,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 	t1 = now_ns();
 	s1 = proc_thread_stime_ns(NULL);
 	if (r)
-		return wl_errf(e, "%s of %s failed: %s", op, f->path,
+		return fb_errf(e, "%s of %s failed: %s", op, f->path,
 			       strerror(errno));
 	if (st->op == OP_CLOSE)
 		f->fd = -1;
@@ -615,7 +615,7 @@ static void forked(struct wl_case *c, int w)
 	}
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	const char *op = ops[st->op];

@@ -152,16 +152,14 @@ static uint64_t page_size(void)
 	return p > 0 ? (uint64_t)p : 4096;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t len = prm(c)->pages * page_size(), need, mem, avail;
-	char dir[4200], why[256], a[32], b[32], d[32];
+	char dir[4200], a[32], b[32], d[32];
 	struct statvfs sv;
 
-	if (loop_dir(c) && loopfs_check(why, sizeof(why))) {
-		wl_errf(e, "%s", why);
+	if (loop_dir(c) && loopfs_check(e))
 		return WL_SKIP;
-	}
 	/* every worker has a file of its own */
 	len *= c->run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
@@ -170,7 +168,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 	snprintf(dir, sizeof(dir), "%s",
 		 loop_dir(c) ? c->scratch_base : prm(c)->dir);
 	if (statvfs(dir, &sv)) {
-		wl_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
+		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
 		return WL_REFUSE;
 	}
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
@@ -178,7 +176,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		human_size(need, a, sizeof(a));
 		human_size(avail, b, sizeof(b));
 		human_size(need - avail, d, sizeof(d));
-		wl_errf(e, "needs %s free in %s%s, has %s: short by %s", a, dir,
+		fb_errf(e, "needs %s free in %s%s, has %s: short by %s", a, dir,
 			loop_dir(c) ? " for the ext4 image" : "", b, d);
 		return WL_REFUSE;
 	}
@@ -186,7 +184,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct wl_err *e)
 		human_size(mem, a, sizeof(a));
 		human_size(avail, b, sizeof(b));
 		human_size(mem - avail, d, sizeof(d));
-		wl_errf(e, "needs %s of memory (%s, 256 MiB spare), "
+		fb_errf(e, "needs %s of memory (%s, 256 MiB spare), "
 			"MemAvailable is %s: short by %s", a,
 			loop_dir(c) ? "image and page cache" : "page cache",
 			b, d);
@@ -238,32 +236,30 @@ static int cached_pages(struct state *st, struct worker *wk, uint64_t len,
 	return 0;
 }
 
-static int pick_dir(struct wl_case *c, struct state *st, struct wl_err *e)
+static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 {
-	char err[512];
 	int r;
 
 	if (loop_dir(c)) {
 		r = loopfs_create(&st->fs, c->scratch, "small-truncate",
 				  loopfs_image_bytes(st->len *
-						     (uint64_t)st->nw), err,
-				  sizeof(err));
+						     (uint64_t)st->nw), e);
 		st->loop = true;
 		if (r)
-			return wl_errf(e, "%s", err);
+			return -1;
 		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
 		return 0;
 	}
 	/* made once, reused by later repetitions */
 	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
 	if (r)
-		return wl_errf(e, "cannot make a scratch directory in %s: %s",
+		return fb_errf(e, "cannot make a scratch directory in %s: %s",
 			       prm(c)->dir, strerror(-r));
 	return 0;
 }
 
 static int fill(struct wl_case *c, struct state *st, struct worker *wk,
-		struct wl_err *e)
+		struct fb_err *e)
 {
 	uint64_t off = 0;
 
@@ -276,8 +272,8 @@ static int fill(struct wl_case *c, struct state *st, struct worker *wk,
 			continue;
 		if (w <= 0) {
 			if (*c->stop)
-				return wl_errf(e, "interrupted");
-			return wl_errf(e, "cannot write %s: %s", wk->path,
+				return fb_errf(e, "interrupted");
+			return fb_errf(e, "cannot write %s: %s", wk->path,
 				       w ? strerror(errno) : "wrote nothing");
 		}
 		off += (uint64_t)w;
@@ -336,7 +332,7 @@ out:
 
 /* Worker i's file, written once on its NUMA node to count its folios. */
 static int make_worker(struct wl_case *c, struct state *st, int i,
-		       struct wl_err *e)
+		       struct fb_err *e)
 {
 	struct worker *wk = &st->w[i];
 	char path[4300];
@@ -350,19 +346,19 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		 c->rep, i);
 	wk->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (wk->fd < 0)
-		return wl_errf(e, "cannot create %s: %s", path,
+		return fb_errf(e, "cannot create %s: %s", path,
 			       strerror(errno));
 	snprintf(wk->path, sizeof(wk->path), "%s", path);
 	wk->t = mmap(NULL, tlen, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (wk->t == MAP_FAILED) {
 		wk->t = NULL;
-		return wl_errf(e, "out of memory for %llu times",
+		return fb_errf(e, "out of memory for %llu times",
 			       (unsigned long long)st->count);
 	}
 	wk->buf = malloc(st->chunk);
 	if (!wk->buf)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	/* fault them in now, not between the truncates */
 	memset(wk->t, 0, tlen);
 	memset(wk->buf, 0x5a, st->chunk);
@@ -375,18 +371,18 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		st->folios = st->len <= (1ull << 30) ?
 			     count_folios(st, wk->fd) : -E2BIG;
 	if (ftruncate(wk->fd, 0))
-		return wl_errf(e, "cannot truncate %s: %s", wk->path,
+		return fb_errf(e, "cannot truncate %s: %s", wk->path,
 			       strerror(errno));
 	return 0;
 }
 
-static int setup(struct wl_case *c, struct wl_err *e)
+static int setup(struct wl_case *c, struct fb_err *e)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	int i, r = 0;
 
 	if (!st)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	c->priv = st;
 	loopfs_init(&st->fs);
 	st->page = page_size();
@@ -398,7 +394,7 @@ static int setup(struct wl_case *c, struct wl_err *e)
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
 	st->w = calloc((size_t)st->nw, sizeof(*st->w));
 	if (!st->w)
-		return wl_errf(e, "out of memory");
+		return fb_errf(e, "out of memory");
 	for (i = 0; i < st->nw; i++)
 		st->w[i].fd = -1;
 	r = pick_dir(c, st, e);
@@ -413,13 +409,13 @@ static int setup(struct wl_case *c, struct wl_err *e)
 
 /* Count the cached pages around a sampled truncate. */
 static int check_cached(struct state *st, struct worker *wk, bool before,
-			struct checks *k, struct wl_err *e)
+			struct checks *k, struct fb_err *e)
 {
 	uint64_t n = 0, want = (st->len + st->page - 1) / st->page;
 	int r = cached_pages(st, wk, st->len, &n);
 
 	if (r)
-		return wl_errf(e, "cannot count the cached pages of %s: %s",
+		return fb_errf(e, "cannot count the cached pages of %s: %s",
 			       wk->path, strerror(-r));
 	if (!before) {
 		if (n)
@@ -435,7 +431,7 @@ static int check_cached(struct state *st, struct worker *wk, bool before,
 }
 
 /* One worker's timed loop on its own file. */
-static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	struct worker *wk = &st->w[c->worker];
@@ -456,13 +452,13 @@ static int run(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
 		r = ftruncate(wk->fd, 0);
 		t1 = now_ns();
 		if (r)
-			return wl_errf(e, "cannot truncate %s: %s", wk->path,
+			return fb_errf(e, "cannot truncate %s: %s", wk->path,
 				       strerror(errno));
 		t[i] = t1 - t0;
 		if (check && (r = check_cached(st, wk, false, &k, e)))
 			return r;
 		if (*c->stop)
-			return wl_errf(e, "interrupted");
+			return fb_errf(e, "interrupted");
 	}
 	s->t_end = now_ns();
 	for (i = 0; i < st->count; i++)
@@ -548,7 +544,7 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 	free(all);
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct wl_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	struct statfs sf;

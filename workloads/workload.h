@@ -198,10 +198,6 @@ enum wl_verdict {
 	WL_REFUSE,	/* does not fit: the run is refused before anything is made */
 };
 
-struct wl_err {
-	char msg[512];
-};
-
 struct workload {
 	const char *name;
 	const char *summary;
@@ -214,10 +210,10 @@ struct workload {
 	 * The runner stores the case under what it adapted, the asked params
 	 * beside them, and hands setup the adapted case.
 	 */
-	enum wl_verdict (*preflight)(struct wl_case *c, struct wl_err *e);
-	int (*setup)(struct wl_case *c, struct wl_err *e);	/* untimed */
-	int (*run)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);	/* timed */
-	int (*verify)(struct wl_case *c, struct wl_sample *s, struct wl_err *e);
+	enum wl_verdict (*preflight)(struct wl_case *c, struct fb_err *e);
+	int (*setup)(struct wl_case *c, struct fb_err *e);	/* untimed */
+	int (*run)(struct wl_case *c, struct wl_sample *s, struct fb_err *e);	/* timed */
+	int (*verify)(struct wl_case *c, struct wl_sample *s, struct fb_err *e);
 	void (*teardown)(struct wl_case *c);	/* always, also after errors */
 	/*
 	 * Parallel workers (a "threads" parameter, and "mode": threads or
@@ -236,7 +232,7 @@ struct workload {
 	void (*combine)(struct wl_case *c, const struct wl_sample *w, int n,
 			uint64_t span_ns, struct wl_sample *s);
 	void (*forked)(struct wl_case *c, int w);
-	int (*prepare)(struct wl_case *c, struct wl_err *e);
+	int (*prepare)(struct wl_case *c, struct fb_err *e);
 	/* seconds one repetition takes, setup to teardown, on the 2-vCPU
 	 * reference VM (the progress line scales it); NULL: no estimate */
 	double (*estimate_s)(const struct wl_case *c);
@@ -256,9 +252,9 @@ void wl_params_fill(struct wl_case *c);
 void wl_run_params_of(const struct workload *w, const struct wl_value *v,
 		      struct wl_run_params *rp);
 /* Preflight: the runner's preflight call, then c->v takes what it adapted. */
-enum wl_verdict wl_preflight(struct wl_case *c, struct wl_err *e);
-/* A table's fields against their types and the struct; -1 with why. */
-int wl_params_check(const struct workload *w, char *why, size_t n);
+enum wl_verdict wl_preflight(struct wl_case *c, struct fb_err *e);
+/* A table's fields against their types and the struct; -1 with why in e. */
+int wl_params_check(const struct workload *w, struct fb_err *e);
 
 /* The workload's params struct of a case. */
 static inline const void *wl_params(const struct wl_case *c)
@@ -282,8 +278,6 @@ void wl_unsupported(struct wl_sample *s, const struct workload *w,
 		    const char *metric);
 void wl_note(struct wl_sample *s, const char *key, double v);
 void wl_invalid(struct wl_sample *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-int wl_errf(struct wl_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -19,7 +19,7 @@ struct t_params {
 
 static const char *const picks[] = { "a", "b", "c", NULL };
 
-static enum wl_verdict shrink(struct wl_case *c, struct wl_err *e)
+static enum wl_verdict shrink(struct wl_case *c, struct fb_err *e)
 {
 	struct t_params *p = wl_params_mut(c);
 
@@ -84,8 +84,7 @@ int main(void)
 	struct config cfg;
 	struct strbuf err = STRBUF_INIT;
 	struct wl_case c;
-	struct wl_err e;
-	char why[256];
+	struct fb_err e;
 	int i, k, good, nw = 0;
 
 	/* one check a workload, then 20 fixed by the config below */
@@ -93,7 +92,7 @@ int main(void)
 		nw++;
 	tap_plan(nw + 20);
 	for (w = workloads_get(); *w; w++)
-		OK(!wl_params_check(*w, why, sizeof(why)),
+		OK(!wl_params_check(*w, &e),
 		   "%s: its table fits its params struct", (*w)->name);
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -167,12 +166,12 @@ int main(void)
 
 	/* a field that does not fit its type is refused */
 	t_table[1].size = sizeof(uint64_t);
-	OK(wl_params_check(&t_wl, why, sizeof(why)) == -1 &&
-	   strstr(why, "param pick"), "an enum in a uint64_t: %s", why);
+	OK(wl_params_check(&t_wl, &e) == -1 &&
+	   strstr(e.msg, "param pick"), "an enum in a uint64_t: %s", e.msg);
 	t_table[1].size = sizeof(int);
 	t_table[3].name = "thread";
-	OK(wl_params_check(&t_wl, why, sizeof(why)) == -1 &&
-	   strstr(why, "the runner's"), "a runner param not its own: %s",
-	   why);
+	OK(wl_params_check(&t_wl, &e) == -1 &&
+	   strstr(e.msg, "the runner's"), "a runner param not its own: %s",
+	   e.msg);
 	return tap_done();
 }

@@ -300,23 +300,22 @@ void fuse_zero_place(const int *cpus, int ncpus)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-int fuse_zero_available(char *why, size_t n)
+int fuse_zero_available(struct fb_err *e)
 {
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		int e = errno;
+		int r = -errno;
 
-		snprintf(why, n, "no FUSE: cannot open /dev/fuse: %s",
-			 strerror(e));
-		return -e;
+		fb_errf(e, "no FUSE: cannot open /dev/fuse: %s", strerror(-r));
+		return r;
 	}
 	close(fd);
 	return 0;
 }
 
 int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
-		    const int *cpus, int ncpus, char *err, size_t n)
+		    const int *cpus, int ncpus, struct fb_err *e)
 {
 	char data[160];
 	struct stat sb;
@@ -328,19 +327,19 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	memset(fz, 0, sizeof(*fz));
 	if ((size_t)snprintf(fz->dir, sizeof(fz->dir), "%s", dir) >=
 	    sizeof(fz->dir)) {
-		snprintf(err, n, "mount point too long: %s", dir);
+		fb_errf(e, "mount point too long: %s", dir);
 		return -ENAMETOOLONG;
 	}
 	snprintf(fz->file, sizeof(fz->file), "%s/%s", dir, FUSE_ZERO_NAME);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		r = -errno;
-		snprintf(err, n, "cannot create %s: %s", dir, strerror(-r));
+		fb_errf(e, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err, n, "cannot open /dev/fuse: %s", strerror(-r));
+		fb_errf(e, "cannot open /dev/fuse: %s", strerror(-r));
 		goto out;
 	}
 	snprintf(data, sizeof(data),
@@ -348,8 +347,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	r = sys_mount("foliobench", dir, "fuse.foliobench",
 		      MS_NOSUID | MS_NODEV, data);
 	if (r) {
-		snprintf(err, n, "cannot mount FUSE on %s: %s", dir,
-			 strerror(-r));
+		fb_errf(e, "cannot mount FUSE on %s: %s", dir,
+			strerror(-r));
 		goto out;
 	}
 	fz->mounted = 1;
@@ -359,8 +358,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	r = sys_child_start(&ch, &(struct sys_child_spec){
 		.fn = zero_serve, .arg = &sa, .keep = keep, .out = -1 });
 	if (r) {
-		snprintf(err, n, "cannot fork the FUSE server: %s",
-			 strerror(-r));
+		fb_errf(e, "cannot fork the FUSE server: %s",
+			strerror(-r));
 		goto out;
 	}
 	fz->server = ch.pid;
@@ -370,15 +369,15 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	fd = -1;
 	if (stat(fz->file, &sb)) {
 		r = -errno;
-		snprintf(err, n, "FUSE server on %s does not answer: %s", dir,
-			 strerror(-r));
+		fb_errf(e, "FUSE server on %s does not answer: %s", dir,
+			strerror(-r));
 		goto out;
 	}
 	if ((uint64_t)sb.st_size != size) {
 		r = -EIO;
-		snprintf(err, n, "FUSE file %s has %lld bytes, not %llu",
-			 fz->file, (long long)sb.st_size,
-			 (unsigned long long)size);
+		fb_errf(e, "FUSE file %s has %lld bytes, not %llu",
+			fz->file, (long long)sb.st_size,
+			(unsigned long long)size);
 		goto out;
 	}
 	return 0;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/common.h"
+
 /* The name of the one file, in the root of the mount. */
 #define FUSE_ZERO_NAME	"zero"
 
@@ -25,10 +27,10 @@ struct fuse_zero {
  * before it is made) and start its server in a forked child (pid
  * recorded too) that may run on cpus (all of them: the caller is usually
  * pinned to one, which the server must not share).  Returns 0 or -errno
- * with the reason in err.
+ * with the reason in e.
  */
 int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
-		    const int *cpus, int ncpus, char *err, size_t n);
+		    const int *cpus, int ncpus, struct fb_err *e);
 /* Let the calling process run on cpus (none given: leave it as it is). */
 void fuse_zero_place(const int *cpus, int ncpus);
 /* Readahead window of the mount's own bdi, in KiB; -errno. */
@@ -37,7 +39,10 @@ int fuse_zero_set_readahead(const struct fuse_zero *fz, unsigned kb);
 uint64_t fuse_zero_cpu_ns(const struct fuse_zero *fz);
 /* Unmount, kill and reap the server, remove dir; safe to call twice. */
 void fuse_zero_stop(struct fuse_zero *fz);
-/* Whether this kernel has FUSE (/dev/fuse can be opened); why in buf. */
-int fuse_zero_available(char *why, size_t n);
+/*
+ * Whether this kernel has FUSE (/dev/fuse can be opened): 0, or -errno
+ * with why in e.
+ */
+int fuse_zero_available(struct fb_err *e);
 
 #endif

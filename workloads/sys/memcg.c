@@ -51,10 +51,10 @@ static int file_has_word(const char *dir, const char *file, const char *word,
 	return 0;
 }
 
-int memcg_detect(struct memcg *m, char *why, size_t n)
+int memcg_detect(struct memcg *m, struct fb_err *e)
 {
 	char v2[4096] = "", v1[4096] = "";
-	struct mntent ent, *e;
+	struct mntent ent, *me;
 	char line[8192];
 	FILE *f;
 	bool yes;
@@ -62,16 +62,17 @@ int memcg_detect(struct memcg *m, char *why, size_t n)
 	memset(m, 0, sizeof(*m));
 	f = setmntent("/proc/self/mounts", "re");
 	if (!f) {
-		snprintf(why, n, "cannot read /proc/self/mounts: %s",
-			 strerror(errno));
-		return -errno;
+		int r = -errno;
+
+		fb_errf(e, "cannot read /proc/self/mounts: %s", strerror(-r));
+		return r;
 	}
-	while ((e = getmntent_r(f, &ent, line, sizeof(line)))) {
-		if (!strcmp(e->mnt_type, "cgroup2") && !v2[0])
-			snprintf(v2, sizeof(v2), "%s", e->mnt_dir);
-		else if (!strcmp(e->mnt_type, "cgroup") && !v1[0] &&
-			 hasmntopt(e, "memory"))
-			snprintf(v1, sizeof(v1), "%s", e->mnt_dir);
+	while ((me = getmntent_r(f, &ent, line, sizeof(line)))) {
+		if (!strcmp(me->mnt_type, "cgroup2") && !v2[0])
+			snprintf(v2, sizeof(v2), "%s", me->mnt_dir);
+		else if (!strcmp(me->mnt_type, "cgroup") && !v1[0] &&
+			 hasmntopt(me, "memory"))
+			snprintf(v1, sizeof(v1), "%s", me->mnt_dir);
 	}
 	endmntent(f);
 
@@ -83,10 +84,9 @@ int memcg_detect(struct memcg *m, char *why, size_t n)
 	    yes) {
 		if (file_has_word(v2, "cgroup.subtree_control", "memory",
 				  &yes) || !yes) {
-			snprintf(why, n,
-				 "cgroup v2 at %s does not enable the memory "
-				 "controller for its children (echo +memory > "
-				 "%s/cgroup.subtree_control)", v2, v2);
+			fb_errf(e, "cgroup v2 at %s does not enable the memory "
+				"controller for its children (echo +memory > "
+				"%s/cgroup.subtree_control)", v2, v2);
 			return -ENOENT;
 		}
 		m->version = MEMCG_V2;
@@ -98,8 +98,8 @@ int memcg_detect(struct memcg *m, char *why, size_t n)
 		snprintf(m->root, sizeof(m->root), "%s", v1);
 		return 0;
 	}
-	snprintf(why, n, "no memory cgroup: neither cgroup v2 with the memory "
-		 "controller nor a cgroup v1 memory hierarchy is mounted");
+	fb_errf(e, "no memory cgroup: neither cgroup v2 with the memory "
+		"controller nor a cgroup v1 memory hierarchy is mounted");
 	return -ENOENT;
 }
 
@@ -119,11 +119,11 @@ static int cg_write(const struct memcg *m, const char *file, const char *val)
 	return r ? r : write_file_str(path, val);
 }
 
-int memcg_create(struct memcg *m, const char *tag, char *err, size_t n)
+int memcg_create(struct memcg *m, const char *tag, struct fb_err *e)
 {
 	int r;
 
-	r = memcg_detect(m, err, n);
+	r = memcg_detect(m, e);
 	if (r)
 		return r;
 	if (tag && *tag)
@@ -134,8 +134,8 @@ int memcg_create(struct memcg *m, const char *tag, char *err, size_t n)
 			 m->root, (int)getpid());
 	r = sys_cgroup_mkdir(m->path);
 	if (r) {
-		snprintf(err, n, "cannot create cgroup %s: %s", m->path,
-			 strerror(-r));
+		fb_errf(e, "cannot create cgroup %s: %s", m->path,
+			strerror(-r));
 		return r;
 	}
 	m->made = true;

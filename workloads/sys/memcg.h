@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/common.h"
+
 enum memcg_version {
 	MEMCG_NONE = 0,
 	MEMCG_V1 = 1,
@@ -27,12 +29,15 @@ struct memcg {
 /*
  * Find the hierarchy that holds the memory controller: cgroup v2 when its
  * root offers "memory" to children, else a v1 "memory" mount.  Fills
- * m->version and m->root; MEMCG_NONE with the reason in why (and -ENOENT)
+ * m->version and m->root; MEMCG_NONE with the reason in e (and -ENOENT)
  * when this machine has no usable memory cgroup.
  */
-int memcg_detect(struct memcg *m, char *why, size_t n);
-/* Make root/foliobench.<pid>[.tag] (journalled); detect first. */
-int memcg_create(struct memcg *m, const char *tag, char *err, size_t n);
+int memcg_detect(struct memcg *m, struct fb_err *e);
+/*
+ * Make root/foliobench.<pid>[.tag] (journalled); detect first.  0, or
+ * -errno with the reason in e.
+ */
+int memcg_create(struct memcg *m, const char *tag, struct fb_err *e);
 /* Move a process (all its threads) into the cgroup. */
 int memcg_attach(const struct memcg *m, pid_t pid);
 /* Hard limit: v1 memory.limit_in_bytes, v2 memory.max; 0 = none. */
