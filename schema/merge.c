@@ -635,7 +635,17 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 		sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 		goto unlock;
 	}
-	/* nothing copied yet: an error from here on is the merge's error */
+	/*
+	 * Nothing copied yet: an error from here on is the merge's error.
+	 * The copy goes through a rollback journal, which holds the pages
+	 * of the empty output (a crash leaves it empty) and lets each page
+	 * of the input be written once; WAL would write each twice (into
+	 * the -wal, then into the file).  WAL again after, as every writer
+	 * keeps it (db_open).  Where another connection holds the output
+	 * open the mode cannot change, and the copy goes through WAL.
+	 */
+	db_exec(&m->db, "PRAGMA main.journal_mode = DELETE");
+	db_exec(&m->db, "PRAGMA main.synchronous = FULL");
 	bk = sqlite3_backup_init(m->db.h, "main", src, "main");
 	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
 		sqlite3_backup_finish(bk);
@@ -645,6 +655,8 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 	} else {
 		r = copy_all(m, st, true);
 	}
+	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
+	db_exec(&m->db, "PRAGMA main.journal_mode = WAL");
 	sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 unlock:
 	/* the lock goes with the next read in normal mode */
