@@ -7,7 +7,8 @@
  * shrinker leaves the shadow entries alone; what the read leaves cached
  * is reclaimed (memory.reclaim on v2, memory.force_empty on v1); then,
  * with the child still holding its ballast, truncate(FILE, 0) is timed
- * with CLOCK_MONOTONIC on PU, and nothing else.  Prints the call's time in
+ * with CLOCK_MONOTONIC on PU, and nothing else.  The reader (and the FUSE
+ * server) run on any PU, as the workload's do.  Prints the call's time in
  * nanoseconds, the shadow entries it found (cachestat nr_evicted) and the
  * pages still cached.  Not part of the tool: built by the Makefile.
  *
@@ -269,7 +270,6 @@ int main(int argc, char **argv)
 	size = number(argv[2], "SIZE");
 	cgdir = argv[3];
 	ballast = number(argv[4], "BALLAST");
-	pin(atoi(argv[5]));
 	if (!strncmp(argv[1], "fuse:", 5)) {
 		mnt = argv[1] + 5;
 		server = fz_start(mnt, size);
@@ -295,6 +295,13 @@ int main(int argc, char **argv)
 	}
 	close(up[1]);
 	close(down[0]);
+	/*
+	 * The timed call on PU, pinned from here, long before it; the server
+	 * and the reader run anywhere, as shadow-truncate's do (on every PU
+	 * the runner may use): where the reader ran decides which CPU's slabs
+	 * hold the xarray nodes the truncate frees.
+	 */
+	pin(atoi(argv[5]));
 	if (read(up[0], &c, 1) != 1) {
 		fprintf(stderr, "bare_shadow: the reader failed\n");
 		return 1;

@@ -1,0 +1,232 @@
+/*
+ * What differs between the two sides besides the kernel (machine, command
+ * line, THP, tmpfs, virtualisation, tool), the cases one side lacks, and
+ * the runs whose kernel printed a problem.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare.h"
+#include "reports/stats.h"
+#include "schema/db_report.h"
+#include "reports/compare_priv.h"
+
+/*
+ * The kernel command line without what names the kernel image: a patched
+ * kernel boots another BOOT_IMAGE (and initrd) by design.
+ */
+static void cmdline_norm(const char *in, struct strbuf *out)
+{
+	const char *p = in, *e;
+	size_t len;
+
+	while (*p) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		e = p + strcspn(p, " \t");
+		len = (size_t)(e - p);
+		if (strncmp(p, "BOOT_IMAGE=", 11) && strncmp(p, "initrd=", 7))
+			strbuf_addf(out, "%s%.*s", out->len ? " " : "",
+				    (int)len, p);
+		p = e;
+	}
+}
+
+typedef const char *(*field_fn)(const struct report_run *r,
+				struct strbuf *tmp);
+
+static const char *f_cpu(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->cpu_model;
+}
+
+static const char *f_vcpus(const struct report_run *r, struct strbuf *t)
+{
+	strbuf_addf(t, "%lld", (long long)r->vcpus);
+	return strbuf_str(t);
+}
+
+static const char *f_cmdline(const struct report_run *r, struct strbuf *t)
+{
+	cmdline_norm(r->cmdline, t);
+	return strbuf_str(t);
+}
+
+static const char *f_thp(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->thp;
+}
+
+static const char *f_tmpfs(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->tmpfs;
+}
+
+static const char *f_virt(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->virt;
+}
+
+static const char *f_tool(const struct report_run *r, struct strbuf *t)
+{
+	(void)t;
+	return r->tool_version;
+}
+
+/* The distinct values of one field over a side's runs, "a" or "a | b". */
+static void distinct(const struct report_side *s, field_fn fn,
+		     struct strbuf *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nruns; i++) {
+		struct strbuf ti = STRBUF_INIT, tj = STRBUF_INIT;
+		const char *v = fn(&s->runs[i], &ti);
+		bool dup = false;
+
+		for (j = 0; j < i && !dup; j++) {
+			dup = !strcmp(v, fn(&s->runs[j], &tj));
+			strbuf_release(&tj);
+		}
+		if (!dup)
+			strbuf_addf(out, "%s'%s'", out->len ? " | " : "", v);
+		strbuf_release(&ti);
+	}
+}
+
+int cmp_diff_meta(struct report_cmp *c, struct cmp_build *cb)
+{
+	static const struct {
+		const char *name;
+		field_fn fn;
+	} fields[] = {
+		{ "CPU model", f_cpu },
+		{ "vCPUs", f_vcpus },
+		{ "VM or bare metal", f_virt },
+		{ "kernel command line", f_cmdline },
+		{ "THP and shmem settings", f_thp },
+		{ "/dev/shm mount", f_tmpfs },
+		{ "tool version", f_tool },
+	};
+	int64_t lo = INT64_MAX, hi = 0;
+	size_t i, k;
+	int r = 0;
+
+	for (k = 0; k < ARRAY_SIZE(fields) && !r; k++) {
+		struct strbuf va = STRBUF_INIT, vb = STRBUF_INIT;
+
+		distinct(c->a, fields[k].fn, &va);
+		distinct(c->b, fields[k].fn, &vb);
+		if (strcmp(strbuf_str(&va), strbuf_str(&vb)))
+			r = cmp_warnf(c, cb, "%s differs: %s has %s; %s has %s",
+				  fields[k].name, c->a->label, strbuf_str(&va),
+				  c->b->label, strbuf_str(&vb));
+		strbuf_release(&va);
+		strbuf_release(&vb);
+	}
+	/*
+	 * MemTotal moves by a few MiB with the size of the kernel image
+	 * itself, so only a difference over 1% is a different machine.
+	 */
+	for (k = 0; k < 2; k++) {
+		const struct report_side *s = k ? c->b : c->a;
+
+		for (i = 0; i < s->nruns; i++) {
+			if (s->runs[i].mem_bytes < lo)
+				lo = s->runs[i].mem_bytes;
+			if (s->runs[i].mem_bytes > hi)
+				hi = s->runs[i].mem_bytes;
+		}
+	}
+	/* 0 < lo <= hi: hi - lo cannot overflow where lo + lo / 100 did */
+	if (!r && lo > 0 && hi - lo > lo / 100) {
+		char l[32], h[32];
+
+		human_size((uint64_t)lo, l, sizeof(l));
+		human_size((uint64_t)hi, h, sizeof(h));
+		r = cmp_warnf(c, cb, "memory differs by more than 1%%: from %s to "
+			  "%s across the runs of %s and %s", l, h,
+			  c->a->label, c->b->label);
+	}
+	return r;
+}
+
+int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
+{
+	size_t i, k;
+	int r = 0;
+
+	for (i = 0; i < c->nrows && !r; i++) {
+		const struct report_row *row = &c->rows[i];
+		const struct report_series *x = row_ser(row);
+		size_t j;
+
+		if (row->a && row->b)
+			continue;
+		/* one line a case, however many of its metrics are rows */
+		for (j = 0; j < i; j++) {
+			const struct report_row *o = &c->rows[j];
+
+			if (!o->a != !row->a || (o->a && o->b))
+				continue;
+			if (!strcmp(row_ser(o)->workload, x->workload) &&
+			    !strcmp(row_ser(o)->params, x->params))
+				break;
+		}
+		if (j < i)
+			continue;
+		r = cmp_warnf(c, cb, "%s %s was measured on %s only", x->workload,
+			  x->params, row->a ? c->a->label : c->b->label);
+	}
+	for (k = 0; k < 2 && !r; k++) {
+		const struct report_side *s = k ? c->b : c->a;
+
+		for (i = 0; i < s->nnotdone && !r; i++)
+			r = cmp_warnf(c, cb, "%s %s %s on %s%s%s",
+				  s->notdone[i].workload,
+				  s->notdone[i].params, s->notdone[i].status,
+				  s->label, s->notdone[i].reason[0] ? ": " : "",
+				  s->notdone[i].reason);
+	}
+	return r;
+}
+
+/*
+ * The runs of a side whose kernel printed a problem (WARNING:, BUG:, ...)
+ * while they ran: a table must never be made silently from such a kernel.
+ */
+int cmp_kernel_warnings(struct report_cmp *c, size_t *alloc,
+			   const struct report_side *s)
+{
+	const struct report_run *first = NULL;
+	int64_t lines = 0;
+	size_t i, nruns = 0;
+	char buf[2048];
+
+	for (i = 0; i < s->nruns; i++) {
+		if (s->runs[i].kernel_warnings <= 0)
+			continue;
+		if (!first)
+			first = &s->runs[i];
+		nruns++;
+		lines += s->runs[i].kernel_warnings;
+	}
+	if (!nruns)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s: the kernel printed %lld line%s "
+		 "showing a problem during %zu of %zu runs; the first, in "
+		 "boot %.8s, run %.8s: %s", s->label, (long long)lines,
+		 lines == 1 ? "" : "s", nruns, s->nruns, first->boot_id,
+		 first->uuid, first->kwarn_first);
+	cmp_list_add(&c->kwarn, &c->nkwarn, alloc, buf);
+	return 0;
+}

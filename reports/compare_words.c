@@ -1,0 +1,417 @@
+/*
+ * The words of a comparison: each row's name from what varies over the
+ * rows, the phrase of what every row shares, and the method sentence.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare.h"
+#include "reports/stats.h"
+#include "schema/db_report.h"
+#include "reports/compare_priv.h"
+
+static const char *kv_get(const struct report_series *x, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < x->nkv; i++)
+		if (!strcmp(x->kv[i].key, key))
+			return x->kv[i].value;
+	return NULL;
+}
+
+/* Does key take more than one value over the rows of this workload? */
+static bool key_varies(const struct report_cmp *c, const char *workload,
+		       const char *key)
+{
+	const char *first = NULL, *v;
+	bool seen = false;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+
+		if (strcmp(x->workload, workload))
+			continue;
+		v = kv_get(x, key);
+		if (!seen) {
+			first = v;
+			seen = true;
+		} else if (!v != !first || (v && strcmp(v, first))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Does the table hold more than one metric for this workload? */
+static bool metrics_vary(const struct report_cmp *c, const char *workload)
+{
+	const char *first = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+
+		if (strcmp(x->workload, workload))
+			continue;
+		if (!first)
+			first = x->metric;
+		else if (strcmp(first, x->metric))
+			return true;
+	}
+	return false;
+}
+
+/* 8589934592 -> "8 GiB"; what a changelog reader expects. */
+static void size_words(const char *s, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB",
+					     "TiB" };
+	uint64_t u;
+	size_t i = 0;
+
+	if (parse_size(s, &u) || !u) {
+		snprintf(buf, n, "%s", s);
+		return;
+	}
+	while (i + 1 < ARRAY_SIZE(units) && !(u % 1024)) {
+		u /= 1024;
+		i++;
+	}
+	if (i == 0 && u >= 1024)
+		human_size(u, buf, n);
+	else
+		snprintf(buf, n, "%llu %s", (unsigned long long)u, units[i]);
+}
+
+/* "4k" -> "4K", "pmd" -> "PMD-sized": the kernel's way to name folios. */
+static void folio_words(const char *s, char *buf, size_t n)
+{
+	uint64_t u;
+
+	if (!strcasecmp(s, "pmd"))
+		snprintf(buf, n, "PMD-sized");
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 30)))
+		snprintf(buf, n, "%lluG", (unsigned long long)(u >> 30));
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 20)))
+		snprintf(buf, n, "%lluM", (unsigned long long)(u >> 20));
+	else if (!parse_size(s, &u) && u >= 1024 && !(u % 1024))
+		snprintf(buf, n, "%lluK", (unsigned long long)(u >> 10));
+	else
+		snprintf(buf, n, "%s", s);
+}
+
+/* "key=value", and the value asked beside it where another one ran. */
+static void kv_config(const struct report_kv *kv, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s=%s", kv->key, kv->value);
+	if (kv->asked)
+		strbuf_addf(sb, " (asked %s)", kv->asked);
+}
+
+/*
+ * One param as a reader says it: sizes in bytes units ("8 GiB"), folios
+ * the kernel's way ("4K folios"), a value the workload has words for in
+ * them ("ftruncate() to 0"), anything else as "key=value".
+ */
+static void value_words(const struct report_cmp *c, const char *workload,
+			const char *key, const char *value, struct strbuf *sb)
+{
+	const char *w = NULL;
+	char buf[96];
+
+	if (!strcmp(key, "size")) {
+		size_words(value, buf, sizeof(buf));
+		strbuf_addf(sb, "%s", buf);
+	} else if (!strcmp(key, "folio")) {
+		folio_words(value, buf, sizeof(buf));
+		strbuf_addf(sb, "%s folios", buf);
+	} else if (c->words && (w = c->words(workload, key, value))) {
+		strbuf_addf(sb, "%s", w);
+	} else {
+		strbuf_addf(sb, "%s=%s", key, value);
+	}
+}
+
+static void kv_words(const struct report_cmp *c, const char *workload,
+		     const struct report_kv *kv, struct strbuf *sb)
+{
+	value_words(c, workload, kv->key, kv->value, sb);
+	if (kv->asked) {
+		strbuf_addf(sb, " (asked ");
+		if (!strcmp(kv->key, "size") || !strcmp(kv->key, "folio")) {
+			char buf[96];
+
+			if (!strcmp(kv->key, "size"))
+				size_words(kv->asked, buf, sizeof(buf));
+			else
+				folio_words(kv->asked, buf, sizeof(buf));
+			strbuf_addf(sb, "%s", buf);
+		} else {
+			value_words(c, workload, kv->key, kv->asked, sb);
+		}
+		strbuf_addf(sb, ")");
+	}
+}
+
+static const struct report_kv *kv_find(const struct report_series *x,
+				       const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < x->nkv; i++)
+		if (!strcmp(x->kv[i].key, key))
+			return &x->kv[i];
+	return NULL;
+}
+
+/*
+ * Only what tells rows apart, twice: in config syntax for the machine
+ * formats and the terminal ("shmem-remove op=unlink folio=4k wall"), and
+ * in words for changelogs and markdown ("unlink(), 8 GiB, 4K folios").
+ */
+int cmp_name_rows(struct report_cmp *c)
+{
+	size_t i, k;
+
+	/*
+	 * One workload and nothing that varies: the heading names the
+	 * workload, so the row takes its first param ("op=unlink").
+	 */
+	if (c->workload && c->nrows &&
+	    !metrics_vary(c, row_ser(&c->rows[0])->workload)) {
+		const struct report_series *x = row_ser(&c->rows[0]);
+		bool varies = false;
+
+		for (k = 0; k < x->nkv; k++)
+			varies |= key_varies(c, x->workload, x->kv[k].key);
+		if (!varies && x->nkv)
+			c->name_key = x->kv[0].key;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+		struct strbuf sb = STRBUF_INIT, wb = STRBUF_INIT;
+		const struct report_kv *nk = c->name_key ?
+					     kv_find(x, c->name_key) : NULL;
+
+		if (nk) {
+			kv_config(nk, &sb);
+			kv_words(c, x->workload, nk, &wb);
+		}
+		/* One workload: the table's heading names it, rows need not. */
+		if (!c->workload) {
+			strbuf_addf(&sb, "%s", x->workload);
+			strbuf_addf(&wb, "%s", x->workload);
+		}
+		for (k = 0; k < x->nkv; k++) {
+			if (nk || !key_varies(c, x->workload, x->kv[k].key))
+				continue;
+			strbuf_addf(&sb, "%s", sb.len ? " " : "");
+			kv_config(&x->kv[k], &sb);
+			strbuf_addf(&wb, "%s", wb.len ? ", " : "");
+			kv_words(c, x->workload, &x->kv[k], &wb);
+		}
+		if (metrics_vary(c, x->workload)) {
+			strbuf_addf(&sb, "%s%s", sb.len ? " " : "", x->metric);
+			strbuf_addf(&wb, "%s%s", wb.len ? ", " : "",
+				    x->metric);
+		}
+		if (!sb.len)
+			strbuf_addf(&sb, "%s", x->workload);
+		if (!wb.len)
+			strbuf_addf(&wb, "%s", x->workload);
+		c->rows[i].name = strbuf_detach(&sb, NULL);
+		c->rows[i].words = strbuf_detach(&wb, NULL);
+	}
+	return 0;
+}
+
+static void workload_phrase(const struct report_cmp *c,
+			    const struct report_series *x, struct strbuf *sb)
+{
+	const struct report_kv *size = NULL, *folio = NULL;
+	char w1[64], w2[64];
+	size_t k, start = sb->len;
+
+	for (k = 0; k < x->nkv; k++) {
+		if (key_varies(c, x->workload, x->kv[k].key) ||
+		    (c->name_key && !strcmp(x->kv[k].key, c->name_key)))
+			continue;
+		if (!strcmp(x->kv[k].key, "size"))
+			size = &x->kv[k];
+		else if (!strcmp(x->kv[k].key, "folio"))
+			folio = &x->kv[k];
+	}
+	if (size) {
+		size_words(size->value, w1, sizeof(w1));
+		strbuf_addf(sb, "%s file", w1);
+		if (size->asked) {
+			size_words(size->asked, w1, sizeof(w1));
+			strbuf_addf(sb, " (asked %s)", w1);
+		}
+	}
+	if (folio) {
+		folio_words(folio->value, w2, sizeof(w2));
+		strbuf_addf(sb, "%s%s folios", size ? " of " : "", w2);
+	}
+	for (k = 0; k < x->nkv; k++) {
+		const char *key = x->kv[k].key;
+
+		if (!strcmp(key, "size") || !strcmp(key, "folio") ||
+		    key_varies(c, x->workload, key) ||
+		    (c->name_key && !strcmp(key, c->name_key)))
+			continue;
+		strbuf_addf(sb, "%s", sb->len > start ? ", " : "");
+		kv_config(&x->kv[k], sb);
+	}
+}
+
+int cmp_build_phrase(struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, nwl = 0;
+
+	/* One workload: its phrase; several: "name: phrase; name: ..." */
+	for (i = 0; i < c->nrows; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(row_ser(&c->rows[j])->workload,
+				    row_ser(&c->rows[i])->workload))
+				break;
+		nwl += j == i;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_series *x = row_ser(&c->rows[i]);
+		size_t before;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(row_ser(&c->rows[j])->workload,
+				    x->workload))
+				break;
+		if (j < i)
+			continue;
+		before = sb.len;
+		if (nwl > 1)
+			strbuf_addf(&sb, "%s%s: ", sb.len ? "; " : "",
+				    x->workload);
+		workload_phrase(c, x, &sb);
+		if (nwl > 1 && sb.len == before + strlen(x->workload) + 2 +
+		    (before ? 2 : 0)) {
+			/* nothing shared: drop "name: " */
+			strbuf_setlen(&sb, before);
+		}
+	}
+	c->phrase = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
+/*
+ * The boots of each kernel that the rows stand on: those of the first row
+ * measured on both (all such rows have them unless boots_vary).
+ */
+static void table_boots(const struct report_cmp *c, size_t *ba, size_t *bb)
+{
+	size_t i;
+
+	*ba = *bb = 0;
+	for (i = 0; i < c->nrows; i++) {
+		const struct report_row *r = &c->rows[i];
+
+		if (r->a && (r->b || !c->b)) {
+			*ba = r->a->nboots;
+			*bb = r->b ? r->b->nboots : 0;
+			return;
+		}
+	}
+	for (i = 0; i < c->nrows; i++) {
+		*ba = c->rows[i].a ? c->rows[i].a->nboots : *ba;
+		*bb = c->rows[i].b ? c->rows[i].b->nboots : *bb;
+	}
+}
+
+/*
+ * "Median of 5 runs, averaged over 2 boots of each kernel, on a 2-CPU
+ * machine; 8 GiB file of 4K folios." from what the database holds.  Where
+ * every row stands on the runs of a single boot (row_values), the values
+ * are means of runs and the sentence says so; a table with only some such
+ * rows says it in its notes.
+ */
+int cmp_build_method(struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t ba, bb;
+	bool means = c->nrows && c->nwithin == c->nrows;
+	const char *over = means ? " in" : ", averaged over";
+	char runs[48];
+
+	table_boots(c, &ba, &bb);
+	if (c->runs_min == c->runs_max)
+		snprintf(runs, sizeof(runs), "%zu", c->runs_max);
+	else
+		snprintf(runs, sizeof(runs), "%zu-%zu", c->runs_min,
+			 c->runs_max);
+	if (c->runs_max == 1 && ba <= 1 && bb <= 1 && !c->boots_vary) {
+		/* "One run of each kernel, in a 32 vCPU VM" */
+		strbuf_addf(&sb, "One run of %s", !c->b ? "the kernel" :
+			    c->aa ? "each half" : "each kernel");
+		goto where;
+	}
+	if (c->runs_max == 1)
+		strbuf_addf(&sb, "One run a boot");
+	else if (means && ba <= 1 && bb <= 1)
+		strbuf_addf(&sb, "Mean of %s runs", runs);
+	else if (means)
+		strbuf_addf(&sb, "Mean of all runs (%s a boot)", runs);
+	else
+		strbuf_addf(&sb, "Median of %s runs", runs);
+	if (c->boots_vary) {
+		strbuf_addf(&sb, "%s %zu to %zu boots%s, as the boots column "
+			    "gives for each row", over, c->boots_min,
+			    c->boots_max, !c->b ? "" : c->aa ?
+			    " in each half" : " of each kernel");
+	} else if (!c->b) {
+		if (ba == 1)
+			strbuf_addf(&sb, " in one boot");
+		else
+			strbuf_addf(&sb, "%s %zu boots", over, ba);
+	} else if (c->aa && ba == bb && ba == 1) {
+		strbuf_addf(&sb, " in one boot in each half of %s",
+			    c->a->db_label);
+	} else if (c->aa && ba == bb) {
+		strbuf_addf(&sb, "%s %zu boots in each half of %s", over, ba,
+			    c->a->db_label);
+	} else if (c->aa) {
+		strbuf_addf(&sb, "%s %zu and %zu boots in the two halves of "
+			    "%s", over, ba, bb, c->a->db_label);
+	} else if (ba == bb && ba == 1) {
+		strbuf_addf(&sb, " in one boot of each kernel");
+	} else if (ba == bb) {
+		strbuf_addf(&sb, "%s %zu boots of each kernel", over, ba);
+	} else {
+		strbuf_addf(&sb, "%s %zu boot%s of %s and %zu of %s", over,
+			    ba, ba == 1 ? "" : "s", c->a->label, bb,
+			    c->b->label);
+	}
+where:
+	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
+		strbuf_addf(&sb, ", in a %lld vCPU VM",
+			    (long long)c->a->runs[0].vcpus);
+	else if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM under TCG"))
+		/* bench vm's guests: never beside runs that are not (bench
+		 * compare refuses), so the first run speaks for all */
+		strbuf_addf(&sb, ", in a %lld vCPU VM under QEMU's TCG "
+			    "emulator (functional checks, not kernel "
+			    "measurements)", (long long)c->a->runs[0].vcpus);
+	else if (c->a->nruns)
+		strbuf_addf(&sb, ", on a %lld-CPU machine",
+			    (long long)c->a->runs[0].vcpus);
+	if (c->phrase[0])
+		strbuf_addf(&sb, "; %s", c->phrase);
+	strbuf_addf(&sb, ".");
+	c->method = strbuf_detach(&sb, NULL);
+	return 0;
+}
