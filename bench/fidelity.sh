@@ -2,7 +2,14 @@
 # shadow_vs_bare.sh):
 # blocks of bare X X bare, a ratio a block, and per case the geometric mean
 # of its blocks' ratios with a 95% interval (Student's t on the logs).
-# Sourced, not run.  A turn is a function that prints one time in ms.
+# Sourced, not run.  A turn is a function that prints its timed calls (or
+# runs), one time in ms a line.  Each turn is read two ways: its median
+# (what a user's table reports) and its least (the call with the least
+# of the host in it: on a host whose speed jumps, outliers are only ever
+# slower, and the least of a few calls scatters far less than their median;
+# Chen and Revels, "Robust benchmarking in noisy environments", 2016).  A
+# cost the harness adds to every call moves both; one it adds to some calls
+# moves the median only.
 
 # die MESSAGE: the message under the script's name, exit 1
 die() { echo "$(basename "$0" .sh): $*" >&2; exit 1; }
@@ -26,17 +33,37 @@ fid_median() {
 		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# the median and the least of the numbers on stdin, "median least"
+fid_medmin() {
+	sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit 1
+		if (NR % 2) m = v[(NR + 1) / 2]
+		else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1] }'
+}
+
+# fid_turn ROWS FN: FN's times into ROWS.turn, then their "median least"
+fid_turn() {
+	"$2" > "$1.turn" || return 1
+	fid_medmin < "$1.turn" || {
+		echo "$2 printed no time" >&2
+		return 1
+	}
+}
+
 # fid_block ROWS CASE BARE_FN X_FN: one block bare X X bare of CASE, its
-# line "CASE bare_ms x_ms ratio" appended to ROWS and printed
+# line "CASE bare_ms x_ms ratio bare_least_ms x_least_ms least_ratio"
+# appended to ROWS and printed (each side: the geometric mean of its two
+# turns)
 fid_block() {
-	_b1=$($3) || return 1
-	_x1=$($4) || return 1
-	_x2=$($4) || return 1
-	_b2=$($3) || return 1
-	awk -v c="$2" -v b1="$_b1" -v b2="$_b2" -v x1="$_x1" -v x2="$_x2" \
-	    'BEGIN { b = sqrt(b1 * b2); x = sqrt(x1 * x2)
-		     printf "%s %.4f %.4f %.5f\n", c, b, x, x / b }' |
-		tee -a "$1"
+	_b1=$(fid_turn "$1" "$3") || return 1
+	_x1=$(fid_turn "$1" "$4") || return 1
+	_x2=$(fid_turn "$1" "$4") || return 1
+	_b2=$(fid_turn "$1" "$3") || return 1
+	echo "$2 $_b1 $_x1 $_x2 $_b2" | awk '{
+		b = sqrt($2 * $8); x = sqrt($4 * $6)
+		bl = sqrt($3 * $9); xl = sqrt($5 * $7)
+		printf "%s %.4f %.4f %.5f %.4f %.4f %.5f\n", $1, b, x, x / b,
+		       bl, xl, xl / bl }' | tee -a "$1"
 }
 
 # fid_case ROWS ROUND CASE CONFIG THREADS BARE_FN X_FN: the PUs the runner
@@ -52,7 +79,9 @@ fid_case() {
 	fid_block "$1" "$3" "$6" "$7"
 }
 
-# fid_summary ROWS: one line a case, in the order first seen
+# fid_summary ROWS: one line a case, in the order first seen: the turns'
+# medians (geometric means over the blocks), the ratio of the medians and
+# of the least calls, each with its 95% interval, the blocks
 fid_summary() {
 	awk '
 	function tq(d) {	# two-sided 95% quantile of Student t
@@ -65,30 +94,42 @@ fid_summary() {
 		      "2.060 2.056 2.052 2.048 2.045", t, " ")
 		return t[d]
 	}
+	# gm(c, col): the geometric mean of column col over case c blocks,
+	# its 95% interval into lo, hi
+	function gm(c, col,    k, m, ss, h) {
+		m = 0
+		for (k = 1; k <= n[c]; k++) m += v[c, k, col]
+		m /= n[c]; ss = 0
+		for (k = 1; k <= n[c]; k++) ss += (v[c, k, col] - m) ^ 2
+		h = 0
+		if (n[c] > 1)
+			h = tq(n[c] - 1) * sqrt(ss / (n[c] - 1) / n[c])
+		lo = exp(m - h); hi = exp(m + h)
+		return exp(m)
+	}
+	function within() { return lo >= 0.98 && hi <= 1.02 }
 	!($1 in n) { order[++cases] = $1 }
-	{ k = ++n[$1]; lb[$1, k] = log($2); lx[$1, k] = log($3)
-	  lr[$1, k] = log($4) }
+	{ k = ++n[$1]; for (f = 2; f <= NF; f++) v[$1, k, f] = log($f) }
 	END {
-		printf "%-36s %10s %10s %7s  %-17s %s\n", "case", "bare",
-		       "foliobench", "ratio", "[95% interval]", "blocks"
+		printf "%-32s %10s %10s %7s  %-16s %7s  %-16s %s\n", "case",
+		       "bare", "foliobench", "ratio", "[95% interval]",
+		       "least", "[95% interval]", "blocks"
 		for (i = 1; i <= cases; i++) {
-			c = order[i]; m = sb = sx = 0
-			for (k = 1; k <= n[c]; k++) {
-				m += lr[c, k]; sb += lb[c, k]; sx += lx[c, k]
-			}
-			m /= n[c]; ss = 0
-			for (k = 1; k <= n[c]; k++) ss += (lr[c, k] - m) ^ 2
-			h = 0
-			if (n[c] > 1)
-				h = tq(n[c] - 1) * sqrt(ss / (n[c] - 1) / n[c])
-			lo = exp(m - h); hi = exp(m + h); say = ""
+			c = order[i]
+			r = gm(c, 4); rlo = lo; rhi = hi; wr = within()
+			l = gm(c, 7); llo = lo; lhi = hi; wl = within()
+			say = ""
 			if (n[c] < 2)
 				say = "  (one block: no interval)"
-			else if (lo >= 0.98 && hi <= 1.02)
+			else if (wr && wl)
 				say = "  within 2%"
-			printf "%-36s %7.3f ms %7.3f ms %7.3f  [%.3f, %.3f] %d%s\n",
-			       c, exp(sb / n[c]), exp(sx / n[c]), exp(m), lo,
-			       hi, n[c], say
+			else if (wl)
+				say = "  least within 2%"
+			else if (wr)
+				say = "  median within 2%"
+			printf "%-32s %7.3f ms %7.3f ms %7.3f  [%.3f, %.3f]" \
+			       " %7.3f  [%.3f, %.3f] %d%s\n", c, gm(c, 2),
+			       gm(c, 3), r, rlo, rhi, l, llo, lhi, n[c], say
 		}
 	}' "$1"
 }
@@ -108,8 +149,8 @@ fid_pus() {
 	return 1
 }
 
-# fid_fb_turn BENCH CONFIG DB METRIC: one `bench run` (under $CH), the
-# median in ms of METRIC over its case's valid timed samples
+# fid_fb_turn BENCH CONFIG DB METRIC: one `bench run` (under $CH), METRIC
+# in ms of each of its case's valid timed samples
 fid_fb_turn() {
 	$CH "$1" run --config "$2" --quiet >/dev/null || {
 		echo "foliobench failed (exit $?) on $2:" >&2
@@ -119,8 +160,5 @@ fid_fb_turn() {
 	sqlite3 "$3" "select v.value / 1e6 from sample_values v
 		join samples s on s.id = v.sample_id where v.metric = '$4'
 		and s.warmup = 0 and s.valid = 1 and s.case_id =
-		(select max(id) from cases)" | fid_median || {
-		echo "foliobench stored no valid sample of $2" >&2
-		return 1
-	}
+		(select max(id) from cases)"
 }

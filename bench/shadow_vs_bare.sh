@@ -82,7 +82,7 @@ bare_turn() {
 		i=$((i + 1))
 	done > "$TMP/bare.out"
 	awk '{ print $2 }' "$TMP/bare.out" >> "$TMP/bare.entries"
-	awk '{ print $1 / 1e6 }' "$TMP/bare.out" | fid_median
+	awk '{ print $1 / 1e6 }' "$TMP/bare.out"
 }
 
 fb_turn() {

@@ -67,9 +67,12 @@ bare_turn() {
 		if [ "$folio" = 4k ]; then echo never; else echo always; fi \
 			> "$THP/shmem_enabled"
 	fi
-	$CH "$PROBES/bare_remove" "$op" "$sizeb" "$d" $((REPS + 1)) "$pus" |
-		tail -n +2 | awk '{ print $1 / 1e6 }' | fid_median
+	_rc=0
+	$CH "$PROBES/bare_remove" "$op" "$sizeb" "$d" $((REPS + 1)) "$pus" \
+		> "$TMP/bare.out" || _rc=$?
 	echo "$KNOB" > "$THP/shmem_enabled"
+	[ "$_rc" -eq 0 ] || { echo "bare_remove failed (exit $_rc)" >&2; return 1; }
+	tail -n +2 "$TMP/bare.out" | awk '{ print $1 / 1e6 }'
 }
 
 fb_turn() { fid_fb_turn "$BENCH" "$cfg" "$DBDIR/fb.db" wall; }

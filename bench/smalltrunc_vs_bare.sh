@@ -52,9 +52,10 @@ bare_turn() {
 	i=0
 	while [ $i -lt "$REPS" ]; do
 		$CH "$PROBES/bare_truncate" "$MNT/bare" "$COUNT" "$PAGES" \
-			"$wsb" "$pus" | awk '{ print $1 / 1e6 }'
+			"$wsb" "$pus" > "$TMP/bare.out" || return 1
+		awk '{ print $1 / 1e6 }' "$TMP/bare.out"
 		i=$((i + 1))
-	done | fid_median
+	done
 }
 
 fb_turn() { fid_fb_turn "$BENCH" "$cfg" "$DBDIR/fb.db" p50; }

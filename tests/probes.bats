@@ -28,10 +28,41 @@ setup() {
 	SIZES=16M ROUNDS=1 REPS=1 CASES="unlink:4k unlink:4k:2:processes" \
 		run sh "$SCRIPTS/shmem_vs_bare.sh" "$BENCH" "$PROBES"
 	assert_success
-	assert_line --regexp '^unlink:4k:16M +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+  \[[0-9.]+, [0-9.]+\] 1  \(one block: no interval\)$'
+	assert_line --regexp '^unlink:4k:16M +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+  \[[0-9.]+, [0-9.]+\] +[0-9.]+  \[[0-9.]+, [0-9.]+\] 1  \(one block: no interval\)$'
 	assert_line --regexp '^unlink:4k:16M:t2:processes +[0-9.]+ ms'
 	run fidelity_left
 	assert_output ""
+}
+
+@test "fidelity.sh: each turn read as its median and its least, ratios and intervals of both" {
+	. "$SCRIPTS/fidelity.sh"
+	run sh -c '. "$1"; printf "4\n1\n3\n2\n" | fid_medmin' sh "$SCRIPTS/fidelity.sh"
+	assert_output "2.5 1"
+	run sh -c '. "$1"; printf "7\n" | fid_medmin' sh "$SCRIPTS/fidelity.sh"
+	assert_output "7 7"
+	run sh -c '. "$1"; fid_medmin < /dev/null' sh "$SCRIPTS/fidelity.sh"
+	assert_failure
+	# two blocks a case; bare turns 10 and 10 (least 9, 9), foliobench
+	# turns 11 and 11 (least 9, 9): the median ratio 1.1, the least 1
+	printf '%s\n' 10 11 9 > "$T/b" ; printf '%s\n' 11 12 9 > "$T/x"
+	bare() { cat "$T/b"; }
+	fb() { cat "$T/x"; }
+	fid_block "$T/rows" c bare fb > /dev/null
+	fid_block "$T/rows" c bare fb > /dev/null
+	run cat "$T/rows"
+	assert_output "c 10.0000 11.0000 1.10000 9.0000 9.0000 1.00000
+c 10.0000 11.0000 1.10000 9.0000 9.0000 1.00000"
+	printf 'd 10 10 1.01 9 9 1.001\nd 10 10 0.99 9 9 0.999\n' >> "$T/rows"
+	run fid_summary "$T/rows"
+	assert_line --regexp '^c +10\.000 ms  11\.000 ms   1\.100  \[1\.100, 1\.100\]   1\.000  \[1\.000, 1\.000\] 2  least within 2%$'
+	# logs +-0.01 about their mean, standard error 0.01, t(1) = 12.706:
+	# exp(+-0.127), the medians' interval; the least ones' a tenth of it
+	assert_line --regexp '^d .*   1\.000  \[0\.881, 1\.135\]   1\.000  \[0\.987, 1\.013\] 2  least within 2%$'
+	# a turn that fails or prints nothing fails the block
+	nothing() { :; }
+	run fid_block "$T/rows" e bare nothing
+	assert_failure
+	assert_output --partial "nothing printed no time"
 }
 
 @test "bench-smalltrunc: one block on ext4 on a loop device, mount and device gone" {
