@@ -119,3 +119,39 @@ c 10.0000 11.0000 1.10000 9.0000 9.0000 1.00000"
 	run ls -d /dev/shm/fb-seqread*
 	assert_failure
 }
+
+# SCRIPT's process group sent SIGINT (as a terminal's ^C) within a second
+# after it has printed a block: it must exit 130 and leave nothing behind.  Started
+# with SIGINT at its default (a background job of a script has it ignored).
+interrupt_after_a_block() {
+	local log=$T/int.out pid i
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp("sh", ["sh"] + sys.argv[1:])' "$@" > "$log" 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		grep -q '^round 2 ' "$log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	# anywhere in the next block: a probe, a bench run, fid_pus
+	sleep "0.$((RANDOM % 10))"
+	kill -INT -- "-$pid"
+	wait "$pid"
+}
+
+@test "^C during a fidelity benchmark: exit 130, nothing left, the THP knob as it was" {
+	SIZES=16M ROUNDS=1000 REPS=1 CASES="memfd-close:pmd unlink:pmd" \
+		run interrupt_after_a_block "$SCRIPTS/shmem_vs_bare.sh" \
+		"$BENCH" "$PROBES"
+	assert_equal "$status" 130
+	assert_equal "$(fb_knobs)" "$THP_BEFORE"
+	run fidelity_left
+	assert_output ""
+	COUNT=20 PAGES=16 ROUNDS=1000 CASES=1 run interrupt_after_a_block \
+		"$SCRIPTS/smalltrunc_vs_bare.sh" "$BENCH" "$PROBES"
+	assert_equal "$status" 130
+	run fidelity_left
+	assert_output ""
+}
