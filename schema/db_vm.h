@@ -17,6 +17,16 @@ struct db_vm {
 	double boot_s;			/* NAN: unknown */
 	double wall_s;
 	const char *console, *kmsg;
+	/*
+	 * Schema 9: what a "time" of the guest is.  "time" (nanoseconds), or
+	 * "instructions" in counting mode (`--accel icount`: one TCG thread,
+	 * -icount shift=N,sleep=off, so the guest's clocks advance 2^N ns
+	 * an instruction: with shift 0 a "nanosecond" is one guest
+	 * instruction); icount_shift is N there, -1 otherwise.
+	 */
+	const char *clock;
+	int icount_shift;
+	const char *kernel_sha256;	/* of the image booted, hex */
 };
 
 /* One run of a guest's database, as db_vm_attach() found it. */
