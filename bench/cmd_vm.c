@@ -36,7 +36,11 @@ static const char vm_usage[] =
 "  --numa               one NUMA node per socket\n"
 "  --mem SIZE           memory (default 16G)\n"
 "  --cgroup v1|v2       the guest's cgroup hierarchy (default v2)\n"
-"  --accel auto|kvm|tcg KVM where it is hardware virtualisation (default auto)\n"
+"  --accel auto|kvm|tcg|icount  KVM where it is hardware virtualisation\n"
+"                       (default auto); icount: counting mode, one TCG\n"
+"                       thread with -icount shift=0,sleep=off: every time\n"
+"                       the guest measures is a count of its instructions\n"
+"                       (1 ns = 1 instruction), the same from boot to boot\n"
 "  --timeout DURATION   stop the guest after this long (default 3600s)\n"
 "  --db FILE            the host's database (default results.db)\n"
 "  --sh COMMAND         run a shell command in the guest instead (bats...)\n"
@@ -127,8 +131,9 @@ static int guest_opt(int ch, const char *arg, struct vm_opts *o)
 		break;
 	case O_ACCEL:
 		if (strcmp(arg, "auto") && strcmp(arg, "kvm") &&
-		    strcmp(arg, "tcg")) {
-			fb_err("--accel: '%s' is not auto, kvm or tcg", arg);
+		    strcmp(arg, "tcg") && strcmp(arg, "icount")) {
+			fb_err("--accel: '%s' is not auto, kvm, tcg or icount",
+			       arg);
 			return EX_USAGE;
 		}
 		o->accel = arg;

@@ -32,6 +32,14 @@ int cmd_upload(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+
+struct kbuild_opts;
+struct kbuild_result;
+/* kbuild() with its messages said; the exit code (sysexits). */
+int kernel_build(const struct kbuild_opts *o, struct kbuild_result *res);
+/* A kbuild_code as the exit code. */
+int kbuild_exit(int r);
 
 struct config;
 struct db;

@@ -48,6 +48,7 @@ static const struct cmd {
 	{ "vm", cmd_vm, "boot a kernel in a QEMU guest, run there, bring the "
 	  "run home" },
 	{ "lab", cmd_lab, "boot two kernels in guests in turn, then compare" },
+	{ "kernel", cmd_kernel, "build a guest kernel from source and patches" },
 };
 
 /* One line: what the message quotes (labels, kernel lines) is escaped. */

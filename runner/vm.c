@@ -172,6 +172,7 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	if (r)
 		return r;
 	snprintf(g.image_desc, sizeof(g.image_desc), "%s", g.k.image);
+	vm_file_sha256(g.k.image, g.image_sha256, sizeof(g.image_sha256));
 	r = vm_accel_pick(&g, err);
 	if (r)
 		return r;
@@ -184,7 +185,9 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	if (r)
 		goto out;
 	fprintf(stderr, "bench: vm: booting %s (%s) with %s, %s\n",
-		g.k.release, g.image_desc, g.shape.buf, g.kvm ? "KVM" : "TCG");
+		g.k.release, g.image_desc, g.shape.buf, g.kvm ? "KVM" :
+		g.icount ? "TCG counting instructions (-icount shift=0)" :
+		"TCG");
 	iso_now_ms(g.started, sizeof(g.started));
 	r = vm_qemu_run(o, g.qa.v, g.tmp, res, err);
 	if (!r)

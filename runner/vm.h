@@ -20,7 +20,7 @@ struct vm_opts {
 	bool numa;		/* one NUMA node per socket */
 	uint64_t mem;		/* bytes */
 	int cgroup;		/* 1 or 2 */
-	const char *accel;	/* "auto", "kvm" or "tcg" */
+	const char *accel;	/* "auto", "kvm", "tcg" or "icount" */
 	unsigned timeout_s;	/* QEMU is killed after this long */
 	bool verbose;		/* the whole console, boot included */
 	char *const *cmd;	/* the guest's bench arguments ("run", ...) */

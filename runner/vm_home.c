@@ -122,6 +122,10 @@ int vm_home(const struct vm_guest *g, struct strbuf *err)
 			.boot_s = res->boot_s, .wall_s = res->wall_s,
 			.console = con.buf ? con.buf : "",
 			.kmsg = kmsg.buf ? kmsg.buf : "",
+			.clock = g->icount ? "instructions" : "time",
+			.icount_shift = g->icount ? 0 : -1,
+			.kernel_sha256 = g->image_sha256[0] ?
+					 g->image_sha256 : NULL,
 		};
 
 		r = bring_home(g->o, g->tmp, &vm, res, err);

@@ -4,6 +4,7 @@
  * once into a cache, never installed).
  */
 #include "vm_priv.h"
+#include "kbuild.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define KERNEL_CACHE "/var/cache/foliobench/kernels"
 
 static bool is_dir(const char *p)
 {
@@ -53,26 +52,32 @@ static int one_entry(const char *dir, const char *prefix, char *out,
 /* A Debian linux-image .deb, unpacked once into the cache. */
 static int kern_from_deb(const char *deb, struct kern *k, struct strbuf *err)
 {
-	const char *cache = getenv("FOLIOBENCH_KERNEL_CACHE");
+	const char *cache = kbuild_cache();
 	const char *base = strrchr(deb, '/');
-	char dir[4096], tmp[4200], name[256], boot[4200], mods[4200];
+	char dir[4096], tmp[4200], name[256], udir[4200], boot[4200];
+	char mods[4200];
+	char sha[65];
 	struct strbuf eo = STRBUF_INIT;
 	int st;
 
-	if (!cache || !cache[0])
-		cache = KERNEL_CACHE;
 	base = base ? base + 1 : deb;
-	snprintf(dir, sizeof(dir), "%s/unpacked/%.*s", cache,
-		 (int)(strlen(base) - 4), base);
+	/* keyed by content: k.deb rebuilt, or two k.deb in two
+	 * directories, are two kernels */
+	if (vm_file_sha256(deb, sha, sizeof(sha))) {
+		strbuf_addf(err, "cannot read %s", deb);
+		return VM_ENOKERNEL;
+	}
+	snprintf(dir, sizeof(dir), "%s/unpacked/%.*s-%.16s", cache,
+		 (int)(strlen(base) - 4), base, sha);
 	if (!is_dir(dir)) {
 		char *argv[] = { "dpkg-deb", "-x", (char *)deb, tmp, NULL };
 
 		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", dir, (int)getpid());
-		snprintf(name, sizeof(name), "%s/unpacked", cache);
-		if ((mkdir(cache, 0755) && errno != EEXIST) ||
-		    (mkdir(name, 0755) && errno != EEXIST)) {
+		snprintf(udir, sizeof(udir), "%s/unpacked", cache);
+		st = kbuild_mkdirs(udir);
+		if (st) {
 			strbuf_addf(err, "cannot create the kernel cache %s: "
-				    "%s", name, strerror(errno));
+				    "%s", udir, strerror(-st));
 			return VM_EINTERNAL;
 		}
 		st = vm_spawn_wait(argv, NULL, &eo);
@@ -91,8 +96,11 @@ static int kern_from_deb(const char *deb, struct kern *k, struct strbuf *err)
 	snprintf(boot, sizeof(boot), "%s/boot", dir);
 	snprintf(mods, sizeof(mods), "%s/lib/modules", dir);
 	if (one_entry(boot, "vmlinuz-", name, sizeof(name)) != 1) {
+		char *rm[] = { "rm", "-rf", dir, NULL };
+
 		strbuf_addf(err, "%s: no single boot/vmlinuz-* in the package "
 			    "(is it a linux-image package?)", deb);
+		vm_spawn_wait(rm, NULL, NULL);	/* nothing of it kept */
 		return VM_ENOKERNEL;
 	}
 	snprintf(k->image, sizeof(k->image), "%s/%s", boot, name);

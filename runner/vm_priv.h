@@ -36,6 +36,8 @@ struct vm_guest {
 	struct vm_result *res;
 	struct kern k;
 	bool kvm, scratch;
+	bool icount;		/* counting mode: -icount shift=0 */
+	char image_sha256[65];	/* of k.image, "" when unknown */
 	char tmp[4096];		/* the temp dir, "" until it is made */
 	char why[256];		/* why this accelerator, in words */
 	char image[4700];	/* what QEMU boots */
@@ -51,6 +53,8 @@ int vm_slurp(const char *path, struct strbuf *b);
 int vm_spawn_wait(char *const *argv, struct strbuf *out,
 		  struct strbuf *err_out);
 bool vm_ends_with(const char *s, const char *suffix);
+/* The SHA-256 of a file in hex into h (64 digits): 0, or -1 with h "". */
+int vm_file_sha256(const char *path, char *h, size_t n);
 
 /* vm_kernel.c: the image, modules and .config of a kernel. */
 int vm_kern_find(const char *kernel, struct kern *k, struct strbuf *err);

@@ -52,6 +52,15 @@ int vm_accel_pick(struct vm_guest *g, struct strbuf *err)
 	const char *accel = g->o->accel;
 	char d[200];
 
+	if (!strcmp(accel, "icount")) {
+		g->kvm = false;
+		g->icount = true;
+		snprintf(g->why, sizeof(g->why), "counting (--accel icount): "
+			 "QEMU's TCG on one thread with -icount shift=0,"
+			 "sleep=off, so the guest's clocks count its "
+			 "instructions, 1 ns each");
+		return 0;
+	}
 	if (!strcmp(accel, "auto")) {
 		g->kvm = vm_accel_detect(g->why, sizeof(g->why));
 		return 0;
@@ -139,7 +148,19 @@ void vm_qemu_args(const struct vm_guest *g, struct argv *a)
 	argv_add(a, "-machine");
 	argv_add(a, "q35");
 	argv_add(a, "-accel");
-	argv_add(a, kvm ? "kvm" : "tcg,thread=multi");
+	argv_add(a, kvm ? "kvm" : g->icount ? "tcg,thread=single" :
+		 "tcg,thread=multi");
+	if (g->icount) {
+		/* one instruction a nanosecond of the guest's clocks, which
+		 * never run while it idles; its RTC on that clock; QEMU's
+		 * own randomness the same every boot */
+		argv_add(a, "-icount");
+		argv_add(a, "shift=0,sleep=off");
+		argv_add(a, "-rtc");
+		argv_add(a, "clock=vm");
+		argv_add(a, "-seed");
+		argv_add(a, "1");
+	}
 	argv_add(a, "-cpu");
 	argv_add(a, kvm ? "host" : "max");
 	argv_add(a, "-smp");

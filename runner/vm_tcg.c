@@ -251,7 +251,10 @@ out:
 
 void vm_tcg_prepare(struct vm_guest *g)
 {
-	unsigned long long lpj = tcg_lpj(&g->k);
+	unsigned hz = kern_hz(&g->k);
+	/* counting: the guest's TSC runs at 1000 MHz of instructions */
+	unsigned long long lpj = g->icount ? 1000000000ull / (hz ? hz : 100) :
+				 tcg_lpj(&g->k);
 	char note[200];
 
 	if (lpj)

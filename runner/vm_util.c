@@ -91,3 +91,20 @@ bool vm_ends_with(const char *s, const char *suffix)
 
 	return a >= b && !strcmp(s + a - b, suffix);
 }
+
+int vm_file_sha256(const char *path, char *h, size_t n)
+{
+	char *argv[] = { "sha256sum", (char *)path, NULL };
+	struct strbuf out = STRBUF_INIT;
+	int r = vm_spawn_wait(argv, &out, NULL);
+
+	h[0] = '\0';
+	if (!r && out.buf && strcspn(out.buf, " ") == 64 && n > 64) {
+		memcpy(h, out.buf, 64);
+		h[64] = '\0';
+	} else {
+		r = -1;
+	}
+	strbuf_release(&out);
+	return r;
+}
