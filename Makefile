@@ -45,7 +45,7 @@ LABEL	?=
 FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare compare-vm export report \
-	clean bench-seqread bench-shmem bench-smalltrunc bench-shadow bench-scale probes install \
+	clean bench-control bench-seqread bench-shmem bench-smalltrunc bench-shadow bench-scale probes install \
 	uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -208,6 +208,15 @@ bench-smalltrunc: all $(PROBES)
 # state (SIZE, DIR, ROUNDS, REPS, RT).  A benchmark, not a test.
 bench-shadow: all $(PROBES)
 	$(Q)sh bench/shadow_vs_bare.sh $(B)/bench $(B)/probe
+
+# The positive controls of issue 26: the seeds' patches built into
+# Linux 6.12 (SRC=, default Debian's linux-source-6.12), booted against the
+# tree without them in counting guests (BOOTS= a kernel), the null control
+# and the seeds once in timed TCG (TIMED_BOOTS=); CONTROLS= picks, OUT= is
+# where the databases and tables go.  A benchmark, not a test: it builds
+# four kernels (the first tens of minutes) and boots many guests.
+bench-control: all
+	$(Q)sh bench/control.sh $(B)/bench
 
 # The reading commands on a lab's database of 10^4, 10^5 and 10^6 samples
 # (made once under build/scale from real runs): a table of times and

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -17,6 +18,7 @@
 static const char kernel_usage[] =
 "usage: bench kernel build SRC [--ref REF] [--patch FILE]... [--name NAME]\n"
 "                          [--fragment FILE] [-j N] [--dry-run]\n"
+"                          [--config-only]\n"
 "       bench kernel list\n"
 "\n"
 "Builds a guest kernel for `bench vm` and `bench lab` from SRC: Debian's\n"
@@ -38,6 +40,9 @@ static const char kernel_usage[] =
 "  --fragment FILE  a config fragment in place of kernel/guest.config\n"
 "  -j N             make's jobs (default: CPUs + 1)\n"
 "  --dry-run        the key and release only; build nothing\n"
+"  --config-only    the source, the patches and the config, checked; no\n"
+"                   compile: prints the .config made (in a build\n"
+"                   directory of its own, removed after)\n"
 "\n"
 "Exit: 64 usage, 65 a patch does not apply, 66 no such source or patch,\n"
 "69 a build tool missing, 70 internal error, 73 the build failed, 78 the\n"
@@ -81,6 +86,9 @@ int kernel_build(const struct kbuild_opts *o, struct kbuild_result *res)
 	else if (res->cached)
 		fprintf(stderr, "bench: kernel: %s: in the cache (%s)\n",
 			res->release, res->dir);
+	else if (o->config_only)
+		fprintf(stderr, "bench: kernel: configured, every line of the "
+			"fragment kept: %s\n", res->dir);
 	else if (!o->dry)
 		fprintf(stderr, "bench: kernel: %s: built in %.0f s, %u files "
 			"compiled (%s)\n", res->release, res->seconds,
@@ -121,6 +129,7 @@ int cmd_kernel(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "fragment", required_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "config-only", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,6 +166,7 @@ int cmd_kernel(int argc, char **argv)
 		case 'n': o.name = optarg; break;
 		case 'f': o.fragment = optarg; break;
 		case 'd': o.dry = true; break;
+		case 'c': o.config_only = true; break;
 		case 'j':
 			if (parse_u64(optarg, &u) || !u || u > 1024) {
 				fb_err("-j: '%s' is not a whole number from 1 "
@@ -183,8 +193,28 @@ int cmd_kernel(int argc, char **argv)
 	}
 	o.src = argv[optind];
 	r = kernel_build(&o, &res);
-	if (!r)
+	if (o.config_only && res.dir[0]) {
+		/* the .config made in a build directory of its own, printed,
+		 * then gone with it */
+		char *dir = xstrdup(res.dir), *rm[] = { "rm", "-rf", dir, NULL };
+		FILE *f = r ? NULL : fopen(res.dir, "re");
+		char buf[65536];
+		size_t n;
+
+		while (f && (n = fread(buf, 1, sizeof(buf), f)))
+			fwrite(buf, 1, n, stdout);
+		if (f)
+			fclose(f);
+		*strrchr(dir, '/') = '\0';
+		if (!fork()) {
+			execvp("rm", rm);
+			_exit(127);
+		}
+		wait(NULL);
+		free(dir);
+	} else if (!r) {
 		printf("%s\n", o.dry && !res.cached ? res.key : res.dir);
+	}
 	if (!r && o.dry)
 		fprintf(stderr, "bench: kernel: key %s, release %s\n", res.key,
 			res.release);

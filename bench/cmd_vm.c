@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "bench/report_cmd.h"
 #include "reports/plan.h"
+#include "runner/kbuild.h"
 #include "runner/vm.h"
 #include "schema/db.h"
 
@@ -58,7 +59,16 @@ static const char lab_usage[] =
 "time in the order `bench plan` gives (ABAB, then BAAB), until both have N\n"
 "boots (default 4) or the plan says both have the boots needed, then prints\n"
 "`bench compare` (--format: its format, default text).  A boot that fails\n"
-"is retried once.  Labels: each kernel's release, or --labels.\n";
+"is retried once.  Labels: each kernel's release, or --labels.\n"
+"\n"
+"Kernels from source (built as `bench kernel build` does, what the cache\n"
+"lacks, before the first boot):\n"
+"  bench lab --src SRC --patch FILE [--patch FILE]...  SRC against SRC with\n"
+"                       the patches\n"
+"  bench lab --src GIT --ref BASE --ref PATCH          two commits of a tree\n"
+"  bench lab --src SRC --rebuild                       the null control: SRC\n"
+"                       against SRC built again under another name\n"
+"  --name NAME          the patched kernel's name in its release\n";
 
 struct vm_cli {
 	struct vm_opts o;
@@ -68,11 +78,17 @@ struct vm_cli {
 	long boots;
 	const char *pos[2];	/* KERNEL, or BASE PATCH */
 	char **rest;		/* after -- */
+	/* kernels from source: --src, --ref (twice), --patch, --rebuild */
+	const char *src, *ref[2], *name;
+	const char **patches;
+	size_t npatches, nrefs;
+	bool rebuild;
+	char built[2][4200];
 };
 
 enum { O_SMP = 256, O_SOCKETS, O_THREADS, O_NUMA, O_MEM, O_CGROUP,
        O_ACCEL, O_TIMEOUT, O_DB, O_SH, O_BOOTS, O_LABELS, O_EFFECT,
-       O_FORMAT };
+       O_FORMAT, O_SRC, O_REF, O_PATCH, O_REBUILD, O_NAME };
 
 static int parse_uint(const char *opt, const char *s, unsigned lo,
 		      unsigned hi, unsigned *out)
@@ -174,6 +190,17 @@ static int lab_opt(int ch, const char *arg, struct vm_cli *c)
 		}
 		break;
 	case O_FORMAT: c->format = arg; break;
+	case O_SRC: c->src = arg; break;
+	case O_REF:
+		if (c->nrefs == 2) {
+			fb_err("--ref: two at most, BASE and PATCH");
+			return EX_USAGE;
+		}
+		c->ref[c->nrefs++] = arg;
+		break;
+	case O_PATCH: c->patches[c->npatches++] = arg; break;
+	case O_REBUILD: c->rebuild = true; break;
+	case O_NAME: c->name = arg; break;
 	default:
 		return 1;
 	}
@@ -220,6 +247,11 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		{ "labels", required_argument, NULL, O_LABELS },
 		{ "effect", required_argument, NULL, O_EFFECT },
 		{ "format", required_argument, NULL, O_FORMAT },
+		{ "src", required_argument, NULL, O_SRC },
+		{ "ref", required_argument, NULL, O_REF },
+		{ "patch", required_argument, NULL, O_PATCH },
+		{ "rebuild", no_argument, NULL, O_REBUILD },
+		{ "name", required_argument, NULL, O_NAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,6 +291,20 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		if (r)
 			return r;
 	}
+	if (lab && (c->src || c->nrefs || c->npatches || c->rebuild ||
+		    c->name)) {
+		int ways = (c->nrefs == 2) + (c->npatches > 0) + c->rebuild;
+
+		if (!c->src || npos != 2 || ways != 1 ||
+		    (c->nrefs == 1 && c->rebuild)) {
+			fb_err("lab: kernels from source are --src SRC with "
+			       "one of: --patch FILE..., --ref BASE --ref "
+			       "PATCH, or --rebuild; and no BASE PATCH "
+			       "kernels beside them");
+			return EX_USAGE;
+		}
+		npos = 0;
+	}
 	if (npos > 0) {
 		fb_err(lab ? "lab takes two kernels, BASE and PATCH" :
 		       "vm takes a kernel: a release, a kernel build tree or "
@@ -283,6 +329,51 @@ static void defaults(struct vm_cli *c)
 	c->o.db_path = "results.db";
 	c->effect = NAN;
 	c->boots = 4;
+}
+
+/* What side i (0 BASE, 1 PATCH) of a lab from --src is built from. */
+static void lab_side(const struct vm_cli *c, int i, struct kbuild_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->src = c->src;
+	o->ref = c->ref[i && c->nrefs == 2];
+	o->progress = isatty(STDERR_FILENO);
+	if (!i) {
+		o->name = c->nrefs == 2 ? NULL : "base";
+		return;
+	}
+	o->patches = c->patches;
+	o->npatches = c->npatches;
+	o->name = c->rebuild && !c->name ? "base.rebuilt" : c->name;
+}
+
+/*
+ * --src: both kernels built (what the cache lacks), base first so that
+ * the patched one is an incremental build of it; c->pos set to them.
+ * PATCH's inputs are checked first (its patches there, its name good):
+ * nothing is built for a lab that would stop at its second kernel.
+ */
+static int lab_build(struct vm_cli *c)
+{
+	struct kbuild_opts o;
+	struct kbuild_result res;
+	int i, r;
+
+	lab_side(c, 1, &o);
+	o.dry = true;
+	r = kernel_build(&o, &res);
+	for (i = 0; !r && i < 2; i++) {
+		lab_side(c, i, &o);
+		printf("lab: %s kernel: %s%s%s%s\n", i ? "PATCH" : "BASE",
+		       c->src, o.ref ? " at " : "", o.ref ? o.ref : "",
+		       i && c->npatches ? " with its patches" :
+		       i && c->rebuild ? ", built again" : "");
+		fflush(stdout);
+		r = kernel_build(&o, &res);
+		snprintf(c->built[i], sizeof(c->built[i]), "%s", res.dir);
+		c->pos[i] = c->built[i];
+	}
+	return r;
 }
 
 static int vm_exit(int r)
@@ -543,7 +634,12 @@ int cmd_lab(int argc, char **argv)
 	int r, ex = EX_OK, next, boot_no = 0;
 
 	defaults(&c);
+	c.patches = xcalloc((size_t)argc + 1, sizeof(*c.patches));
 	r = parse(argc, argv, &c, true, 2);
+	if (!r && c.src)
+		r = lab_build(&c);
+	free(c.patches);
+	c.patches = NULL;
 	if (r)
 		return r < 0 ? EX_OK : r;
 	r = lab_labels(&c, label);

@@ -5,7 +5,8 @@ PKGS="build-essential pkg-config libsqlite3-dev libcjson-dev libhwloc-dev
 libcurl4-openssl-dev libfuse3-dev fuse3 bats bats-assert bats-support
 e2fsprogs util-linux sqlite3 zlib1g-dev fio python3 python3-jsonschema gnuplot-nox
 clang libclang-rt-14-dev strace mandoc systemd
-qemu-system-x86 busybox-static"
+qemu-system-x86 busybox-static
+flex bison bc libelf-dev libssl-dev git xz-utils"
 # What only the tests use: a real browser that opens the HTML report
 # (driven by tests/cdp.py), and the tools the exports are made for.
 TEST_PKGS="chromium file ministat openssl"

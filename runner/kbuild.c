@@ -239,6 +239,11 @@ static int find_source(struct kb *b)
 		char mk[PATH_MAX + 16];
 
 		snprintf(mk, sizeof(mk), "%s/Makefile", b->src);
+		snprintf(mk, sizeof(mk), "%s/.git", b->src);
+		if (o->ref && access(mk, F_OK))
+			return fail(b, KB_EUSAGE, "--ref '%s': %s is not a "
+				    "git tree (no .git)", o->ref, b->src);
+		snprintf(mk, sizeof(mk), "%s/Makefile", b->src);
 		if (o->ref) {
 			b->kind = SRC_GIT;
 			r = sh(b, "git -C \"$1\" rev-parse --verify -q "
@@ -349,14 +354,14 @@ static int make_key(struct kb *b)
 			return fail(b, KB_ENOSRC, "patch '%s': %s",
 				    o->patches[i], strerror(errno ? errno :
 							    EIO));
-		strbuf_addf(&b->keytext, "patch %s %s\n", h, o->patches[i]);
+		strbuf_addf(&b->keytext, "patch %s\n", h);
 	}
 	strbuf_addstr(&b->keytext, "config x86_64_defconfig "
 		      "kvm_guest.config\n");
 	if (hash_file(b, o->fragment, h, sizeof(h)))
 		return fail(b, KB_ENOSRC, "config fragment '%s': cannot read "
 			    "it", o->fragment);
-	strbuf_addf(&b->keytext, "fragment %s %s\n", h, o->fragment);
+	strbuf_addf(&b->keytext, "fragment %s\n", h);
 	sh(b, "gcc --version | head -1", NULL, NULL, NULL, &cc, NULL);
 	strbuf_addf(&b->keytext, "compiler %s", cc.buf ? cc.buf : "?\n");
 	strbuf_release(&cc);
@@ -372,7 +377,7 @@ static int make_key(struct kb *b)
 /* A cached kernel: res->dir and release, true where it is there whole. */
 static bool find_built(struct kb *b)
 {
-	char p[PATH_MAX + 128];
+	char p[sizeof(b->res->dir) + 64];
 
 	snprintf(b->res->dir, sizeof(b->res->dir), "%s/built/%s",
 		 kbuild_cache(), b->res->key);
@@ -515,7 +520,9 @@ static int ready_tree(struct kb *b)
 static int apply_patches(struct kb *b)
 {
 	static const char list[] =
-		"git apply --numstat \"$2\" | cut -f3- >> \"$1\"";
+		"git apply --numstat \"$2\" > \"$1.new\" && "
+		"cut -f3- \"$1.new\" >> \"$1\"; r=$?; rm -f \"$1.new\"; "
+		"exit $r";
 	static const char apply[] =
 		"cd \"$1\" && git apply --check -p1 \"$2\" && "
 		"git apply -p1 \"$2\"";
@@ -772,10 +779,11 @@ static int build(struct kb *b)
 	snprintf(b->workdir, sizeof(b->workdir), "%s/work/%s", kbuild_cache(),
 		 b->lineage);
 	snprintf(b->work, sizeof(b->work), "%s/src", b->workdir);
-	snprintf(b->build, sizeof(b->build), "%s/build", b->workdir);
+	snprintf(b->build, sizeof(b->build), "%s/%s", b->workdir,
+		 b->o->config_only ? "config.tmp" : "build");
 	if ((r = lock_lineage(b)))
 		return r;
-	if (find_built(b)) {	/* built while we waited */
+	if (!b->o->config_only && find_built(b)) {	/* built meanwhile */
 		b->res->cached = true;
 		return 0;
 	}
@@ -792,6 +800,11 @@ static int build(struct kb *b)
 		r = apply_patches(b);
 	if (!r)
 		r = configure(b);
+	if (b->o->config_only) {
+		snprintf(b->res->dir, sizeof(b->res->dir), "%s/.config",
+			 b->build);
+		return r;
+	}
 	if (!r)
 		r = compile(b);
 	if (!r)
@@ -819,7 +832,7 @@ int kbuild(const struct kbuild_opts *o, struct kbuild_result *res,
 		r = pick_name(&b);
 	if (!r)
 		r = make_key(&b);
-	if (!r && find_built(&b))
+	if (!r && !o->config_only && find_built(&b))
 		res->cached = true;
 	else if (!r && o->dry)
 		snprintf(res->release, sizeof(res->release), "*%s",

@@ -28,10 +28,11 @@ struct kbuild_opts {
 	unsigned jobs;			/* make -j, 0: the CPUs + 1 */
 	bool progress;			/* a line redrawn on a terminal */
 	bool dry;			/* key and release only: build nothing */
+	bool config_only;		/* source, patches, config: no compile */
 };
 
 struct kbuild_result {
-	char dir[4096];			/* the kernel, in the cache */
+	char dir[4200];			/* the kernel, in the cache */
 	char release[128];
 	char key[17];
 	bool cached;			/* found, not built */
