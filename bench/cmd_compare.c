@@ -58,39 +58,22 @@ static size_t warn_topology(struct db *db, const char *base, const char *patch)
 	return n;
 }
 
-struct vm_sides {
-	struct strbuf shape;	/* "'tcg smp=32 ...' | ''" */
-	int tcg, other;		/* runs of QEMU's emulator, and the rest */
-};
-
-static int add_vm(const char *accel, const char *shape, void *arg)
-{
-	struct vm_sides *v = arg;
-
-	if (!strcmp(accel, "tcg"))
-		v->tcg++;
-	else
-		v->other++;
-	strbuf_addf(&v->shape, "%s'%s%s%s'", v->shape.len ? " | " : "",
-		    accel[0] ? accel : "not a bench vm guest",
-		    shape[0] ? " " : "", shape);
-	return 0;
-}
-
 /*
- * The runs `bench vm` made (schema 8): a run under TCG (an emulator:
+ * The runs `bench vm` made (schema 8): a run timed under TCG (an emulator:
  * functional checks, never kernel measurements) is never put beside one
- * that is not (EX_UNAVAILABLE, always); a difference in the guest's shape
- * is warned and counts for --strict (*n).
+ * that is not (EX_UNAVAILABLE, always); runs counted in guest instructions
+ * (schema 9) are measurements, and report_cmd_load has already refused
+ * them beside any others.  A difference in the guest's shape is warned
+ * and counts for --strict (*n).
  */
 static int check_vm(struct db *db, const char *base, const char *patch,
 		    size_t *n)
 {
-	struct vm_sides a = { STRBUF_INIT, 0, 0 }, b = { STRBUF_INIT, 0, 0 };
+	struct report_cmd_vm a = REPORT_CMD_VM_INIT, b = REPORT_CMD_VM_INIT;
 	int ex = EX_OK;
 
-	if (!db_vm_shapes_each(db, base, add_vm, &a) &&
-	    !db_vm_shapes_each(db, patch, add_vm, &b)) {
+	if (!report_cmd_vm_sides(db, base, &a) &&
+	    !report_cmd_vm_sides(db, patch, &b)) {
 		if (a.tcg + b.tcg && a.other + b.other) {
 			fb_err("refusing to compare %s with %s: runs under "
 			       "QEMU's TCG emulator (functional checks, not "
