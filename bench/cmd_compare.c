@@ -94,16 +94,35 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 	return ex;
 }
 
-/* Say how many samples of each side steal or oversubscription made noisy. */
+/*
+ * Say how many samples of each side steal or oversubscription made noisy;
+ * counted in guest instructions (counted: both sides are), those judge
+ * time and say nothing of a count.
+ */
 static void warn_noisy(struct db *db, const char *base, const char *patch,
-		       bool aa, bool drop)
+		       bool aa, bool drop, bool counted)
 {
 	int64_t na = 0, ta = 0, nb = 0, tb = 0;
 
 	if (db_report_noisy(db, base, &na, &ta) ||
 	    db_report_noisy(db, patch, &nb, &tb) || (!na && !nb))
 		return;
-	if (aa)
+	if (counted) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "%s %lld of %lld", base, (long long)na,
+			    (long long)ta);
+		if (!aa)
+			strbuf_addf(&sb, ", %s %lld of %lld", patch,
+				    (long long)nb, (long long)tb);
+		fb_warn("samples flagged noisy by steal or the oversubscription "
+			"probe: %s; these judge time and do not apply to "
+			"counts of guest instructions (what does change a "
+			"count: an interrupt or a kernel thread that ran "
+			"inside the call); %s", sb.buf, drop ? "left out all "
+			"the same (--drop-noisy)" : "kept");
+		strbuf_release(&sb);
+	} else if (aa)
 		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
 			"over steal_max, or PUs oversubscribed); %s", (long long)na, (long long)ta,
 			base, drop ? "left out (--drop-noisy)" :
@@ -446,7 +465,8 @@ static int warn_sides(struct compare *k, const struct report_cmp *c)
 		ntopo = warn_topology(&rc->db, k->base, k->patch);
 	if (!k->aa && (ex = check_vm(&rc->db, a, b, &ntopo)))
 		return ex;
-	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy);
+	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy,
+		   rc->a.clock.counted);
 	note_bounded(&rc->db, a);
 	if (!k->aa)
 		note_bounded(&rc->db, b);
@@ -464,7 +484,7 @@ static int print_workers(struct compare *k)
 {
 	struct report_cmd *rc = &k->rc;
 	int r = report_workers(stdout, &rc->db, k->base, k->patch,
-			       rc->lo.drop_noisy, &rc->err);
+			       &rc->a.clock, rc->lo.drop_noisy, &rc->err);
 
 	if (r == -EIO) {
 		fb_err("cannot write the report: %m");

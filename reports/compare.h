@@ -197,11 +197,12 @@ void report_side_release(struct report_side *s);
 
 /*
  * `compare --per-worker`: each worker's own wall time (median over the
- * samples) for every parallel case of a and b, and the spread across
+ * samples; counted in guest instructions where ck is counted) for every parallel case of a and b, and the spread across
  * workers (slowest over fastest).  -errno when the stream fails.
  */
 int report_workers(FILE *f, struct db *db, const char *a, const char *b,
-		   bool drop_noisy, struct strbuf *err);
+		   const struct report_clock *ck, bool drop_noisy,
+		   struct strbuf *err);
 
 struct report_row {
 	const struct report_series *a, *b;	/* NULL: absent on that side */

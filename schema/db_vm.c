@@ -142,3 +142,20 @@ int db_vm_shapes_each(struct db *db, const char *label,
 		       "AND status = 'complete' ORDER BY 1, 2, 3, 4", "t",
 		       label);
 }
+
+static int row_clock(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	int *shift = arg;
+
+	(void)db;
+	*shift = sqlite3_column_int(st, 0);
+	return 0;
+}
+
+int db_vm_run_clock(struct db *db, int64_t run_id, int *shift)
+{
+	*shift = -1;
+	return db_each(db, "cannot read the run's clock", row_clock, shift,
+		       "SELECT icount_shift FROM run_vm WHERE run_id = ?1 "
+		       "AND clock = 'instructions'", "i", run_id);
+}

@@ -60,4 +60,11 @@ int db_vm_shapes_each(struct db *db, const char *label,
 		      int (*fn)(const struct db_vm_shape *, void *arg),
 		      void *arg);
 
+/*
+ * The clock of one run: *shift N where it was counted in guest
+ * instructions with -icount shift=N, -1 where timed (no run_vm row, or a
+ * timed guest).
+ */
+int db_vm_run_clock(struct db *db, int64_t run_id, int *shift);
+
 #endif
