@@ -10,7 +10,10 @@
  *   66 no database file           67  no run has the label
  *   68 the label has no complete run (--aa: fewer than 2 boots)
  *   69 --strict: the sides differ in more than the kernel, or a
- *      kernel printed warnings (WARNING:, BUG:, ...) during its runs
+ *      kernel printed warnings (WARNING:, BUG:, ...) during its runs;
+ *      always: timed TCG runs beside others, runs counted in guest
+ *      instructions beside timed ones or ones of another icount shift,
+ *      a label that mixes counted and timed runs
  *   70 out of memory              72  the database holds no run at all
  *   74 cannot read the database or write the report
  *   76 the database has a newer schema than this tool

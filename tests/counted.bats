@@ -245,6 +245,9 @@ for r in csv.DictReader(sys.stdin): print(r["metric"], r["unit"], r["base_mean"]
 	assert_failure 69
 	assert_output "$msg"
 	[ ! -e "$T/r.html" ]
+	run "$BENCH" plan --db "$DB" base patch
+	assert_failure 69
+	assert_output "bench: refusing to plan base against patch: guest instructions (icount shift 0) beside time (see bench compare base patch)"
 	q "UPDATE run_vm SET accel = 'kvm' WHERE clock = 'time'"
 	run "$BENCH" compare --db "$DB" base patch
 	assert_failure 69
