@@ -10,7 +10,10 @@
  *   66 no database file           67  no run has the label
  *   68 the label has no complete run (--aa: fewer than 2 boots)
  *   69 --strict: the sides differ in more than the kernel, or a
- *      kernel printed warnings (WARNING:, BUG:, ...) during its runs
+ *      kernel printed warnings (WARNING:, BUG:, ...) during its runs;
+ *      always: timed TCG runs beside others, runs counted in guest
+ *      instructions beside timed ones or ones of another icount shift,
+ *      a label that mixes counted and timed runs
  *   70 out of memory              72  the database holds no run at all
  *   74 cannot read the database or write the report
  *   76 the database has a newer schema than this tool
@@ -58,39 +61,22 @@ static size_t warn_topology(struct db *db, const char *base, const char *patch)
 	return n;
 }
 
-struct vm_sides {
-	struct strbuf shape;	/* "'tcg smp=32 ...' | ''" */
-	int tcg, other;		/* runs of QEMU's emulator, and the rest */
-};
-
-static int add_vm(const char *accel, const char *shape, void *arg)
-{
-	struct vm_sides *v = arg;
-
-	if (!strcmp(accel, "tcg"))
-		v->tcg++;
-	else
-		v->other++;
-	strbuf_addf(&v->shape, "%s'%s%s%s'", v->shape.len ? " | " : "",
-		    accel[0] ? accel : "not a bench vm guest",
-		    shape[0] ? " " : "", shape);
-	return 0;
-}
-
 /*
- * The runs `bench vm` made (schema 8): a run under TCG (an emulator:
+ * The runs `bench vm` made (schema 8): a run timed under TCG (an emulator:
  * functional checks, never kernel measurements) is never put beside one
- * that is not (EX_UNAVAILABLE, always); a difference in the guest's shape
- * is warned and counts for --strict (*n).
+ * that is not (EX_UNAVAILABLE, always); runs counted in guest instructions
+ * (schema 9) are measurements, and report_cmd_load has already refused
+ * them beside any others.  A difference in the guest's shape is warned
+ * and counts for --strict (*n).
  */
 static int check_vm(struct db *db, const char *base, const char *patch,
 		    size_t *n)
 {
-	struct vm_sides a = { STRBUF_INIT, 0, 0 }, b = { STRBUF_INIT, 0, 0 };
+	struct report_cmd_vm a = REPORT_CMD_VM_INIT, b = REPORT_CMD_VM_INIT;
 	int ex = EX_OK;
 
-	if (!db_vm_shapes_each(db, base, add_vm, &a) &&
-	    !db_vm_shapes_each(db, patch, add_vm, &b)) {
+	if (!report_cmd_vm_sides(db, base, &a) &&
+	    !report_cmd_vm_sides(db, patch, &b)) {
 		if (a.tcg + b.tcg && a.other + b.other) {
 			fb_err("refusing to compare %s with %s: runs under "
 			       "QEMU's TCG emulator (functional checks, not "
@@ -111,16 +97,35 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 	return ex;
 }
 
-/* Say how many samples of each side steal or oversubscription made noisy. */
+/*
+ * Say how many samples of each side steal or oversubscription made noisy;
+ * counted in guest instructions (counted: both sides are), those judge
+ * time and say nothing of a count.
+ */
 static void warn_noisy(struct db *db, const char *base, const char *patch,
-		       bool aa, bool drop)
+		       bool aa, bool drop, bool counted)
 {
 	int64_t na = 0, ta = 0, nb = 0, tb = 0;
 
 	if (db_report_noisy(db, base, &na, &ta) ||
 	    db_report_noisy(db, patch, &nb, &tb) || (!na && !nb))
 		return;
-	if (aa)
+	if (counted) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "%s %lld of %lld", base, (long long)na,
+			    (long long)ta);
+		if (!aa)
+			strbuf_addf(&sb, ", %s %lld of %lld", patch,
+				    (long long)nb, (long long)tb);
+		fb_warn("samples flagged noisy by steal or the oversubscription "
+			"probe: %s; these judge time and do not apply to "
+			"counts of guest instructions (what does change a "
+			"count: an interrupt or a kernel thread that ran "
+			"inside the call); %s", sb.buf, drop ? "left out all "
+			"the same (--drop-noisy)" : "kept");
+		strbuf_release(&sb);
+	} else if (aa)
 		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
 			"over steal_max, or PUs oversubscribed); %s", (long long)na, (long long)ta,
 			base, drop ? "left out (--drop-noisy)" :
@@ -463,7 +468,8 @@ static int warn_sides(struct compare *k, const struct report_cmp *c)
 		ntopo = warn_topology(&rc->db, k->base, k->patch);
 	if (!k->aa && (ex = check_vm(&rc->db, a, b, &ntopo)))
 		return ex;
-	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy);
+	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy,
+		   rc->a.clock.counted);
 	note_bounded(&rc->db, a);
 	if (!k->aa)
 		note_bounded(&rc->db, b);
@@ -481,7 +487,7 @@ static int print_workers(struct compare *k)
 {
 	struct report_cmd *rc = &k->rc;
 	int r = report_workers(stdout, &rc->db, k->base, k->patch,
-			       rc->lo.drop_noisy, &rc->err);
+			       &rc->a.clock, rc->lo.drop_noisy, &rc->err);
 
 	if (r == -EIO) {
 		fb_err("cannot write the report: %m");

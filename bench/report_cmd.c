@@ -15,6 +15,7 @@
 #include "reports/exports.h"
 #include "runner/runner.h"
 #include "schema/db.h"
+#include "schema/db_vm.h"
 #include "workloads/workload.h"
 
 int report_cmd_db_name(const char *path, const char *what)
@@ -159,9 +160,69 @@ int report_cmd_load_exit(int r, const struct strbuf *err)
 		return EX_IOERR;
 	case REPORT_EBUSY:
 		return EX_TEMPFAIL;
+	case REPORT_ECLOCK:
+		return EX_UNAVAILABLE;
 	default:
 		return EX_SOFTWARE;
 	}
+}
+
+static int add_vm(const struct db_vm_shape *g, void *arg)
+{
+	struct report_cmd_vm *v = arg;
+
+	if (!strcmp(g->clock, "instructions"))
+		v->counted++;
+	else if (!strcmp(g->accel, "tcg"))
+		v->tcg++;
+	else
+		v->other++;
+	strbuf_addf(&v->shape, "%s'%s", v->shape.len ? " | " : "",
+		    g->accel[0] ? g->accel : "not a bench vm guest");
+	if (!strcmp(g->clock, "instructions"))
+		strbuf_addf(&v->shape, " icount shift=%d", g->icount_shift);
+	strbuf_addf(&v->shape, "%s%s'", g->shape[0] ? " " : "", g->shape);
+	return 0;
+}
+
+int report_cmd_vm_sides(struct db *db, const char *label,
+			struct report_cmd_vm *v)
+{
+	return db_vm_shapes_each(db, label, add_vm, v);
+}
+
+/*
+ * Counting mode (schema 9): a count of guest instructions is no time, so
+ * a counted side is never put beside a timed one (TCG, KVM or bare metal),
+ * nor beside one counted with another shift (another unit): always
+ * refused, EX_UNAVAILABLE, naming what each side has.
+ */
+static int check_clocks(struct report_cmd *rc)
+{
+	const struct report_clock *a = &rc->a.clock, *b = &rc->b.clock;
+	struct report_cmd_vm va = REPORT_CMD_VM_INIT, vb = REPORT_CMD_VM_INIT;
+	struct strbuf wa = STRBUF_INIT, wb = STRBUF_INIT;
+
+	if (a->counted == b->counted && a->shift == b->shift)
+		return EX_OK;
+	report_cmd_vm_sides(&rc->db, rc->a.db_label, &va);
+	report_cmd_vm_sides(&rc->db, rc->b.db_label, &vb);
+	report_clock_words(a, &wa);
+	report_clock_words(b, &wb);
+	fb_err("refusing to compare %s with %s: %s; %s has %s: %s, %s has "
+	       "%s: %s", rc->a.label, rc->b.label, a->counted == b->counted ?
+	       "runs counted with different icount shifts (one instruction "
+	       "is 2^shift ns of the guest's clock: the counts are in "
+	       "different units)" :
+	       "runs counted in guest instructions (bench vm --accel icount) "
+	       "beside runs that are timed (a count is no time)",
+	       rc->a.label, wa.buf, strbuf_str(&va.shape), rc->b.label,
+	       wb.buf, strbuf_str(&vb.shape));
+	strbuf_release(&va.shape);
+	strbuf_release(&vb.shape);
+	strbuf_release(&wa);
+	strbuf_release(&wb);
+	return EX_UNAVAILABLE;
 }
 
 int report_cmd_load(struct report_cmd *rc, const char *base,
@@ -179,6 +240,8 @@ int report_cmd_load(struct report_cmd *rc, const char *base,
 	if (!r && patch)
 		r = report_side_load_opts(&rc->db, patch, &rc->lo, &rc->b,
 					  &rc->err);
+	if (!r && patch)
+		return check_clocks(rc);
 	return report_cmd_load_exit(r, &rc->err);
 }
 

@@ -73,6 +73,19 @@ struct report_cmd {
  */
 int report_cmd_load(struct report_cmd *rc, const char *base,
 		    const char *patch, bool aa);
+/*
+ * The guests of a label's complete runs, each distinct one as compare
+ * names it ("'tcg smp=2 ...' | 'not a bench vm guest'"), and how many of
+ * them ran timed under TCG, counted (icount), or otherwise (KVM, bare).
+ */
+struct report_cmd_vm {
+	struct strbuf shape;
+	int tcg, counted, other;
+};
+#define REPORT_CMD_VM_INIT { STRBUF_INIT, 0, 0, 0 }
+/* The guests of label into v (released by the caller); DB_OK or DB_*. */
+int report_cmd_vm_sides(struct db *db, const char *label,
+			struct report_cmd_vm *v);
 /* The table of a beside b (two) or alone, as opts say: an exit code. */
 int report_cmd_compare(struct report_cmd *rc, bool two,
 		       const struct report_opts *opts, struct report_cmp *c);

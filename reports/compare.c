@@ -349,7 +349,8 @@ static int build_rows(struct report_cmp *c, struct cmp_build *cb,
 		c->nwithin += row->within;
 		row->delta_folio = NAN;
 		/* a time per case gets the same time per folio beside it */
-		if (strcmp(row_ser(row)->unit, "ns"))
+		if (strcmp(row_ser(row)->unit, "ns") &&
+		    strcmp(row_ser(row)->unit, "instr"))
 			continue;
 		row->fa = row->a ? folio_sibling(c->a, row->a) : NULL;
 		row->fb = row->b ? folio_sibling(c->b, row->b) : NULL;

@@ -39,6 +39,7 @@ enum report_status {
 	REPORT_EFEW = -2006,	/* too few boots for what was asked (--aa) */
 	REPORT_EDATA = -2007,	/* rows that make no sense: err says which */
 	REPORT_EBUSY = -2008,	/* locked by another process past 10 s */
+	REPORT_ECLOCK = -2009,	/* counted and timed runs in one table */
 };
 
 /*
@@ -108,6 +109,33 @@ struct report_notdone {
 	char *workload, *params, *status, *reason;
 };
 
+/*
+ * What a side's "times" are.  Timed: nanoseconds of the clock.  Counted
+ * (`bench vm --accel icount`, schema 9): the guest's clock advanced 2^shift
+ * ns a guest instruction, so a stored time is a count of instructions and
+ * is shown as one (report_clock_unit).
+ */
+struct report_clock {
+	bool counted;
+	int shift;			/* -icount shift=N; -1 when timed */
+};
+#define REPORT_CLOCK_TIMED ((struct report_clock){ false, -1 })
+
+/*
+ * The one place a stored unit becomes the unit shown for a side of clock
+ * ck: into out the unit, and the factor that takes a stored value there.
+ * Counted, a time ("ns", "ms", "ns/folio") is guest instructions ("instr",
+ * "instr/folio") and a rate per second is one per 10^9 instructions
+ * ("MiB/s" -> "MiB/Ginstr", "IOPS" -> "ops/Ginstr"); every other unit, and
+ * every unit of a timed side, is itself with factor 1.
+ */
+double report_clock_unit(const struct report_clock *ck, const char *unit,
+			 char *out, size_t n);
+/* Is unit one report_clock_unit gives a counted side ("instr...")? */
+bool report_unit_counted(const char *unit);
+/* "guest instructions (icount shift 0)" or "time": what a clock counts. */
+void report_clock_words(const struct report_clock *ck, struct strbuf *sb);
+
 struct report_side {
 	char *label;			/* as asked, or "LABEL (odd boots)" */
 	char *db_label;			/* the label in the database */
@@ -119,6 +147,12 @@ struct report_side {
 	size_t nser;
 	struct report_notdone *notdone;
 	size_t nnotdone;
+	/*
+	 * Timed or counted: every run of a label alike (a label that mixes
+	 * them is refused with REPORT_ECLOCK); the series' units and values
+	 * are already the clock's (report_clock_unit).
+	 */
+	struct report_clock clock;
 };
 
 /*
@@ -163,11 +197,12 @@ void report_side_release(struct report_side *s);
 
 /*
  * `compare --per-worker`: each worker's own wall time (median over the
- * samples) for every parallel case of a and b, and the spread across
+ * samples; counted in guest instructions where ck is counted) for every parallel case of a and b, and the spread across
  * workers (slowest over fastest).  -errno when the stream fails.
  */
 int report_workers(FILE *f, struct db *db, const char *a, const char *b,
-		   bool drop_noisy, struct strbuf *err);
+		   const struct report_clock *ck, bool drop_noisy,
+		   struct strbuf *err);
 
 struct report_row {
 	const struct report_series *a, *b;	/* NULL: absent on that side */

@@ -39,6 +39,9 @@ struct load {
 	size_t sb_alloc;
 	struct boot_hash { const char *id; size_t boot; } *boot_hash;
 	size_t boot_hash_size;
+	/* the runs' clocks: how many counted (and with which shifts), timed */
+	size_t ncounted, ntimed;
+	int shift_lo, shift_hi;
 };
 
 /*
@@ -160,7 +163,67 @@ static int load_run(const struct db_report_run *r, void *arg)
 		boot_hash_add(l, s->boot_ids[b], b);
 	}
 	d->boot = (int)b;
+	if (!strcmp(r->clock, "instructions")) {
+		if (!l->ncounted++ || r->icount_shift < l->shift_lo)
+			l->shift_lo = r->icount_shift;
+		if (l->ncounted == 1 || r->icount_shift > l->shift_hi)
+			l->shift_hi = r->icount_shift;
+	} else {
+		l->ntimed++;
+	}
 	return 0;
+}
+
+/*
+ * The side's clock from its runs' (before a half is kept, so that both
+ * halves of an A/A comparison judge the whole label): one for all, or the
+ * label is refused where it would be shown.
+ */
+static int side_clock(struct load *l, const char *label)
+{
+	struct report_side *s = l->s;
+
+	s->clock = REPORT_CLOCK_TIMED;
+	if (l->ncounted && l->ntimed) {
+		strbuf_addf(l->err, "label '%s' mixes runs counted in guest "
+			    "instructions (%zu, bench vm --accel icount) with "
+			    "timed runs (%zu): a count is no time, so no "
+			    "table shows them together; give them labels of "
+			    "their own", label, l->ncounted, l->ntimed);
+		return REPORT_ECLOCK;
+	}
+	if (l->ncounted && l->shift_lo != l->shift_hi) {
+		strbuf_addf(l->err, "label '%s' mixes runs counted with icount "
+			    "shift %d and shift %d: their counts are in "
+			    "different units; give them labels of their own",
+			    label, l->shift_lo, l->shift_hi);
+		return REPORT_ECLOCK;
+	}
+	if (l->ncounted) {
+		s->clock.counted = true;
+		s->clock.shift = l->shift_lo;
+	}
+	return 0;
+}
+
+/*
+ * A counted side's series in the units of its clock: a time becomes the
+ * guest instructions it counts, with its values (report_clock_unit).
+ */
+static void series_clock(struct report_series *x,
+			 const struct report_clock *ck)
+{
+	char unit[64];
+	double f = report_clock_unit(ck, x->unit, unit, sizeof(unit));
+	size_t i, k;
+
+	if (!strcmp(unit, x->unit) && f == 1)
+		return;
+	free(x->unit);
+	x->unit = xstrdup(unit);
+	for (i = 0; i < x->nboots; i++)
+		for (k = 0; k < x->boots[i].n; k++)
+			x->boots[i].v[k] *= f;
 }
 
 
@@ -715,6 +778,7 @@ static int side_finish(struct load *l, const char *label)
 		}
 		if (r)
 			return report_db_status(db, r, err);
+		series_clock(&s->ser[i], &s->clock);
 		if (s->ser[i].asked) {
 			r = db_report_params_each(db, s->ser[i].asked,
 						  load_asked, &s->ser[i]);
@@ -774,6 +838,8 @@ static int side_load(struct loads *ls, const char *label,
 	for (i = 0; i < ls->n; i++) {
 		struct report_side *s = l[i].s;
 
+		if ((r = side_clock(&l[i], label)))
+			return r;
 		if (l[i].half) {
 			if (s->nboots < 2) {
 				strbuf_addf(err, "label '%s' has complete "

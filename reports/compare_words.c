@@ -333,6 +333,51 @@ static void table_boots(const struct report_cmp *c, size_t *ba, size_t *bb)
 	}
 }
 
+/* Does the table count more than one vCPU's or worker's instructions? */
+static bool counts_summed(const struct report_cmp *c)
+{
+	const struct report_side *side[2] = { c->a, c->b };
+	size_t i, k;
+	const char *t;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; side[k] && i < side[k]->nruns; i++)
+			if (side[k]->runs[i].vcpus > 1)
+				return true;
+	for (i = 0; i < c->nrows; i++) {
+		t = kv_get(row_ser(&c->rows[i]), "threads");
+		if (t && strtoul(t, NULL, 10) > 1)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Counting mode: what was counted, and what a count misses (a count is
+ * not a time: what costs time without instructions costs one here).  Both
+ * sides have the clock of a (report_cmd_load refuses any other pair).
+ */
+static void counted_words(const struct report_cmp *c, struct strbuf *sb)
+{
+	const struct report_clock *ck = &c->a->clock;
+
+	strbuf_addf(sb, ", counted in guest instructions");
+	if (c->a->nruns)
+		strbuf_addf(sb, " in a %lld vCPU VM",
+			    (long long)c->a->runs[0].vcpus);
+	strbuf_addf(sb, " under QEMU's TCG with -icount shift=%d (one "
+		    "instruction = %.0f ns of the guest's clock",
+		    ck->shift, ldexp(1, ck->shift));
+	if (ck->shift)
+		strbuf_addf(sb, ", shown in instructions");
+	strbuf_addf(sb, "): a cache miss, a contended lock and an atomic "
+		    "cost one instruction each, and a rep-prefixed string "
+		    "instruction counts once per iteration");
+	if (counts_summed(c))
+		strbuf_addf(sb, "; with more than one vCPU the count is the "
+			    "sum over all vCPUs (QEMU runs them in turn)");
+}
+
 /*
  * "Median of 5 runs, averaged over 2 boots of each kernel, on a 2-CPU
  * machine; 8 GiB file of 4K folios." from what the database holds.  Where
@@ -397,7 +442,9 @@ int cmp_build_method(struct report_cmp *c)
 			    c->b->label);
 	}
 where:
-	if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
+	if (c->a->clock.counted)
+		counted_words(c, &sb);
+	else if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM"))
 		strbuf_addf(&sb, ", in a %lld vCPU VM",
 			    (long long)c->a->runs[0].vcpus);
 	else if (c->a->nruns && !strcmp(c->a->runs[0].virt, "VM under TCG"))

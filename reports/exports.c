@@ -72,6 +72,10 @@ static int write_values(const char *path, const struct report_series *x,
 		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
 		return r;
 	}
+	/* a comment to ministat: what the values are, where not a time */
+	if (report_unit_counted(x->unit))
+		fprintf(f, "# %s: counted in guest instructions (bench vm "
+			"--accel icount), not timed\n", x->unit);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%.10g\n", v[i]);
 	if (ferror(f) | fclose(f)) {
@@ -171,11 +175,13 @@ static void name_value(const char *s, struct strbuf *out)
 }
 
 /*
- * The unit of a metric on a result line.  The headline time is "ns/op", as
- * Go's own benchmarks say, so benchstat shows it as sec/op; other times are
- * "<metric>-ns/op" (the format takes the last hyphen-separated word as the
- * measurement unit), counts "<metric>/op", and any other unit keeps its
- * name behind the metric's ("ns_per_folio-ns/folio").
+ * The unit of a metric on a result line, as the side's clock shows it.
+ * The headline time is "ns/op", as Go's own benchmarks say, so benchstat
+ * shows it as sec/op; other times are "<metric>-ns/op" (the format takes
+ * the last hyphen-separated word as the measurement unit), counts
+ * "<metric>/op", and any other unit keeps its name behind the metric's
+ * ("ns_per_folio-ns/folio").  Counted, a time is "instr/op" (a unit of
+ * its own to benchstat, never sec/op), "sys-instr/op", "..-instr/folio".
  */
 static void bs_unit(const char *metric, const char *unit, bool primary,
 		    struct strbuf *out)
@@ -183,8 +189,10 @@ static void bs_unit(const char *metric, const char *unit, bool primary,
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
 
-	if (!strcmp(unit, "ns"))
-		strbuf_addf(&sb, primary ? "ns/op" : "%s-ns/op", metric);
+	if ((!strcmp(unit, "ns") || !strcmp(unit, "instr")) && primary)
+		strbuf_addf(&sb, "%s/op", unit);
+	else if (!strcmp(unit, "ns") || !strcmp(unit, "instr"))
+		strbuf_addf(&sb, "%s-%s/op", metric, unit);
 	else if (!strcmp(unit, "count"))
 		strbuf_addf(&sb, "%s/op", metric);
 	else if (primary)
@@ -340,7 +348,9 @@ static int bs_value(const struct db_report_value *v, void *arg)
 	struct bs_walk *w = arg;
 	const struct report_run *run = run_of(w, v->run_id);
 	const struct bs_ser *x;
+	char unit[64];
 	size_t k;
+	double f;
 	int r = 0;
 
 	if (!run)
@@ -388,8 +398,9 @@ static int bs_value(const struct db_report_value *v, void *arg)
 	}
 	if (!v->supported)
 		return 0;
-	strbuf_addf(&w->line, " %.15g ", v->value);
-	bs_unit(v->metric, v->unit, !w->primary ||
+	f = report_clock_unit(&w->s->clock, v->unit, unit, sizeof(unit));
+	strbuf_addf(&w->line, " %.15g ", v->value * f);
+	bs_unit(v->metric, unit, !w->primary ||
 		w->primary(v->workload, v->metric), &w->line);
 	w->nvals++;
 	return 0;
@@ -478,6 +489,10 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 	config_line(f, "# kernel", s, f_kernel);
 	config_line(f, "# foliobench", s, f_tool);
 	fprintf(f, "# boots: %zu\n# runs: %zu\n", s->nboots, s->nruns);
+	if (s->clock.counted)
+		fprintf(f, "# clock: guest instructions (bench vm --accel "
+			"icount, -icount shift=%d): every time is a count, "
+			"instr\n", s->clock.shift);
 	fprintf(f, "goos: linux\npkg: foliobench\n");
 	config_line(f, "cpu", s, f_cpu);
 	config_line(f, "host", s, f_host);

@@ -220,7 +220,15 @@ static void noisy_unmeasurable(struct out *o, const struct report_page *p)
 	size_t i;
 	int k;
 
-	if (p->noisy[0] || p->noisy[1]) {
+	if ((p->noisy[0] || p->noisy[1]) && p->side[0]->clock.counted) {
+		/* steal and oversubscription judge time, not counts */
+		put(o, "<p class=\"note noisy\">Samples flagged noisy by "
+		    "steal or the oversubscription probe, which judge time "
+		    "and do not apply to counts of guest instructions (what "
+		    "does change a count: an interrupt or a kernel thread "
+		    "that ran inside the call); plotted and counted like the "
+		    "others:");
+	} else if (p->noisy[0] || p->noisy[1]) {
 		put(o, "<p class=\"warn noisy\">Samples flagged noisy (steal "
 		    "over steal_max, or PUs oversubscribed), plotted and "
 		    "counted like the others "

@@ -25,7 +25,11 @@ static const unsigned palette[2][6] = {
 };
 static const unsigned mean_colour[2] = { 0x08306b, 0x67000d };
 
-/* The unit a plot axis shows and the divisor that gets there from ns. */
+/*
+ * The unit a plot axis shows and the divisor that gets there from the
+ * stored unit: ns to what fits ref; a count of guest instructions as the
+ * tables scale it ("M instr").
+ */
 static double axis_scale(const char *unit, double ref, char *u, size_t n)
 {
 	static const struct {
@@ -42,6 +46,13 @@ static double axis_scale(const char *unit, double ref, char *u, size_t n)
 				break;
 		snprintf(u, n, "%s%s", scale[i].name, unit + 2);
 		return scale[i].div;
+	}
+	if (report_unit_counted(unit)) {
+		struct report_scale sc;
+
+		report_scale(&ref, 1, unit, false, &sc);
+		snprintf(u, n, "%s", sc.unit);
+		return sc.div;
 	}
 	snprintf(u, n, "%s", strcmp(unit, "count") ? unit : "");
 	return 1;

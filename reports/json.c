@@ -34,6 +34,12 @@ static cJSON *side_json(const struct report_side *s)
 
 	if (!o || !cJSON_AddStringToObject(o, "label", s->label) ||
 	    !cJSON_AddStringToObject(o, "db_label", s->db_label) ||
+	    /* what its rows' units are: time, or guest instructions */
+	    !cJSON_AddStringToObject(o, "clock", s->clock.counted ?
+				     "instructions" : "time") ||
+	    !cJSON_AddItemToObject(o, "icount_shift", s->clock.counted ?
+				   cJSON_CreateNumber(s->clock.shift) :
+				   cJSON_CreateNull()) ||
 	    !cJSON_AddNumberToObject(o, "boots", (double)s->nboots) ||
 	    !(runs = cJSON_AddArrayToObject(o, "runs")))
 		goto fail;

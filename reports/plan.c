@@ -70,6 +70,18 @@ static int plan_rows(struct db *db, struct report_bootplan *p, double effect,
 		r = report_side_load_opts(db, p->label[1], &lo, &b, err);
 	else
 		memset(&b, 0, sizeof(b));
+	/* a count's spread plans nothing for a time (bench compare's rule) */
+	if (!r && (a.clock.counted != b.clock.counted ||
+		   a.clock.shift != b.clock.shift)) {
+		strbuf_addf(err, "refusing to plan %s against %s: ",
+			    p->label[0], p->label[1]);
+		report_clock_words(&a.clock, err);
+		strbuf_addf(err, " beside ");
+		report_clock_words(&b.clock, err);
+		strbuf_addf(err, " (see bench compare %s %s)", p->label[0],
+			    p->label[1]);
+		r = REPORT_ECLOCK;
+	}
 	if (!r)
 		r = report_compare(&a, &b, &o, &c);
 	else

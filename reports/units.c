@@ -1,6 +1,7 @@
 /*
- * Units of the reports: which are speeds, the direction words, and one
- * scale for a column of values.
+ * Units of the reports: the unit a side's clock shows a stored unit in,
+ * which are speeds, the direction words, and one scale for a column of
+ * values.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,18 +15,81 @@
 #include "schema/db_report.h"
 #include "reports/compare_priv.h"
 
-bool report_unit_speed(const char *u, bool higher)
+/* The stored units that are times, and the nanoseconds of each. */
+static const struct {
+	const char *name;
+	double ns;
+} time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+	{ "s", 1e9 },
+};
+
+/* The length of the time unit u starts with ("ns" of "ns/folio"), or 0. */
+static size_t time_prefix(const char *u, double *ns)
 {
-	static const char *const times[] = { "ns", "us", "\xc2\xb5s", "ms",
-					     "s" };
 	size_t i, n;
 
-	/* a time, or a time per something ("ns/folio") */
-	for (i = 0; i < ARRAY_SIZE(times); i++) {
-		n = strlen(times[i]);
-		if (!strncmp(u, times[i], n) && (!u[n] || u[n] == '/'))
-			return true;
+	for (i = 0; i < ARRAY_SIZE(time_units); i++) {
+		n = strlen(time_units[i].name);
+		if (!strncmp(u, time_units[i].name, n) &&
+		    (!u[n] || u[n] == '/')) {
+			*ns = time_units[i].ns;
+			return n;
+		}
 	}
+	return 0;
+}
+
+double report_clock_unit(const struct report_clock *ck, const char *unit,
+			 char *out, size_t n)
+{
+	/* one instruction advances the guest's clock 2^shift ns */
+	double per_instr = ck->counted && ck->shift > 0 ?
+			   ldexp(1, ck->shift) : 1, ns;
+	size_t len = strlen(unit), k;
+
+	if (ck->counted && (k = time_prefix(unit, &ns))) {
+		snprintf(out, n, "instr%s", unit + k);
+		return ns / per_instr;
+	}
+	/* per second of the guest: per 10^9 ns, 10^9 / 2^shift instructions */
+	if (ck->counted && !strcmp(unit, "IOPS")) {
+		snprintf(out, n, "ops/Ginstr");
+		return per_instr;
+	}
+	if (ck->counted && len >= 2 && !strcmp(unit + len - 2, "/s")) {
+		snprintf(out, n, "%.*s/Ginstr", (int)(len - 2), unit);
+		return per_instr;
+	}
+	snprintf(out, n, "%s", unit);
+	return 1;
+}
+
+bool report_unit_counted(const char *u)
+{
+	size_t n = strlen(u);
+
+	return !strncmp(u, "instr", 5) ||
+	       (n >= 7 && !strcmp(u + n - 7, "/Ginstr"));
+}
+
+void report_clock_words(const struct report_clock *ck, struct strbuf *sb)
+{
+	if (ck->counted)
+		strbuf_addf(sb, "guest instructions (icount shift %d)",
+			    ck->shift);
+	else
+		strbuf_addf(sb, "time");
+}
+
+bool report_unit_speed(const char *u, bool higher)
+{
+	double ns;
+	size_t n;
+
+	/* a time, or a time per something ("ns/folio") */
+	if (time_prefix(u, &ns))
+		return true;
 	/* throughput: more done per second is faster */
 	n = strlen(u);
 	return higher && (!strcmp(u, "IOPS") ||
@@ -83,8 +147,11 @@ void report_scale(const double *v, size_t nv, const char *unit, bool ascii,
 		{ 1, "", "" },
 	};
 	bool time = !strncmp(unit, "ns", 2) && (!unit[2] || unit[2] == '/');
+	/* counts of guest instructions too: "135.0 M instr" */
 	bool rate = !strcmp(unit, "/s") || !strcmp(unit, "IOPS") ||
-		    !strcmp(unit, "count") || !unit[0];
+		    !strcmp(unit, "count") || !unit[0] ||
+		    !strncmp(unit, "instr", 5) || !strcmp(unit, "/Ginstr") ||
+		    !strcmp(unit, "ops/Ginstr");
 	double lo = INFINITY, hi = 0, x;
 	size_t i, k, nsc = time ? ARRAY_SIZE(times) : ARRAY_SIZE(si);
 	int digits;

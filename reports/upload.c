@@ -24,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reports/compare.h"
 #include "schema/db_upload.h"
+#include "schema/db_vm.h"
 
 #define TOKEN_MAX	4096
 #define REPLY_KEEP	2048	/* bytes of a reply body kept for messages */
@@ -190,6 +192,7 @@ struct payload {
 	bool first_metric, first_test;
 	size_t nmetrics, ntests;	/* names sent */
 	char bad[1024];			/* why the run cannot be sent */
+	struct report_clock clock;	/* the run's: timed or counted */
 };
 
 static void payload_release(struct payload *p)
@@ -260,13 +263,15 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 {
 	struct payload *p = arg;
 	struct strbuf key = STRBUF_INIT;
-	char num[40];
+	char num[40], unit[64];
+	/* a counted run's times go as the guest instructions they are */
+	double f = report_clock_unit(&p->clock, m->unit, unit, sizeof(unit));
 	int r = UPLOAD_EROWS;
 
-	if (strlen(m->unit) > UNIT_MAX) {
+	if (strlen(unit) > UNIT_MAX) {
 		snprintf(p->bad, sizeof(p->bad), "the unit \"%.40s\" of %s/%s "
 			 "is longer than the %d characters SQUAD keeps",
-			 m->unit, m->workload, m->metric, UNIT_MAX);
+			 unit, m->workload, m->metric, UNIT_MAX);
 		goto out;
 	}
 	if (test_name(p, &key, m->workload, m->metric, m->params))
@@ -281,14 +286,14 @@ static int add_metric(const struct db_upload_metric *m, void *arg)
 				 m->metric, m->values[i]);
 			goto out;
 		}
-		snprintf(num, sizeof(num), "%.17g", m->values[i]);
+		snprintf(num, sizeof(num), "%.17g", m->values[i] * f);
 		strbuf_addf(&p->metrics, "%s%s%s", i ? "," : "", num,
 			    strpbrk(num, ".eE") ? "" : ".0");
 	}
 	strbuf_addf(&p->metrics, "]");
-	if (*m->unit) {
+	if (*unit) {
 		strbuf_addf(&p->metrics, ",\"unit\":");
-		strbuf_json_str(&p->metrics, m->unit);
+		strbuf_json_str(&p->metrics, unit);
 	}
 	strbuf_addf(&p->metrics, "}");
 	p->first_metric = false;
@@ -377,7 +382,10 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 		 base_len(d), d->url, d->group, d->project, build, env);
 	shown_url(p);
 	if ((r = db_upload_metadata(db, c->run_id, &p->metadata)) ||
-	    (r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
+	    (r = db_vm_run_clock(db, c->run_id, &p->clock.shift)))
+		return r;
+	p->clock.counted = p->clock.shift >= 0;
+	if ((r = db_upload_metrics_each(db, c->run_id, add_metric, p)) ||
 	    (r = db_upload_checks_each(db, c->run_id, add_check, p)))
 		return r;
 	strbuf_addstr(&p->metrics, p->first_metric ? "{}" : "}");

@@ -107,8 +107,11 @@ static double spread(const struct wtab *t, size_t first, size_t end, int s)
 }
 
 static void print_case(FILE *f, struct db *db, const struct wtab *t,
-		       size_t first, size_t end, const char *a, const char *b)
+		       size_t first, size_t end, const char *a, const char *b,
+		       const struct report_clock *ck)
 {
+	char unit[64];
+	double k = report_clock_unit(ck, "ns", unit, sizeof(unit));
 	struct strbuf title = STRBUF_INIT;
 	char va[48], vb[48], pa[16], pb[16];
 	double sa, sb;
@@ -119,10 +122,11 @@ static void print_case(FILE *f, struct db *db, const struct wtab *t,
 	fprintf(f, "  %-6s %5s %12s %5s %12s\n", "worker", "PU", a, "PU", b);
 	for (i = first; i < end; i++) {
 		const struct wrow *r = &t->rows[i];
-		double ma = median_of(&r->side[0]), mb = median_of(&r->side[1]);
+		double ma = median_of(&r->side[0]) * k;
+		double mb = median_of(&r->side[1]) * k;
 
-		report_value(ma, ma, "ns", false, va, sizeof(va));
-		report_value(mb, mb, "ns", false, vb, sizeof(vb));
+		report_value(ma, ma, unit, false, va, sizeof(va));
+		report_value(mb, mb, unit, false, vb, sizeof(vb));
 		fmt_pu(r->side[0].pu, pa, sizeof(pa));
 		fmt_pu(r->side[1].pu, pb, sizeof(pb));
 		fprintf(f, "  %-6d %5s %12s %5s %12s\n", r->worker, pa,
@@ -137,7 +141,8 @@ static void print_case(FILE *f, struct db *db, const struct wtab *t,
 }
 
 int report_workers(FILE *f, struct db *db, const char *a, const char *b,
-		   bool drop_noisy, struct strbuf *err)
+		   const struct report_clock *ck, bool drop_noisy,
+		   struct strbuf *err)
 {
 	struct wtab t = { 0 };
 	size_t i, first;
@@ -152,8 +157,9 @@ int report_workers(FILE *f, struct db *db, const char *a, const char *b,
 		strbuf_addstr(err, db->err);
 		goto out;
 	}
-	fprintf(f, "\nper worker: each worker's own wall time, median over the "
-		"samples\n");
+	fprintf(f, "\nper worker: each worker's own wall %s, median over the "
+		"samples\n", ck->counted ? "count of guest instructions" :
+		"time");
 	if (!t.n)
 		fprintf(f, "(no case with 2 or more workers on either side)\n");
 	for (first = 0; first < t.n; first = i) {
@@ -161,7 +167,7 @@ int report_workers(FILE *f, struct db *db, const char *a, const char *b,
 			if (strcmp(t.rows[i].params, t.rows[first].params) ||
 			    strcmp(t.rows[i].workload, t.rows[first].workload))
 				break;
-		print_case(f, db, &t, first, i, a, b);
+		print_case(f, db, &t, first, i, a, b, ck);
 	}
 	if (ferror(f))
 		r = -EIO;

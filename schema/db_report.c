@@ -176,6 +176,9 @@ static int row_run(struct db *db, sqlite3_stmt *st, void *arg)
 		.kernel_warnings = sqlite3_column_int64(st, 15),
 		.kwarn_at_us = sqlite3_column_int64(st, 16),
 		.kwarn_first = db_col_text(st, 17),
+		.clock = db_col_text(st, 18),
+		.icount_shift = sqlite3_column_type(st, 19) == SQLITE_NULL ?
+				-1 : sqlite3_column_int(st, 19),
 	};
 
 	if (check_boot_id(db, st, 3, run.id))
@@ -190,19 +193,20 @@ int db_report_runs_each(struct db *db, const char *label,
 	struct walk w = { .fn.run = fn, .arg = arg };
 
 	return db_each(db, "cannot read runs", row_run, &w,
-		       "SELECT id, uuid, kernel_release, boot_id, hostname, "
-		       "cpu_model, cmdline, thp, tmpfs, topology, "
+		       "SELECT runs.id, uuid, kernel_release, boot_id, "
+		       "hostname, cpu_model, cmdline, thp, tmpfs, topology, "
 		       "tool_version, started_at, vcpus, mem_bytes, "
-		       "CASE WHEN EXISTS (SELECT 1 FROM run_vm v WHERE "
-		       "v.run_id = runs.id AND v.accel = 'tcg') "
+		       "CASE WHEN v.accel = 'tcg' "
 		       "THEN 'VM under TCG' ELSE virt END, "
 		       "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
 		       "kernel_warnings k WHERE k.run_id = runs.id "
 		       "ORDER BY seq LIMIT 1), (SELECT line FROM "
 		       "kernel_warnings k WHERE "
-		       "k.run_id = runs.id ORDER BY seq LIMIT 1) FROM runs "
+		       "k.run_id = runs.id ORDER BY seq LIMIT 1), "
+		       "coalesce(v.clock, 'time'), v.icount_shift FROM runs "
+		       "LEFT JOIN run_vm v ON v.run_id = runs.id "
 		       "WHERE label = ?1 AND status = 'complete' "
-		       "ORDER BY started_at, id", "t", label);
+		       "ORDER BY started_at, runs.id", "t", label);
 }
 
 int db_report_values_each(struct db *db, const char *label,

@@ -29,6 +29,9 @@ struct db_report_run {
 	int64_t kernel_warnings;	/* -1: the kernel log was not read */
 	int64_t kwarn_at_us;		/* the first of them: when, and */
 	const char *kwarn_first;	/* its line ("" none) */
+	/* schema 9: "time", or "instructions" counted with this shift */
+	const char *clock;
+	int icount_shift;		/* -1: timed */
 };
 /* Complete runs of a label, oldest first. */
 int db_report_runs_each(struct db *db, const char *label,

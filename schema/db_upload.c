@@ -265,7 +265,15 @@ int db_run_doc(struct db *db, const char *uuid, char **json)
 		"'topology_shape', r.topology_shape), "
 		"'thp', json(r.thp), 'tmpfs', r.tmpfs, "
 		"'tool_version', r.tool_version, 'pid', r.pid, "
-		"'config', json(r.config)), "
+		"'config', json(r.config), "
+		"'clock', coalesce((SELECT clock FROM run_vm WHERE run_id = "
+		"r.id), 'time'), "
+		"'vm', (SELECT json_object('accel', v.accel, 'accel_why', "
+		"v.accel_why, 'shape', v.shape, 'kernel', v.kernel, "
+		"'kernel_image', v.kernel_image, 'kernel_sha256', "
+		"v.kernel_sha256, 'qemu_version', v.qemu_version, 'clock', "
+		"v.clock, 'icount_shift', v.icount_shift) FROM run_vm v "
+		"WHERE v.run_id = r.id)), "
 		"'cases', (SELECT json_group_array(json(cj)) FROM ("
 		" SELECT json_object('seq', c.seq, 'workload', c.workload, "
 		" 'params', json(c.params), 'status', c.status, "
@@ -307,7 +315,10 @@ int db_upload_metadata(struct db *db, int64_t run_id, char **json)
 		"'mem_bytes', CAST(mem_bytes AS TEXT), 'virt', virt, "
 		"'cmdline', cmdline, 'tmpfs', tmpfs, 'thp', thp, "
 		"'tool', 'foliobench', 'tool_version', tool_version, "
-		"'started_at', started_at, 'ended_at', coalesce(ended_at, '')) "
+		"'started_at', started_at, 'ended_at', coalesce(ended_at, ''), "
+		"'clock', coalesce((SELECT CASE clock WHEN 'instructions' "
+		"THEN 'instructions (icount shift=' || icount_shift || ')' "
+		"END FROM run_vm WHERE run_id = runs.id), 'time')) "
 		"FROM runs WHERE id = ?1", NULL, run_id, json);
 }
 

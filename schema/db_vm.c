@@ -1,9 +1,11 @@
-/* The run_vm rows of `bench vm` (schema 8): written in the guest's
- * database before it is merged home, read by compare. */
+/* The run_vm rows of `bench vm` (schema 8; its clock, schema 9): written
+ * in the guest's database before it is merged home, read by compare. */
 #include "db_vm.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "db_priv.h"
 
@@ -26,8 +28,18 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 			       vm->qemu_args, vm->guest_cmdline, vm->command,
 			       vm->console, vm->kmsg, vm->started_at };
 	sqlite3_stmt *ins = NULL, *sel = NULL;
+	/* a timed guest has no shift, whatever icount_shift holds */
+	bool counted = vm->clock && strcmp(vm->clock, "time");
 	int r, stop = 0;
 
+	if (counted && (strcmp(vm->clock, "instructions") ||
+			vm->icount_shift < 0 || vm->icount_shift > 10)) {
+		snprintf(db->err, sizeof(db->err), "cannot record the guest: "
+			 "clock '%s' with icount shift %d (a counted guest "
+			 "has clock 'instructions' and a shift of 0 to 10)",
+			 vm->clock, vm->icount_shift);
+		return DB_ERR;
+	}
 	if (db_exec(db, "BEGIN IMMEDIATE"))
 		return DB_ERR;
 	if (sqlite3_prepare_v2(db->h,
@@ -35,9 +47,10 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 			       "accel_why, shape, kernel, kernel_image, "
 			       "qemu_version, qemu_args, guest_cmdline, "
 			       "command, console, kmsg, boot_s, wall_s, "
+			       "clock, icount_shift, kernel_sha256, "
 			       "first_sample_s) SELECT id, ?1, ?2, ?3, ?4, ?5, "
-			       "?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, "
-			       "(SELECT (julianday(min(s.taken_at)) - "
+			       "?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, ?15, ?16, "
+			       "?17, (SELECT (julianday(min(s.taken_at)) - "
 			       "julianday(?12)) * 86400 FROM samples s JOIN "
 			       "cases c ON c.id = s.case_id WHERE c.run_id = "
 			       "runs.id) FROM runs", -1, &ins, NULL) ||
@@ -45,6 +58,13 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 	    (isnan(vm->boot_s) ? sqlite3_bind_null(ins, 13) :
 	     sqlite3_bind_double(ins, 13, vm->boot_s)) ||
 	    sqlite3_bind_double(ins, 14, vm->wall_s) ||
+	    sqlite3_bind_text(ins, 15, vm->clock ? vm->clock : "time", -1,
+			      SQLITE_TRANSIENT) ||
+	    (!counted || vm->icount_shift < 0 ? sqlite3_bind_null(ins, 16) :
+	     sqlite3_bind_int(ins, 16, vm->icount_shift)) ||
+	    (vm->kernel_sha256 ? sqlite3_bind_text(ins, 17, vm->kernel_sha256,
+						   -1, SQLITE_TRANSIENT) :
+	     sqlite3_bind_null(ins, 17)) ||
 	    sqlite3_step(ins) != SQLITE_DONE) {
 		r = db_fail(db, "cannot record the guest");
 		goto fail;
@@ -89,27 +109,53 @@ fail:
 }
 
 struct shape_walk {
-	int (*fn)(const char *accel, const char *shape, void *arg);
+	int (*fn)(const struct db_vm_shape *, void *arg);
 	void *arg;
 };
 
 static int row_shape(struct db *db, sqlite3_stmt *st, void *arg)
 {
 	const struct shape_walk *w = arg;
+	struct db_vm_shape v = {
+		.accel = db_col_text(st, 0),
+		.clock = db_col_text(st, 1),
+		.icount_shift = sqlite3_column_type(st, 2) == SQLITE_NULL ?
+				-1 : sqlite3_column_int(st, 2),
+		.shape = db_col_text(st, 3),
+	};
 
 	(void)db;
-	return w->fn(db_col_text(st, 0), db_col_text(st, 1), w->arg);
+	return w->fn(&v, w->arg);
 }
 
 int db_vm_shapes_each(struct db *db, const char *label,
-		      int (*fn)(const char *accel, const char *shape,
-				void *arg), void *arg)
+		      int (*fn)(const struct db_vm_shape *, void *arg),
+		      void *arg)
 {
 	struct shape_walk w = { fn, arg };
 
 	return db_each(db, "cannot read the runs' VM shapes", row_shape, &w,
 		       "SELECT DISTINCT coalesce(v.accel, ''), "
+		       "coalesce(v.clock, 'time'), v.icount_shift, "
 		       "coalesce(v.shape, '') FROM runs LEFT JOIN "
 		       "run_vm v ON v.run_id = runs.id WHERE label = ?1 "
-		       "AND status = 'complete' ORDER BY 1, 2", "t", label);
+		       "AND status = 'complete' ORDER BY 1, 2, 3, 4", "t",
+		       label);
+}
+
+static int row_clock(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	int *shift = arg;
+
+	(void)db;
+	*shift = sqlite3_column_int(st, 0);
+	return 0;
+}
+
+int db_vm_run_clock(struct db *db, int64_t run_id, int *shift)
+{
+	*shift = -1;
+	return db_each(db, "cannot read the run's clock", row_clock, shift,
+		       "SELECT icount_shift FROM run_vm WHERE run_id = ?1 "
+		       "AND clock = 'instructions'", "i", run_id);
 }

@@ -44,12 +44,27 @@ struct db_vm_run {
 int db_vm_attach(struct db *db, const struct db_vm *vm,
 		 int (*fn)(const struct db_vm_run *, void *), void *arg);
 
+/* How the guest of a run was made, as compare tells the sides apart. */
+struct db_vm_shape {
+	const char *accel;		/* "kvm", "tcg"; "": not a guest's */
+	const char *shape;		/* "smp=2 ..."; "": not a guest's */
+	const char *clock;		/* "time" or "instructions" */
+	int icount_shift;		/* -1: timed */
+};
+
 /*
- * The distinct (accel, shape) of the complete runs of a label, accel and
- * shape "" for a run not made by `bench vm`.
+ * The distinct guests (accel, clock, shift, shape) of the complete runs of
+ * a label, in order; accel and shape "" for a run not made by `bench vm`.
  */
 int db_vm_shapes_each(struct db *db, const char *label,
-		      int (*fn)(const char *accel, const char *shape,
-				void *arg), void *arg);
+		      int (*fn)(const struct db_vm_shape *, void *arg),
+		      void *arg);
+
+/*
+ * The clock of one run: *shift N where it was counted in guest
+ * instructions with -icount shift=N, -1 where timed (no run_vm row, or a
+ * timed guest).
+ */
+int db_vm_run_clock(struct db *db, int64_t run_id, int *shift);
 
 #endif

@@ -99,6 +99,33 @@ fx_pending() {
 
 stored() { "$PY" -c "$1" "$T/stored.jsonl"; }
 
+@test "squad: a counted run's times go as guest instructions (instr), its clock in the metadata" {
+	dash_start
+	dash_config squad
+	# a guest counted with -icount shift=2: 4 ns of its clock an instruction
+	fx_begin "$DB"
+	fx_run L1 boot1
+	fx_remove_case unlink
+	fx_wall 100 101 x5 102
+	echo "INSERT INTO uploads (run_id, target) VALUES (1, 'squad');" >> "$FX_SQL"
+	fx_guest L1 tcg 2
+	fx_end
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_success
+	assert_output "sent run $U1 (L1) to squad: 201, test run 1"
+	run stored 'import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+print(r["metadata"]["clock"])
+for k, v in sorted(r["metrics"].items()): print(k.split("[")[0], v["value"], v["unit"])'
+	assert_success
+	assert_output - <<EOF
+instructions (icount shift=2)
+shmem-remove/folios [16384.0, 16384.0, 16384.0] count
+shmem-remove/ns_per_folio [1525.87890625, 1541.13769525, 1556.3964845] instr/folio
+shmem-remove/wall [25000000.0, 25250000.0, 25500000.0] instr
+EOF
+}
+
 @test "squad: a pending run is delivered on 201 with SQUAD's fields" {
 	dash_start
 	dash_config squad
