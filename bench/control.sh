@@ -60,7 +60,8 @@ kbuild() {
 	_n=$1
 	shift
 	_t0=$(date +%s)
-	_d=$("$BENCH" kernel build "$SRC" "$@" 2> "$OUT/build-$_n.log") || {
+	_d=$("$BENCH" kernel build "$SRC" --fragment "$ROOT/kernel/guest.config" \
+		"$@" 2> "$OUT/build-$_n.log") || {
 		cat "$OUT/build-$_n.log" >&2
 		die "the $_n kernel did not build"
 	}

@@ -9,6 +9,8 @@
  */
 #include "vm_priv.h"
 
+#include "schema/db.h"
+
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -76,13 +78,128 @@ static int check_opts(const struct vm_opts *o, struct strbuf *err)
 			    "nodes", o->sockets);
 		return VM_EUSAGE;
 	}
-	if (o->bench && guest_own_dir(o->bench)) {
-		strbuf_addf(err, "%s lies under %s, which the guest mounts "
-			    "anew (its own): run a foliobench built or "
-			    "installed elsewhere", o->bench,
-			    guest_own_dir(o->bench));
+	return 0;
+}
+
+/*
+ * The host's database, before any boot: a name db_open takes, and a file
+ * it opens as foliobench's (migrated where older), or a directory where
+ * it can be made.  A finished guest run must have a home to go to.
+ */
+static int check_db(const char *path, struct strbuf *err)
+{
+	char why[200], dir[4096];
+	struct db db = { 0 };
+	struct stat st;
+	char *slash;
+	int r;
+
+	if (db_path_check(path, why, sizeof(why))) {
+		strbuf_addf(err, "--db '%s': %s", path, why);
 		return VM_EUSAGE;
 	}
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			strbuf_addf(err, "--db %s: a directory, not a "
+				    "database file", path);
+			return VM_EDB;
+		}
+		r = db_open(&db, path, false);
+		if (r)
+			strbuf_addf(err, "--db %s: %s", path, db.err);
+		db_close(&db);
+		return r ? VM_EDB : 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    access(dir, W_OK | X_OK)) {
+		strbuf_addf(err, "--db %s: its directory %s %s", path, dir,
+			    stat(dir, &st) ? "does not exist" :
+			    !S_ISDIR(st.st_mode) ? "is not a directory" :
+			    "cannot be written");
+		return VM_EDB;
+	}
+	return 0;
+}
+
+/* Share dir (or a file's directory) when it lies where the guest mounts
+ * its own: one share a tree, the widest kept. */
+static void add_share(struct vm_guest *g, const char *path, bool file)
+{
+	char p[4096], *slash;
+	int i, j;
+
+	if (!path || !guest_own_dir(path) || !realpath(path, p))
+		return;
+	if (file && (slash = strrchr(p, '/')) && slash != p)
+		*slash = '\0';
+	if (!guest_own_dir(p) || !strcmp(p, guest_own_dir(p)))
+		return;		/* /tmp itself: never the host's */
+	for (i = 0; i < g->nshare; i++) {
+		size_t a = strlen(g->share[i]), b = strlen(p);
+
+		if (!strncmp(g->share[i], p, a) && (p[a] == '/' || !p[a]))
+			return;	/* inside a share */
+		if (!strncmp(g->share[i], p, b) && g->share[i][b] == '/') {
+			/* p holds share i: it takes its place */
+			for (j = i; j + 1 < g->nshare; j++)
+				memcpy(g->share[j], g->share[j + 1],
+				       sizeof(g->share[j]));
+			g->nshare--;
+			i--;
+		}
+	}
+	if (g->nshare < (int)ARRAY_SIZE(g->share))
+		snprintf(g->share[g->nshare++], sizeof(g->share[0]), "%s", p);
+}
+
+/*
+ * What the guest must see of the host's /tmp, /var/tmp, /run or /dev/shm:
+ * the tree bench was built in (its config example and kernel fragment
+ * beside it), the working directory, and each argument of the command that
+ * names a file there.  Listed in tmp/out/shares for /init: "TAG PATH".
+ */
+static int find_shares(struct vm_guest *g, struct strbuf *err)
+{
+	const struct vm_opts *o = g->o;
+	char p[4096], cwd[4096], lp[4200], *slash;
+	struct strbuf list = STRBUF_INIT;
+	int i, up;
+	FILE *f;
+
+	if (o->bench) {
+		snprintf(p, sizeof(p), "%s", o->bench);
+		for (up = 0; up < 2 && (slash = strrchr(p, '/')) &&
+		     slash != p; up++)
+			*slash = '\0';	/* TREE/build/bench: TREE */
+		add_share(g, p, false);
+	}
+	if (getcwd(cwd, sizeof(cwd)))
+		add_share(g, cwd, false);
+	for (i = 0; o->cmd && o->cmd[i]; i++) {
+		const char *a = strchr(o->cmd[i], '=');
+
+		a = o->cmd[i][0] == '-' && a ? a + 1 : o->cmd[i];
+		if (!access(a, F_OK))
+			add_share(g, a, true);
+	}
+	for (i = 0; i < g->nshare; i++)
+		strbuf_addf(&list, "fbsh%d %s\n", i, g->share[i]);
+	snprintf(lp, sizeof(lp), "%s/out/shares", g->tmp);
+	f = fopen(lp, "we");
+	if (!f || fputs(strbuf_str(&list), f) < 0 || fclose(f)) {
+		strbuf_addf(err, "cannot write %s: %s", lp, strerror(errno));
+		strbuf_release(&list);
+		return VM_EINTERNAL;
+	}
+	strbuf_release(&list);
 	return 0;
 }
 
@@ -124,6 +241,9 @@ static int make_guest(struct vm_guest *g, struct strbuf *err)
 	strbuf_release(&notes);
 	if (r)
 		return r;
+	r = find_shares(g, err);
+	if (r)
+		return r;
 	snprintf(path, sizeof(path), "%s/out/cmd.sh", g->tmp);
 	r = vm_write_cmd(o, path, &g->cmd, err);
 	if (r)
@@ -145,7 +265,19 @@ static int make_guest(struct vm_guest *g, struct strbuf *err)
 
 static void guest_release(struct vm_guest *g)
 {
-	if (g->tmp[0])
+	static const char *const big[] = {
+		"scratch.img", "initrd.cpio", "vmlinux", "payload",
+	};
+	char p[4200];
+	size_t i;
+
+	/* a guest's results that did not reach home are kept, whatever
+	 * else of it goes */
+	for (i = 0; g->keep && i < ARRAY_SIZE(big); i++) {
+		snprintf(p, sizeof(p), "%s/%s", g->tmp, big[i]);
+		unlink(p);
+	}
+	if (g->tmp[0] && !g->keep)
 		nftw(g->tmp, rm_entry, 32, FTW_DEPTH | FTW_PHYS);
 	vm_argv_release(&g->qa);
 	strbuf_release(&g->ver);
@@ -161,12 +293,15 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 		.o = o, .res = res, .ver = STRBUF_INIT, .shape = STRBUF_INIT,
 		.cmdline = STRBUF_INIT, .cmd = STRBUF_INIT,
 	};
+	char path[4200];
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
 	res->boot_s = res->first_sample_s = res->uptime_s = res->cmd_s = NAN;
 	r = check_opts(o, err);
+	if (!r)
+		r = check_db(o->db_path, err);
 	if (!r)
 		r = vm_kern_find(o->kernel, &g.k, err);
 	if (r)
@@ -192,6 +327,14 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	r = vm_qemu_run(o, g.qa.v, g.tmp, res, err);
 	if (!r)
 		r = vm_home(&g, err);
+	if (r == VM_EDB) {
+		snprintf(path, sizeof(path), "%s/out/results.db", g.tmp);
+		g.keep = !access(path, F_OK);
+		if (g.keep)
+			strbuf_addf(err, "\nthe guest's results are kept in "
+				    "%s: `bench merge %s %s` brings them home",
+				    path, o->db_path, path);
+	}
 out:
 	guest_release(&g);
 	return r;

@@ -17,6 +17,7 @@
 struct home {
 	const struct vm_opts *o;
 	struct vm_result *res;
+	struct strbuf said;	/* a line a run, said once it is home */
 };
 
 static int said_home(const struct db_vm_run *run, void *arg)
@@ -27,10 +28,10 @@ static int said_home(const struct db_vm_run *run, void *arg)
 	if (!isnan(run->first_sample_s) && (isnan(h->res->first_sample_s) ||
 	    run->first_sample_s < h->res->first_sample_s))
 		h->res->first_sample_s = run->first_sample_s;
-	fprintf(stderr, "bench: vm: run %s (label %s, kernel %s, boot %.8s, "
-		"%s) brought home into %s\n", run->uuid, run->label,
-		run->kernel_release, run->boot_id, run->status,
-		h->o->db_path);
+	strbuf_addf(&h->said, "bench: vm: run %s (label %s, kernel %s, boot "
+		    "%.8s, %s) brought home into %s\n", run->uuid, run->label,
+		    run->kernel_release, run->boot_id, run->status,
+		    h->o->db_path);
 	return 0;
 }
 
@@ -39,7 +40,7 @@ static int bring_home(const struct vm_opts *o, const char *tmp,
 		      const struct db_vm *vm, struct vm_result *res,
 		      struct strbuf *err)
 {
-	struct home h = { o, res };
+	struct home h = { o, res, STRBUF_INIT };
 	struct db_merge_stats ms;
 	struct db g = { 0 }, out = { 0 };
 	char path[4200];
@@ -55,6 +56,7 @@ static int bring_home(const struct vm_opts *o, const char *tmp,
 		strbuf_addf(err, "cannot record the guest in its database "
 			    "%s: %s", path, g.err);
 		db_close(&g);
+		strbuf_release(&h.said);
 		return VM_EDB;
 	}
 	db_close(&g);
@@ -65,9 +67,12 @@ static int bring_home(const struct vm_opts *o, const char *tmp,
 		strbuf_addf(err, "cannot merge the guest's runs into %s: %s",
 			    o->db_path, out.err);
 		db_close(&out);
+		strbuf_release(&h.said);
 		return VM_EDB;
 	}
 	db_close(&out);
+	fputs(strbuf_str(&h.said), stderr);
+	strbuf_release(&h.said);
 	return 0;
 }
 

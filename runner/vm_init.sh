@@ -83,6 +83,15 @@ fi
 mkdir -p $R/run/fbvm
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=262144 \
 	fbout $R/run/fbvm || die "cannot mount the host's share (9p fbout)"
+# the host's directories under what the guest mounts anew (a checkout in
+# /tmp, the working directory, files the command names), read-only at
+# their own paths: runner/vm.c lists them, "TAG PATH" a line
+while read -r tag path; do
+	[ -n "$tag" ] || continue
+	mkdir -p "$R$path"
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 \
+		"$tag" "$R$path" || die "cannot mount the host's $path (9p $tag)"
+done < $R/run/fbvm/shares
 hostname foliobench-vm
 awk '{ print $1 }' /proc/uptime > $R/run/fbvm/boot_s
 say "command start"

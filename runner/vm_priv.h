@@ -37,6 +37,12 @@ struct vm_guest {
 	struct kern k;
 	bool kvm, scratch;
 	bool icount;		/* counting mode: -icount shift=0 */
+	bool keep;		/* results not brought home: tmp/out kept */
+	/* host directories under ones the guest mounts anew (/tmp...),
+	 * shared read-only at the same path: bench's tree, the working
+	 * directory, the files the command names */
+	char share[8][4096];
+	int nshare;
 	char image_sha256[65];	/* of k.image, "" when unknown */
 	char tmp[4096];		/* the temp dir, "" until it is made */
 	char why[256];		/* why this accelerator, in words */

@@ -193,6 +193,14 @@ void vm_qemu_args(const struct vm_guest *g, struct argv *a)
 		 "multidevs=remap", tmp);
 	argv_add(a, "-device");
 	argv_add(a, "virtio-9p-pci,fsdev=fbout,mount_tag=fbout");
+	for (s = 0; s < (unsigned)g->nshare; s++) {
+		argv_add(a, "-fsdev");
+		argv_add(a, "local,id=fbsh%u,path=%s,security_model=none,"
+			 "readonly=on,multidevs=remap", s, g->share[s]);
+		argv_add(a, "-device");
+		argv_add(a, "virtio-9p-pci,fsdev=fbsh%u,mount_tag=fbsh%u", s,
+			 s);
+	}
 	if (g->scratch) {
 		argv_add(a, "-drive");
 		argv_add(a, "file=%s/scratch.img,format=raw,if=none,"
