@@ -238,7 +238,9 @@ SYSCONFDIR ?= /etc
 INSTALL_DIRS := $(BINDIR):$(DATADIR):$(SYSCONFDIR)
 INSTALLED := $(BINDIR)/bench $(DATADIR)/config.example.json \
 	$(MANDIR)/man1/bench.1 $(UNITDIR)/foliobench-nightly.service \
-	$(UNITDIR)/foliobench-nightly.timer
+	$(UNITDIR)/foliobench-nightly.timer $(DATADIR)/kernel/guest.config \
+	$(addprefix $(DATADIR)/kernel/patches/,$(notdir $(wildcard kernel/patches/*.patch))) \
+	$(addprefix $(DATADIR)/control/,$(notdir $(wildcard bench/control/*.json)))
 
 $(B)/install/bench: $(B)/obj/install/main.o $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -259,6 +261,12 @@ install: all $(B)/install/bench
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR)
 	$(Q)install -m 755 $(B)/install/bench $(DESTDIR)$(BINDIR)/bench
 	$(Q)install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
+	$(Q)install -d $(DESTDIR)$(DATADIR)/kernel/patches \
+		$(DESTDIR)$(DATADIR)/control
+	$(Q)install -m 644 kernel/guest.config $(DESTDIR)$(DATADIR)/kernel/
+	$(Q)install -m 644 kernel/patches/*.patch \
+		$(DESTDIR)$(DATADIR)/kernel/patches/
+	$(Q)install -m 644 bench/control/*.json $(DESTDIR)$(DATADIR)/control/
 	$(Q)install -m 644 packaging/bench.1 $(DESTDIR)$(MANDIR)/man1/
 	$(Q)for u in foliobench-nightly.service foliobench-nightly.timer; do \
 		sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
@@ -270,6 +278,8 @@ install: all $(B)/install/bench
 # left empty: in a DESTDIR tree all of them, else only foliobench's own.
 uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)sh mk/rmdirs.sh '$(DESTDIR)' $(DATADIR)/kernel/patches \
+		$(DATADIR)/kernel $(DATADIR)/control
 	$(Q)sh mk/rmdirs.sh '$(DESTDIR)' $(if $(DESTDIR),$(BINDIR) \
 		$(DATADIR) $(MANDIR)/man1 $(UNITDIR),$(DATADIR))
 

@@ -192,6 +192,8 @@ int cmd_kernel(int argc, char **argv)
 		return EX_USAGE;
 	}
 	o.src = argv[optind];
+	if (!o.fragment)
+		o.fragment = fb_kernel_fragment();
 	r = kernel_build(&o, &res);
 	if (o.config_only && res.dir[0]) {
 		/* the .config made in a build directory of its own, printed,

@@ -337,6 +337,7 @@ static void lab_side(const struct vm_cli *c, int i, struct kbuild_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->src = c->src;
 	o->ref = c->ref[i && c->nrefs == 2];
+	o->fragment = fb_kernel_fragment();
 	o->progress = isatty(STDERR_FILENO);
 	if (!i) {
 		o->name = c->nrefs == 2 ? NULL : "base";

@@ -23,6 +23,9 @@ int cmd_merge(int argc, char **argv);
  * else the example under $(PREFIX)/share/foliobench.
  */
 const char *fb_config_default(void);
+/* The guest kernel config fragment: the installed one (make install puts
+ * kernel/guest.config under the data directory), else the source tree's. */
+const char *fb_kernel_fragment(void);
 /* runner_main's code (RUNNER_*, DB_*, or the after-run hook's exit code)
  * as the exit code: the one place the runner's codes become sysexits. */
 int run_exit(int r);

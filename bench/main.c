@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "runner/kbuild.h"
 #include "runner/runner.h"
 
 #ifndef FB_VERSION
@@ -26,6 +27,15 @@ const char *fb_config_default(void)
 	return config_default_path();
 #endif
 }
+const char *fb_kernel_fragment(void)
+{
+#if defined(FB_DATADIR)
+	if (!access(FB_DATADIR "/kernel/guest.config", R_OK))
+		return FB_DATADIR "/kernel/guest.config";
+#endif
+	return kbuild_fragment();
+}
+
 const char *fb_prog = "bench";
 
 static const struct cmd {

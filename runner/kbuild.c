@@ -92,10 +92,6 @@ const char *kbuild_fragment(void)
 	char *slash;
 	int up;
 
-#ifdef FB_DATADIR
-	if (!access(FB_DATADIR "/kernel/guest.config", R_OK))
-		return FB_DATADIR "/kernel/guest.config";
-#endif
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return NULL;

@@ -60,7 +60,8 @@ const char *kbuild_cache(void);
 /* mkdir -p path (mode 0755): 0 or -errno. */
 int kbuild_mkdirs(const char *path);
 
-/* The project's guest fragment (kernel/guest.config), or NULL. */
+/* The project's guest fragment (kernel/guest.config) of the tree this
+ * bench was built in, or NULL (an installed bench: fb_kernel_fragment()). */
 const char *kbuild_fragment(void);
 
 /*
