@@ -209,7 +209,8 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 	for (i = 0; i < 2; i++) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
-		if (out_file_check(path.buf, db->path, &err)) {
+		if (out_file_check(path.buf, db->path, &err) ||
+		    out_no_link(path.buf, false, &err)) {
 			fb_err("%s", strbuf_str(&err));
 			ex = EX_USAGE;
 			goto out;
@@ -223,10 +224,10 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 	for (i = 0; i < 2 && !ex; i++) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
-		f = fopen(path.buf, "w");
+		f = out_file_create(path.buf, &err);
 		if (!f) {
-			fb_err("cannot create %s: %m", path.buf);
-			ex = EX_CANTCREAT;
+			fb_err("%s", strbuf_str(&err));
+			ex = errno == EPERM ? EX_USAGE : EX_CANTCREAT;
 			break;
 		}
 		r = report_print_benchstat(f, db, side[i], report_cmd_primary,

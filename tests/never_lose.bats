@@ -110,6 +110,45 @@ tiny_config() {
 	db_kept
 }
 
+@test "compare -o DIR: a symbolic link inside DIR (a case directory, a file) is refused, 64, its target untouched" {
+	local fmt link
+	echo precious > "$T/target"
+	mkdir "$T/elsewhere"
+	# benchstat: a file a link, to a plain file or to a name not there yet
+	for link in "$T/target" "$T/absent"; do
+		rm -rf "$T/b" && mkdir "$T/b"
+		ln -s "$link" "$T/b/6.18.0-base.txt"
+		run "$BENCH" compare --db "$DB" --format benchstat -o "$T/b" 6.18.0-base 6.18.0-patch
+		assert_failure 64
+		assert_line "bench: refusing to write $T/b/6.18.0-base.txt: it is a symbolic link"
+		[ ! -e "$T/b/6.18.0-patch.txt" ] && [ ! -e "$T/absent" ]
+	done
+	# ministat: a file a link, then the case's directory a link
+	for link in "$T/target" "$T/absent"; do
+		rm -rf "$T/m" && mkdir -p "$T/m/shmem-remove,op=unlink"
+		ln -s "$link" "$T/m/shmem-remove,op=unlink/6.18.0-patch"
+		run "$BENCH" compare --db "$DB" --format ministat -o "$T/m" 6.18.0-base 6.18.0-patch
+		assert_failure 64
+		assert_line "bench: refusing to write $T/m/shmem-remove,op=unlink/6.18.0-patch: it is a symbolic link"
+		[ ! -e "$T/absent" ]
+	done
+	rm -rf "$T/m" && mkdir "$T/m"
+	ln -s "$T/elsewhere" "$T/m/shmem-remove,op=unlink"
+	run "$BENCH" compare --db "$DB" --format ministat -o "$T/m" 6.18.0-base 6.18.0-patch
+	assert_failure 64
+	assert_line "bench: refusing to write into $T/m/shmem-remove,op=unlink: it is a symbolic link"
+	[ -z "$(ls -A "$T/elsewhere")" ]
+	[ "$(cat "$T/target")" = precious ]
+	# DIR itself may be a link: the user named it
+	ln -s "$T/elsewhere" "$T/linked"
+	for fmt in benchstat ministat; do
+		run "$BENCH" compare --db "$DB" --format $fmt -o "$T/linked" 6.18.0-base 6.18.0-patch
+		assert_success
+	done
+	[ -f "$T/elsewhere/6.18.0-base.txt" ] && [ -f "$T/elsewhere/shmem-remove,op=unlink/6.18.0-base" ]
+	db_kept
+}
+
 @test "compare --format benchstat: labels that give one file name are refused, nothing written" {
 	fx_begin "$T/k.db"
 	for label in K:1 K_1; do
