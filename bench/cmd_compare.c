@@ -111,7 +111,10 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 	return ex;
 }
 
-/* Say how many samples of each side steal or oversubscription made noisy. */
+/* Say how many samples of each side were flagged noisy, and why they are. */
+#define NOISY_WHY	"(steal over steal_max, PUs oversubscribed, or a wait " \
+			"on a run queue)"
+
 static void warn_noisy(struct db *db, const char *base, const char *patch,
 		       bool aa, bool drop)
 {
@@ -121,13 +124,12 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 	    db_report_noisy(db, patch, &nb, &tb) || (!na && !nb))
 		return;
 	if (aa)
-		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
-			"over steal_max, or PUs oversubscribed); %s", (long long)na, (long long)ta,
-			base, drop ? "left out (--drop-noisy)" :
+		fb_warn("%lld of %lld samples of %s are flagged noisy "
+			NOISY_WHY "; %s", (long long)na, (long long)ta, base,
+			drop ? "left out (--drop-noisy)" :
 			"--drop-noisy leaves them out");
 	else
-		fb_warn("samples flagged noisy (steal over steal_max, or PUs "
-			"oversubscribed): %s %lld "
+		fb_warn("samples flagged noisy " NOISY_WHY ": %s %lld "
 			"of %lld, %s %lld of %lld; %s", base, (long long)na,
 			(long long)ta, patch, (long long)nb, (long long)tb,
 			drop ? "left out (--drop-noisy)" :
