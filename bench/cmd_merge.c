@@ -48,6 +48,7 @@ static int merge_failed(const char *in, const char *out, int r,
 {
 	switch (r) {
 	case DB_MISSING:
+	case DB_BADROW:
 		fb_err("cannot merge %s: %s", in, err);
 		break;
 	case DB_NOT_DB:

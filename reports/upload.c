@@ -363,6 +363,8 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 		shown_url(p);
 		return db_run_doc(db, c->uuid, &p->doc);
 	}
+	if ((r = db_upload_values_check(db, c->uuid)))
+		return r;
 	b = slug(c->label, build, sizeof(build)) != 0;
 	if (b || slug(envname, env, sizeof(env))) {
 		snprintf(p->bad, sizeof(p->bad), "the %s \"%.200s\" makes a "
@@ -949,7 +951,7 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	int ret = UPLOAD_EINTERNAL, dbr;
 
 	dbr = payload_build(db, d, c, &p);
-	if (dbr && dbr != DB_ERR && dbr != UPLOAD_EROWS)
+	if (dbr && dbr != DB_ERR && dbr != DB_BADROW && dbr != UPLOAD_EROWS)
 		goto dberr;	/* busy, full...: not the run's rows */
 	if (dbr) {
 		/* bad rows: this run waits for --failed, the others go on */

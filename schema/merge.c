@@ -35,6 +35,7 @@
 
 #include "common/common.h"
 #include "schema_sql.h"
+#include "db_priv.h"
 
 struct fk {
 	int col;		/* index into the table's columns */
@@ -840,6 +841,9 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	if (r)
 		goto out;
 	r = load_schema(m);
+	/* what is copied is read as the reports read it */
+	if (!r)
+		r = db_values_check(&m->db, "src", NULL);
 	if (!r)
 		r = fresh_copy(m, st);
 	if (r != 1)
