@@ -87,6 +87,43 @@ tiny_config() {
 	db_kept
 }
 
+@test "report: SIGINT, SIGTERM or SIGHUP while the page is written leaves no temporary file" {
+	local sig pid rc want
+	# a gnuplot that draws nothing for 30 s
+	printf '#!/bin/sh\necho $$ > %s/gp.pid\nexec sleep 30\n' "$T" > "$T/gp"
+	chmod +x "$T/gp"
+	for sig in INT TERM HUP; do
+		rm -f "$T/gp.pid"
+		FOLIOBENCH_GNUPLOT=$T/gp "$BENCH" report --db "$DB" -o "$T/page.html" 6.18.0-base 2> "$T/err" &
+		pid=$!
+		for _ in $(seq 200); do
+			[ -s "$T/gp.pid" ] && break
+			sleep 0.05
+		done
+		fb_after "kill $(cat "$T/gp.pid")"
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		want=$((128 + $(kill -l $sig)))
+		[ "$rc" = "$want" ] || { echo "SIG$sig: exit $rc, not $want" >&2; false; }
+		run ls -A "$T"
+		refute_output --partial "tmp"
+		refute_output --partial "page.html"
+		refute_output --partial ".report."
+	done
+	db_kept
+}
+
+@test "report -o: a name of 255 characters is written (its temporary file is named apart)" {
+	local name
+	name=$(printf 'r%.0s' $(seq 250)).html
+	run "$BENCH" report --db "$DB" -o "$T/$name" 6.18.0-base
+	assert_success
+	[ -s "$T/$name" ]
+	run ls -A "$T"
+	refute_output --partial ".report."
+}
+
 @test "compare -o: a benchstat or ministat file that is the database or a device is refused, the database kept" {
 	local fmt
 	mkdir -p "$T/b" "$T/m/shmem-remove,op=unlink"
