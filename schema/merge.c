@@ -585,6 +585,20 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 }
 
 /*
+ * The rollback journal of the copy: in exclusive locking mode SQLite keeps
+ * it, its header zeroed, past the switch back to WAL.  No one reads it
+ * again once the database is WAL: it goes.
+ */
+static void drop_journal(struct merge *m)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	strbuf_addf(&name, "%s-journal", sqlite3_db_filename(m->db.h, "main"));
+	unlink(name.buf);
+	strbuf_release(&name);
+}
+
+/*
  * The first merge into an empty output of an input whose file is what the
  * merge would make of it (whole_file): the file copied page by page
  * (sqlite3_backup), the same rows, without the row by row inserts.  The output is held locked (locking_mode EXCLUSIVE) from
@@ -657,7 +671,8 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 		r = copy_all(m, st, true);
 	}
 	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
-	db_exec(&m->db, "PRAGMA main.journal_mode = WAL");
+	if (!db_exec(&m->db, "PRAGMA main.journal_mode = WAL"))
+		drop_journal(m);
 	sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 unlock:
 	/* the lock goes with the next read in normal mode */
@@ -819,6 +834,33 @@ static int open_merge(struct merge *m, const char *out_path,
 out:
 	strbuf_release(&name);
 	return r;
+}
+
+void db_merge_drop_new(const char *path)
+{
+	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
+	struct merge m = { .in_path = NULL };
+	struct strbuf name = STRBUF_INIT;
+	size_t i;
+
+	if (sqlite3_open_v2(path, &m.db.h, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_busy_timeout(m.db.h, DB_BUSY_MS);
+	if (db_exec(&m.db, "BEGIN EXCLUSIVE"))
+		goto out;
+	if (!query_int(&m, "SELECT EXISTS (SELECT 1 FROM main.runs)", NULL)) {
+		unlink(path);
+		for (i = 0; i < ARRAY_SIZE(suffix); i++) {
+			strbuf_reset(&name);
+			strbuf_addf(&name, "%s%s", path, suffix[i]);
+			unlink(name.buf);
+		}
+	}
+	db_exec(&m.db, "ROLLBACK");
+out:
+	sqlite3_close_v2(m.db.h);
+	strbuf_release(&name);
 }
 
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)

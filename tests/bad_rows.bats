@@ -104,7 +104,7 @@ all_refuse() {
 		run --separate-stderr "$BENCH" merge "$DB" "$T/bad.db"
 		assert_equal "$status" 65
 		assert_equal "$stderr" "bench: cannot merge $T/bad.db: sample_values row of sample $id (run 3), metric wall, $want"
-		[ "$(q "SELECT count(*) FROM runs")" = 0 ]
+		[ ! -e "$DB" ]
 		# into a database that holds runs already, too
 		run "$BENCH" merge "$DB" "$T/in.db"
 		assert_success
