@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "db.h"
+#include "common/common.h"
 
 /*
  * Bind by fmt, one letter a parameter from ?1: 't' text (NULL binds NULL),
@@ -45,6 +46,17 @@ int db_check_value(struct db *db, sqlite3_stmt *st, int col,
  * or of all its runs for NULL: DB_OK, DB_BADROW naming the first bad row.
  */
 int db_values_check(struct db *db, const char *schema, const char *uuid);
+/*
+ * A file name as a URI that SQLite reads back as exactly that file, query
+ * ("?mode=ro") appended.
+ */
+void db_uri(struct strbuf *sb, const char *path, const char *query);
+/*
+ * How to read path without writing beside it: "?immutable=1" for a WAL
+ * database whose -wal is absent or empty (the file holds every commit),
+ * "?mode=ro" otherwise.
+ */
+const char *db_read_query(const char *path);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
 void db_iso_now(char *buf, size_t n);
 

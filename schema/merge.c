@@ -83,28 +83,6 @@ static void map_ident(struct strbuf *sb, const char *table)
 	strbuf_release(&n);
 }
 
-/*
- * A file name as a URI that SQLite reads back as exactly that file: every
- * byte but [A-Za-z0-9/._~-] %-escaped, an absolute path with an empty
- * authority, a relative one after "./" (never ":memory:").
- */
-static void uri(struct strbuf *sb, const char *path, const char *query)
-{
-	const char *p;
-
-	strbuf_addf(sb, "file:%s", path[0] == '/' ? "//" : "./");
-	for (p = path; *p; p++) {
-		unsigned char c = *p;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("/._~-", c))
-			strbuf_addf(sb, "%c", c);
-		else
-			strbuf_addf(sb, "%%%02X", c);
-	}
-	strbuf_addf(sb, "%s", query);
-}
-
 /* No double-quoted string literals: an unknown name is an error. */
 static void no_dqs(sqlite3 *h)
 {
@@ -519,7 +497,6 @@ static int copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 	return DB_OK;
 }
 
-static const char *input_query(const char *path);
 
 /* One number of SQL on the input's own connection; -1 on error. */
 static int64_t src_int(sqlite3 *h, const char *sql)
@@ -617,7 +594,7 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 
 	if (st->in_version != DB_SCHEMA_VERSION)
 		return 1;	/* migrated in memory: rows it is */
-	uri(&name, m->in_path, input_query(m->in_path));
+	db_uri(&name, m->in_path, db_read_query(m->in_path));
 	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
 		goto out;
@@ -683,30 +660,6 @@ out:
 	sqlite3_close_v2(src);
 	strbuf_release(&name);
 	return r;
-}
-
-/*
- * How to attach the input: immutable where it is a WAL database whose -wal
- * is absent or empty (the file holds every commit; reading it so makes no
- * -wal or -shm beside it), read-only with the usual locks otherwise.
- */
-static const char *input_query(const char *path)
-{
-	unsigned char h[20];
-	char wal[4200];
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool is_wal = false;
-
-	if (fd >= 0) {
-		is_wal = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
-			 !memcmp(h, "SQLite format 3", 16) && h[18] == 2;
-		close(fd);
-	}
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (is_wal && (stat(wal, &sb) || !sb.st_size))
-		return "?immutable=1";
-	return "?mode=ro";
 }
 
 /* ATTACH name AS as, on the merge's connection. */
@@ -791,7 +744,7 @@ static int open_merge(struct merge *m, const char *out_path,
 	struct strbuf name = STRBUF_INIT;
 	int r, v;
 
-	uri(&name, out_path, "");
+	db_uri(&name, out_path, "");
 	if (sqlite3_open_v2(name.buf, &m->db.h, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
 		r = db_fail(&m->db, "cannot open the output");
@@ -809,7 +762,7 @@ static int open_merge(struct merge *m, const char *out_path,
 	    (r = db_exec(&m->db, "PRAGMA temp_store = MEMORY")))
 		goto out;
 	strbuf_release(&name);
-	uri(&name, m->in_path, input_query(m->in_path));
+	db_uri(&name, m->in_path, db_read_query(m->in_path));
 	if ((r = attach(m, name.buf, "src")))
 		goto out;
 	v = (int)query_int(m, "PRAGMA src.user_version", NULL);

@@ -327,6 +327,58 @@ tiny_config() {
 	db_kept
 }
 
+# The reading commands, on database $1.
+READS=(runs "compare 6.18.0-base 6.18.0-patch" "export 6.18.0-base"
+       "plan 6.18.0-base 6.18.0-patch" "report -o REPORT 6.18.0-base"
+       "export --run 00000000-0000-0000-0000-000000000001 --format run-json")
+
+@test "reading commands leave no -wal or -shm beside a WAL database they only read" {
+	local cmd
+	[ "$(q 'PRAGMA journal_mode')" = wal ]
+	for cmd in "${READS[@]}"; do
+		# shellcheck disable=SC2086
+		run "$BENCH" ${cmd/REPORT/$T\/r.html} --db "$DB"
+		assert_success
+		run ls -A "$T"
+		refute_output --partial results.db-
+	done
+	# those of a writer still open stay, with its commits
+	exec 9> >(sqlite3 "$DB" > /dev/null)
+	fb_after "exec 9>&-"
+	echo "BEGIN; UPDATE runs SET label = 'open' WHERE id = 9; COMMIT;" >&9
+	for _ in $(seq 100); do
+		[ -s "$DB-wal" ] && break
+		sleep 0.05
+	done
+	run "$BENCH" runs --db "$DB"
+	assert_success
+	assert_output --partial open
+	[ -s "$DB-wal" ] && [ -e "$DB-shm" ]
+}
+
+@test "reading commands read a WAL database on a read-only file system, as merge does" {
+	local cmd
+	[ "$(id -u)" = 0 ] || skip "mounting needs root"
+	mkdir "$T/ro"
+	mount -t tmpfs -o size=8M fbtest-ro "$T/ro"
+	fb_after umount "$T/ro"
+	cp "$DB" "$T/ro/r.db"
+	mount -o remount,ro "$T/ro"
+	for cmd in "${READS[@]}"; do
+		# shellcheck disable=SC2086
+		run "$BENCH" ${cmd/REPORT/$T\/r.html} --db "$T/ro/r.db"
+		assert_success
+	done
+	run ls -A "$T/ro"
+	assert_output r.db
+	# a -wal that holds commits cannot be read without its -shm: said
+	mount -o remount,rw "$T/ro"
+	printf 'x' > "$T/ro/r.db-wal"
+	mount -o remount,ro "$T/ro"
+	run "$BENCH" runs --db "$T/ro/r.db"
+	assert_failure 74
+}
+
 # A copy of run 1 of db $1 as a run left 'running': uuid pid started_at boot.
 fake_running() {
 	sqlite3 "$1" "CREATE TEMP TABLE t AS SELECT * FROM runs WHERE id = 1;
