@@ -123,6 +123,21 @@ static int migrate(struct db *db)
 
 		if (r)
 			return r;
+		/*
+		 * Another process (a reader beside this one) may have taken
+		 * the step while this one waited for the write lock.
+		 */
+		v = db_schema_version(db);
+		if (v < 0) {
+			exec(db, "ROLLBACK");
+			return fail(db, "cannot read the schema version");
+		}
+		if (s->version <= v) {
+			r = exec(db, "COMMIT");
+			if (r)
+				return r;
+			continue;
+		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
 		if ((r = exec(db, s->sql)) || (r = exec(db, pragma))) {
