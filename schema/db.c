@@ -280,8 +280,19 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 
 	if (v)
 		return DB_OK;
+	/*
+	 * Version and tables read in one transaction: a process beside this
+	 * one may have made the schema since v was read (merges, runs into
+	 * one new file at once).
+	 */
+	if (exec(db, "BEGIN"))
+		return open_error(db);
+	v = db_schema_version(db);
 	n = schema_objects(db);
-	if (n < 0)
+	exec(db, "COMMIT");
+	if (v > 0)
+		return DB_OK;
+	if (v < 0 || n < 0)
 		return open_error(db);
 	if (mode == OPEN_CREATE && !n)
 		return DB_OK;

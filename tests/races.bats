@@ -39,3 +39,34 @@ all_ok() {
 		[ "$(q 'PRAGMA user_version')" = "$(fb_schema_latest)" ]
 	done
 }
+
+# N inputs of one run each, distinct uuids: $T/in.1.db ...
+inputs() {
+	local i
+	for i in $(seq "$1"); do
+		fx_begin "$T/in.$i.db"
+		fx_run "label$i" "boot$i"
+		fx_remove_case unlink
+		fx_wall 100 101 102
+		fx_end
+		sqlite3 "$T/in.$i.db" "UPDATE runs SET uuid = '$i' || substr(uuid, 2)"
+	done
+}
+
+@test "four merges at once into one new output: each waits for the others, every input is merged" {
+	local turn i
+	inputs 4
+	for turn in 1 2 3 4 5; do
+		rm -f "$DB" "$DB"-*
+		rm -f "$T"/rc.*
+		for i in 1 2 3 4; do
+			( rc=0; "$BENCH" merge "$DB" "$T/in.$i.db" > "$T/out.$i" 2>&1 || rc=$?; echo $rc > "$T/rc.$i" ) &
+		done
+		wait
+		all_ok 4
+		[ "$(q 'SELECT count(*) FROM runs')" = 4 ]
+		[ "$(q 'PRAGMA integrity_check')" = ok ]
+	done
+	run ls -A "$T"
+	refute_output --partial results.db-
+}
