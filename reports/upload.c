@@ -63,12 +63,19 @@ static int token_load(const struct dashboard_cfg *d, struct token *tk,
 	if (d->token_file) {
 		snprintf(tk->from, sizeof(tk->from), "the file %s",
 			 d->token_file);
-		fd = open(d->token_file, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO would wait here for a writer */
+		fd = open(d->token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &sb)) {
 			strbuf_addf(err, "cannot read the dashboard token file "
 				    "%s: %s", d->token_file, strerror(errno));
 			if (fd >= 0)
 				close(fd);
+			return -1;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			strbuf_addf(err, "refusing the dashboard token file %s: "
+				    "it is not a regular file", d->token_file);
+			close(fd);
 			return -1;
 		}
 		if (sb.st_mode & (S_IRGRP | S_IROTH)) {
@@ -88,6 +95,11 @@ static int token_load(const struct dashboard_cfg *d, struct token *tk,
 			return -1;
 		}
 		tk->v[n] = '\0';
+		if (strlen(tk->v) != (size_t)n) {
+			strbuf_addf(err, "the dashboard token in %s holds a "
+				    "NUL byte", tk->from);
+			return -1;
+		}
 	} else {
 		const char *e = secret_env(d->token_env);
 

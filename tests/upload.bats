@@ -279,6 +279,27 @@ sent run $U2 (L1) to squad: 201, test run 2"
 	assert_line --index 0 "bench: run $U1 failed: the dashboard refused the token from the file $T/secret/token: 403 Forbidden"
 }
 
+@test "a token file that is a FIFO, a directory or NUL bytes is refused at once (78), nothing sent" {
+	dash_start
+	mkdir -m 700 "$T/secret" "$T/secret/dir"
+	mkfifo -m 600 "$T/secret/fifo"
+	head -c 40 /dev/zero > "$T/secret/nul"
+	chmod 600 "$T/secret/nul"
+	fx_pending json
+	unset FOLIOBENCH_TOKEN
+	for f in fifo dir; do
+		dash_config json ", \"token_file\": \"$T/secret/$f\""
+		run timeout 10 "$BENCH" upload --config "$T/config.json"
+		assert_failure 78
+		assert_output "bench: refusing the dashboard token file $T/secret/$f: it is not a regular file"
+	done
+	dash_config json ", \"token_file\": \"$T/secret/nul\""
+	run timeout 10 "$BENCH" upload --config "$T/config.json"
+	assert_failure 78
+	assert_output "bench: the dashboard token in the file $T/secret/nul holds a NUL byte"
+	[ ! -s "$T/requests.log" ]
+}
+
 @test "no token: exit 78 naming the variable, nothing sent" {
 	dash_start
 	dash_config squad
