@@ -478,7 +478,10 @@ static int run_cases(struct runner *rn)
 	return RUNNER_OK;
 }
 
-/* Samples a busy CPU slowed, in one line after the table. */
+/*
+ * Samples a busy CPU slowed, in one line after the table: the summary's,
+ * on standard output (a run's warnings on stderr are about the run).
+ */
 static void warn_waited(const struct runner *rn)
 {
 	int i, n = 0;
@@ -486,9 +489,9 @@ static void warn_waited(const struct runner *rn)
 	for (i = 0; i < rn->cfg.ncases; i++)
 		n += rn->tl[i].waited;
 	if (n)
-		say_err("warning: %d sample%s waited on a run queue during "
-			"their timed call (another task on their CPU?): "
-			"flagged noisy", n, n == 1 ? "" : "s");
+		printf("%d sample%s waited on a run queue during their timed "
+		       "call (another task on their CPU?): flagged noisy\n", n,
+		       n == 1 ? "" : "s");
 }
 
 /* Phase 6: the summary, the kernel's log, the run's status. */

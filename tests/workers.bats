@@ -199,7 +199,7 @@ hog() {
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
 	assert_line --regexp "^seq-read size=8M duration=200ms: .* \[2 valid, 2 noisy\]$"
-	assert_line "bench: warning: 6 samples waited on a run queue during their timed call (another task on their CPU?): flagged noisy"
+	assert_line "6 samples waited on a run queue during their timed call (another task on their CPU?): flagged noisy"
 	run q "select count(*) from samples where noisy = 1 and json_extract(noise, '$.runq_wait_pct') > 5 and json_extract(noise, '$.noisy_reason') glob 'waited * ms on a run queue during the timed call (*% of its wall time, * involuntary context switches)'"
 	assert_output 6
 }
