@@ -341,6 +341,10 @@ static int load_placement(struct cfg_ctx *x, struct config *cfg,
 			return cfg_errf(x, "out of memory");
 		cfg->ncpu_list = cpulist_parse(cfg->cpus, cfg->cpu_list, n,
 					       CPU_MAX, why, sizeof(why));
+		/* a CPU listed twice is seen only with the list at hand */
+		if (cfg->ncpu_list < 0)
+			return cfg_errf(x, "cpus: \"%s\": %s", cfg->cpus,
+					why);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "placement");
 	if (v && (!cJSON_IsString(v) ||

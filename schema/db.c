@@ -303,6 +303,17 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 	return DB_NOT_DB;
 }
 
+int db_file_kind(const char *path, char *why, size_t n)
+{
+	struct stat st;
+
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return DB_OK;
+	snprintf(why, n, "%s", S_ISDIR(st.st_mode) ? "it is a directory" :
+		 "it is not a regular file");
+	return DB_NOT_DB;
+}
+
 /* Does path have a -wal or -shm beside it? */
 static bool wal_files(const char *path)
 {
@@ -347,6 +358,8 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 		snprintf(db->err, sizeof(db->err), "%s", strerror(errno));
 		return DB_MISSING;
 	}
+	if (db_file_kind(path, db->err, sizeof(db->err)))
+		return DB_NOT_DB;
 again:
 	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
 		fail(db, "cannot open");

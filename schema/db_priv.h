@@ -57,6 +57,13 @@ void db_uri(struct strbuf *sb, const char *path, const char *query);
  * "?mode=ro" otherwise.
  */
 const char *db_read_query(const char *path);
+/*
+ * A database is a regular file: DB_NOT_DB with why ("it is a directory",
+ * "it is not a regular file") for a directory or a device, where SQLite
+ * would say "disk I/O error" or find an empty database; DB_OK otherwise
+ * (also when path does not exist).
+ */
+int db_file_kind(const char *path, char *why, size_t n);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
 void db_iso_now(char *buf, size_t n);
 

@@ -826,6 +826,8 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 		snprintf(out->err, sizeof(out->err), "%s", strerror(errno));
 		return DB_MISSING;
 	}
+	if (db_file_kind(in_path, out->err, sizeof(out->err)))
+		return DB_NOT_DB;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(out->err, sizeof(out->err), "out of memory");
