@@ -98,10 +98,14 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 }
 
 /*
- * Say how many samples of each side steal or oversubscription made noisy;
- * counted in guest instructions (counted: both sides are), those judge
- * time and say nothing of a count.
+ * Say how many samples of each side were flagged noisy, and why they are;
+ * counted in guest instructions (counted: both sides are), steal and
+ * oversubscription judge time and say nothing of a count, where a wait on
+ * a run queue (a kernel thread ran inside the call) does.
  */
+#define NOISY_WHY	"(steal over steal_max, PUs oversubscribed, or a wait " \
+			"on a run queue)"
+
 static void warn_noisy(struct db *db, const char *base, const char *patch,
 		       bool aa, bool drop, bool counted)
 {
@@ -118,21 +122,20 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 		if (!aa)
 			strbuf_addf(&sb, ", %s %lld of %lld", patch,
 				    (long long)nb, (long long)tb);
-		fb_warn("samples flagged noisy by steal or the oversubscription "
-			"probe: %s; these judge time and do not apply to "
-			"counts of guest instructions (what does change a "
-			"count: an interrupt or a kernel thread that ran "
-			"inside the call); %s", sb.buf, drop ? "left out all "
-			"the same (--drop-noisy)" : "kept");
+		fb_warn("samples flagged noisy " NOISY_WHY ": %s; steal and "
+			"the oversubscription probe judge time and do not "
+			"apply to counts of guest instructions; a wait on a "
+			"run queue does (a kernel thread ran inside the call), "
+			"as an interrupt would; %s", sb.buf, drop ? "left out "
+			"(--drop-noisy)" : "kept");
 		strbuf_release(&sb);
 	} else if (aa)
-		fb_warn("%lld of %lld samples of %s are flagged noisy (steal "
-			"over steal_max, or PUs oversubscribed); %s", (long long)na, (long long)ta,
-			base, drop ? "left out (--drop-noisy)" :
+		fb_warn("%lld of %lld samples of %s are flagged noisy "
+			NOISY_WHY "; %s", (long long)na, (long long)ta, base,
+			drop ? "left out (--drop-noisy)" :
 			"--drop-noisy leaves them out");
 	else
-		fb_warn("samples flagged noisy (steal over steal_max, or PUs "
-			"oversubscribed): %s %lld "
+		fb_warn("samples flagged noisy " NOISY_WHY ": %s %lld "
 			"of %lld, %s %lld of %lld; %s", base, (long long)na,
 			(long long)ta, patch, (long long)nb, (long long)tb,
 			drop ? "left out (--drop-noisy)" :
@@ -214,7 +217,8 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 	for (i = 0; i < 2; i++) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
-		if (out_file_check(path.buf, db->path, &err)) {
+		if (out_file_check(path.buf, db->path, &err) ||
+		    out_no_link(path.buf, false, &err)) {
 			fb_err("%s", strbuf_str(&err));
 			ex = EX_USAGE;
 			goto out;
@@ -228,10 +232,10 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 	for (i = 0; i < 2 && !ex; i++) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.txt", dir, name[i].buf);
-		f = fopen(path.buf, "w");
+		f = out_file_create(path.buf, &err);
 		if (!f) {
-			fb_err("cannot create %s: %m", path.buf);
-			ex = EX_CANTCREAT;
+			fb_err("%s", strbuf_str(&err));
+			ex = errno == EPERM ? EX_USAGE : EX_CANTCREAT;
 			break;
 		}
 		r = report_print_benchstat(f, db, side[i], report_cmd_primary,

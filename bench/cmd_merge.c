@@ -7,9 +7,11 @@
  * error, 75 a database locked past 10 s, 76 a newer schema (the output is
  * left as it was for that input and the rest).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "bench/report_cmd.h"
@@ -48,6 +50,7 @@ static int merge_failed(const char *in, const char *out, int r,
 {
 	switch (r) {
 	case DB_MISSING:
+	case DB_BADROW:
 		fb_err("cannot merge %s: %s", in, err);
 		break;
 	case DB_NOT_DB:
@@ -70,7 +73,8 @@ int cmd_merge(int argc, char **argv)
 	};
 	struct db_merge_stats st;
 	struct db out;
-	int ch, i, r, ex = EX_OK;
+	int ch, i, r, ex = EX_OK, merged = 0;
+	bool made;
 
 	opterr = 0;
 	optind = 1;
@@ -92,6 +96,7 @@ int cmd_merge(int argc, char **argv)
 		if (ex)
 			return ex;
 	}
+	made = access(argv[optind], F_OK) && errno == ENOENT;
 	r = db_open(&out, argv[optind], true);
 	if (r) {
 		fb_err("cannot open %s: %s", argv[optind], out.err);
@@ -105,11 +110,16 @@ int cmd_merge(int argc, char **argv)
 	db_close(&out);
 	for (i = optind + 1; i < argc; i++) {
 		r = db_merge(&out, argv[i], &st);
-		if (r)
+		if (r) {
 			ex = merge_failed(argv[i], argv[optind], r, out.err);
-		else
+		} else {
 			report(argv[i], &st);
+			merged++;
+		}
 	}
 	db_close(&out);
+	/* a failed merge leaves no empty output it made */
+	if (made && !merged)
+		db_merge_drop_new(argv[optind]);
 	return ex;
 }

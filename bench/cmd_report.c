@@ -6,10 +6,14 @@
  * newer schema, 78 bad config), and 69 when gnuplot cannot be run or fails.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -40,6 +44,72 @@ static void usage(FILE *f)
 		"error, 76 newer schema, 78 bad config\n");
 }
 
+/*
+ * The page's temporary file while it is written: a signal that ends the
+ * command (^C, SIGTERM, SIGHUP) removes it first, as a failure does.
+ */
+static char tmp_path[PATH_MAX];
+static volatile sig_atomic_t tmp_armed;
+static const int tmp_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void tmp_drop(int sig)
+{
+	if (tmp_armed)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void tmp_signals(bool on)
+{
+	struct sigaction sa = { .sa_handler = on ? tmp_drop : SIG_DFL };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tmp_sigs); i++)
+		sigaction(tmp_sigs[i], &sa, NULL);
+}
+
+/*
+ * A temporary file beside out, of a short name of its own (out.tmp.PID
+ * would not fit where out's name is near NAME_MAX), with the mode a new
+ * file gets; armed for the signals.  NULL with errno set.
+ */
+static FILE *tmp_create(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	int dlen = slash ? (int)(slash - out) + 1 : 0, fd, e;
+	sigset_t set, old;
+	mode_t mask;
+	FILE *f;
+
+	if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%.*s.report.XXXXXX",
+			     dlen, out) >= sizeof(tmp_path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(tmp_sigs); i++)
+		sigaddset(&set, tmp_sigs[i]);
+	tmp_signals(true);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	fd = mkostemp(tmp_path, O_CLOEXEC);
+	tmp_armed = fd >= 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		return NULL;
+	mask = umask(0);
+	umask(mask);
+	f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		close(fd);
+		unlink(tmp_path);
+		tmp_armed = 0;
+		errno = e;
+	}
+	return f;
+}
+
 /* Write the page to a temporary file beside out, then rename it. */
 static int write_page(const struct report_page *pg, const char *out)
 {
@@ -50,10 +120,11 @@ static int write_page(const struct report_page *pg, const char *out)
 	if (!strcmp(out, "-")) {
 		f = stdout;
 	} else {
-		strbuf_addf(&tmp, "%s.tmp.%d", out, (int)getpid());
-		f = fopen(tmp.buf, "w");
+		f = tmp_create(out);
+		strbuf_addf(&tmp, "%s", tmp_path);
 		if (!f) {
-			fb_err("cannot create %s: %m", tmp.buf);
+			fb_err("cannot create a temporary file beside %s: %m",
+			       out);
 			ex = EX_CANTCREAT;
 			goto out;
 		}
@@ -75,7 +146,10 @@ static int write_page(const struct report_page *pg, const char *out)
 	}
 	if (ex && f != stdout)
 		unlink(tmp.buf);
+	tmp_armed = 0;
 out:
+	if (f != stdout)
+		tmp_signals(false);
 	strbuf_release(&tmp);
 	strbuf_release(&err);
 	return ex;

@@ -176,11 +176,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EX_OK;
+		return output_written(EX_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("foliobench %s\n", fb_version);
-		return EX_OK;
+		return output_written(EX_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (cmds[i].fn && !strcmp(argv[1], cmds[i].name))

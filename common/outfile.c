@@ -6,12 +6,14 @@
 #include "common/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The absolute name of path, its directory resolved; "" if it has none. */
 static void canon(const char *path, char *out, size_t n)
@@ -80,4 +82,37 @@ int out_file_check(const char *path, const char *db, struct strbuf *err)
 	else
 		return 0;
 	return -1;
+}
+
+int out_no_link(const char *path, bool is_dir, struct strbuf *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+		return 0;
+	strbuf_addf(err, "refusing to write %s%s: it is a symbolic link",
+		    is_dir ? "into " : "", path);
+	return -1;
+}
+
+FILE *out_file_create(const char *path, struct strbuf *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			    O_CLOEXEC, 0666);
+	FILE *f;
+	int e;
+
+	if (fd < 0 && errno == ELOOP && out_no_link(path, false, err)) {
+		errno = EPERM;
+		return NULL;
+	}
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		strbuf_addf(err, "cannot create %s: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+	}
+	return f;
 }

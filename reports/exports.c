@@ -66,12 +66,9 @@ static int write_values(const char *path, const struct report_series *x,
 
 	if (out_file_check(path, db, err))
 		return -EPERM;
-	f = fopen(path, "w");
-	if (!f) {
-		r = -errno;
-		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
-		return r;
-	}
+	f = out_file_create(path, err);
+	if (!f)
+		return -errno;
 	/* a comment to ministat: what the values are, where not a time */
 	if (report_unit_counted(x->unit))
 		fprintf(f, "# %s: counted in guest instructions (bench vm "
@@ -112,6 +109,8 @@ int report_write_ministat(const char *dir, const struct report_cmp *c,
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", dir, cs.buf);
 		r = make_dir(path.buf, err);
+		if (!r && out_no_link(path.buf, true, err))
+			r = -EPERM;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s/%s", dir, cs.buf, fa.buf);
 		if (!r)

@@ -65,12 +65,19 @@ static int token_load(const struct dashboard_cfg *d, struct token *tk,
 	if (d->token_file) {
 		snprintf(tk->from, sizeof(tk->from), "the file %s",
 			 d->token_file);
-		fd = open(d->token_file, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO would wait here for a writer */
+		fd = open(d->token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &sb)) {
 			strbuf_addf(err, "cannot read the dashboard token file "
 				    "%s: %s", d->token_file, strerror(errno));
 			if (fd >= 0)
 				close(fd);
+			return -1;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			strbuf_addf(err, "refusing the dashboard token file %s: "
+				    "it is not a regular file", d->token_file);
+			close(fd);
 			return -1;
 		}
 		if (sb.st_mode & (S_IRGRP | S_IROTH)) {
@@ -90,6 +97,11 @@ static int token_load(const struct dashboard_cfg *d, struct token *tk,
 			return -1;
 		}
 		tk->v[n] = '\0';
+		if (strlen(tk->v) != (size_t)n) {
+			strbuf_addf(err, "the dashboard token in %s holds a "
+				    "NUL byte", tk->from);
+			return -1;
+		}
 	} else {
 		const char *e = secret_env(d->token_env);
 
@@ -368,6 +380,8 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 		shown_url(p);
 		return db_run_doc(db, c->uuid, &p->doc);
 	}
+	if ((r = db_upload_values_check(db, c->uuid)))
+		return r;
 	b = slug(c->label, build, sizeof(build)) != 0;
 	if (b || slug(envname, env, sizeof(env))) {
 		snprintf(p->bad, sizeof(p->bad), "the %s \"%.200s\" makes a "
@@ -957,7 +971,7 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 	int ret = UPLOAD_EINTERNAL, dbr;
 
 	dbr = payload_build(db, d, c, &p);
-	if (dbr && dbr != DB_ERR && dbr != UPLOAD_EROWS)
+	if (dbr && dbr != DB_ERR && dbr != DB_BADROW && dbr != UPLOAD_EROWS)
 		goto dberr;	/* busy, full...: not the run's rows */
 	if (dbr) {
 		/* bad rows: this run waits for --failed, the others go on */

@@ -267,8 +267,11 @@ static int load_entry(struct cfg_ctx *x, struct config *cfg, const cJSON *e,
 		if (parse_axis(x, sub, &w->params[k], v, &axes[k]))
 			goto out;
 	}
+	k = cfg->ncases;
 	if (!too_many_cases(x, cfg, w, axes, np, i))
 		r = add_cases(cfg, w, axes, given, np, runs, warmup);
+	for (; !r && k < cfg->ncases; k++)
+		cfg->cases[k].entry = i;
 out:
 	for (k = 0; k < np; k++)
 		for (i = 0; i < axes[k].n; i++)
@@ -338,6 +341,10 @@ static int load_placement(struct cfg_ctx *x, struct config *cfg,
 			return cfg_errf(x, "out of memory");
 		cfg->ncpu_list = cpulist_parse(cfg->cpus, cfg->cpu_list, n,
 					       CPU_MAX, why, sizeof(why));
+		/* a CPU listed twice is seen only with the list at hand */
+		if (cfg->ncpu_list < 0)
+			return cfg_errf(x, "cpus: \"%s\": %s", cfg->cpus,
+					why);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "placement");
 	if (v && (!cJSON_IsString(v) ||
@@ -483,6 +490,79 @@ static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 	return 0;
 }
 
+/* What makes a case the case it is: its workload and each value. */
+static char *case_key(const struct plan_case *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	strbuf_addf(&sb, "%s", c->wl->name);
+	for (i = 0; c->wl->params[i].name; i++)
+		if (param_is_number(c->wl->params[i].type))
+			strbuf_addf(&sb, "\x1f%llu",
+				    (unsigned long long)c->v[i].u);
+		else
+			strbuf_addf(&sb, "\x1f%s", c->v[i].str);
+	return sb.buf ? sb.buf : xstrdup("");
+}
+
+struct keyed {
+	char *key;
+	int i;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+
+	return r ? r : x->i - y->i;
+}
+
+/*
+ * Each case once in the suite: two entries that make one case (the same
+ * entry twice, "16M" and "16384k") would run it twice and pool both as
+ * one case's samples, "mean of 6 runs" for runs 2.  The first case made
+ * again is named, with the entry that made it first.
+ */
+static int twice_in_suite(struct cfg_ctx *x, const struct config *cfg,
+			  const cJSON *suite)
+{
+	struct keyed *k = xcalloc((size_t)cfg->ncases + 1, sizeof(*k));
+	const struct plan_case *b;
+	int i, dup = -1, first = -1, line, col;
+
+	for (i = 0; i < cfg->ncases; i++) {
+		k[i].key = case_key(&cfg->cases[i]);
+		k[i].i = i;
+	}
+	qsort(k, (size_t)cfg->ncases, sizeof(*k), keyed_cmp);
+	for (i = 1; i < cfg->ncases; i++) {
+		int g = i;
+
+		if (strcmp(k[i].key, k[i - 1].key))
+			continue;
+		while (g > 0 && !strcmp(k[g - 1].key, k[i].key))
+			g--;
+		if (dup < 0 || k[i].i < dup) {
+			dup = k[i].i;
+			first = k[g].i;
+		}
+	}
+	for (i = 0; i < cfg->ncases; i++)
+		free(k[i].key);
+	free(k);
+	if (dup < 0)
+		return 0;
+	b = &cfg->cases[dup];
+	cfg_value_line_col(x, cJSON_GetArrayItem(suite, b->entry), &line,
+			   &col);
+	return cfg_errf(x, "line %d, column %d: suite[%d] makes %s %s, a case "
+			"suite[%d] makes too; a suite runs each case once",
+			line, col, b->entry, b->wl->name, b->title,
+			cfg->cases[first].entry);
+}
+
 /* The suite: a non-empty list of workload entries. */
 static int load_suite(struct cfg_ctx *x, struct config *cfg,
 		      const cJSON *root)
@@ -500,7 +580,7 @@ static int load_suite(struct cfg_ctx *x, struct config *cfg,
 	for (i = 0, v = suite->child; v; v = v->next, i++)
 		if (load_entry(x, cfg, v, i))
 			return -1;
-	return 0;
+	return twice_in_suite(x, cfg, suite);
 }
 
 int config_parse(struct config *cfg, const char *path, const char *text,

@@ -70,7 +70,24 @@ void cfg_line_col(const char *text, const char *at, int *line, int *col)
 /* A JSON value as the user wrote it, for messages. */
 char *cfg_show(const cJSON *v)
 {
-	char *s = cJSON_PrintUnformatted(v);	/* NULL only when out of memory */
+	char *s;
+
+	/* cJSON prints 15 digits: 2^53 + 1 came out 9.00719925474099e+15 */
+	if (cJSON_IsNumber(v)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		if (v->valuedouble == floor(v->valuedouble) &&
+		    fabs(v->valuedouble) < 1e21)
+			strbuf_addf(&sb, "%.0f", v->valuedouble);
+		else
+			strbuf_addf(&sb, "%.15g", v->valuedouble);
+		if (strtod(sb.buf, NULL) != v->valuedouble) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%.17g", v->valuedouble);
+		}
+		return sb.buf;
+	}
+	s = cJSON_PrintUnformatted(v);	/* NULL only when out of memory */
 
 	if (!s)
 		die_oom(0);

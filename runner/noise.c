@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -58,9 +59,50 @@ double noise_freq_mhz(const int *pus, int n)
 	return got ? sum / got : NAN;
 }
 
+int noise_schedstat_open(void)
+{
+	return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+}
+
+int64_t noise_schedstat(int fd, int k)
+{
+	char buf[96], *p = buf, *end;
+	long long v = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (; k >= 0; k--, p = end) {
+		v = strtoll(p, &end, 10);
+		if (end == p)
+			return -1;
+	}
+	return v;
+}
+
+void noise_judge_wait(struct noise *z, int n, uint64_t wall, int64_t wait)
+{
+	z->runq_wait_ns = wait;
+	if (wait < 0 || !wall || n < 1)
+		return;
+	z->runq_wait_pct = 100.0 * (double)wait / ((double)wall * n);
+	if (z->runq_wait_pct <= NOISE_WAIT_MAX_PCT || z->noisy)
+		return;
+	z->noisy = z->waited = true;
+	snprintf(z->why, sizeof(z->why), "waited %.3g ms on a run queue during "
+		 "the timed call (%.0f%% of its wall time, %lld involuntary "
+		 "context switches)", (double)wait / 1e6, z->runq_wait_pct,
+		 (long long)z->nivcsw);
+}
+
 void noise_begin(struct noise *z, const int *pus, int n)
 {
 	memset(z, 0, sizeof(*z));
+	z->runq_wait_ns = -1;
 	z->known = !noise_steal_ticks(pus, n, &z->steal0);
 }
 
@@ -251,6 +293,11 @@ void noise_json(const struct noise *z, struct strbuf *sb)
 		strbuf_addf(sb, "\"freq_mhz\":null,");
 	if (z->slowdown > 0)
 		strbuf_addf(sb, "\"parallel_slowdown\":%.3g,", z->slowdown);
+	if (z->runq_wait_ns >= 0)
+		strbuf_addf(sb, "\"runq_wait_ns\":%lld,\"runq_wait_pct\":%.4g,",
+			    (long long)z->runq_wait_ns, z->runq_wait_pct);
+	else
+		strbuf_addf(sb, "\"runq_wait_ns\":null,");
 	if (z->why[0]) {
 		strbuf_addf(sb, "\"noisy_reason\":");
 		strbuf_json_str(sb, z->why);

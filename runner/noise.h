@@ -20,6 +20,9 @@ struct noise {
 	double freq_mhz;	/* mean over the PUs; NAN when not exposed */
 	double steal_max;	/* the threshold it was judged by */
 	double slowdown;	/* of the PUs at once (noise_parallel); 0: n/a */
+	int64_t runq_wait_ns;	/* measuring threads on a run queue; -1 */
+	double runq_wait_pct;	/* of wall time × threads */
+	bool waited;		/* noisy for that wait */
 	bool noisy;
 	char why[160];		/* what made it noisy */
 };
@@ -33,6 +36,21 @@ struct noise {
  */
 #define NOISE_SLOWDOWN_MAX	1.5
 
+/*
+ * A measuring thread that waits on a run queue during its timed call
+ * (another task on its CPU) over this share of the call's wall time makes
+ * the sample noisy: a shell loop on the PU of seq-read halved its
+ * bandwidth with no steal at all, its wait some half the call.
+ */
+#define NOISE_WAIT_MAX_PCT	5.0
+
+/*
+ * Field k of a thread's schedstat (0: ns on a CPU, 1: ns waiting on a run
+ * queue) read through fd, an open /proc/.../schedstat; -1 if unknown.
+ */
+int64_t noise_schedstat(int fd, int k);
+/* The calling thread's schedstat, opened for noise_schedstat; -1. */
+int noise_schedstat_open(void);
 /* Steal ticks (USER_HZ) of these PUs summed; -1 if unreadable. */
 int noise_steal_ticks(const int *pus, int n, uint64_t *sum);
 /* Mean scaling_cur_freq of these PUs in MHz; NAN if none exposes one. */
@@ -52,6 +70,11 @@ void noise_end(struct noise *z, const int *pus, int n, uint64_t wall,
 double noise_parallel(const int *pus, int n);
 /* Flag z noisy when its PUs ran the loop over NOISE_SLOWDOWN_MAX slower. */
 void noise_judge_parallel(struct noise *z, int n, double slowdown);
+/*
+ * Judge z by the run queue wait of its n threads over wall ns (wait < 0:
+ * unknown): over NOISE_WAIT_MAX_PCT, noisy with the reason.
+ */
+void noise_judge_wait(struct noise *z, int n, uint64_t wall, int64_t wait);
 /* The record as a JSON object. */
 void noise_json(const struct noise *z, struct strbuf *sb);
 /*

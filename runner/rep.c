@@ -137,6 +137,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 	struct wl_sample *ws;
 	uint64_t first = UINT64_MAX, last = 0, latest = 0;
 	int64_t busy = -1;	/* the runner's thread ran during a call */
+	int64_t wait = 0;	/* the workers' on a run queue; -1 unknown */
 	int i, n = pr->nworkers;
 
 	rw->n = n;
@@ -172,6 +173,8 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			last = r->t_end;
 		if (r->runner_ns > busy)
 			busy = r->runner_ns;
+		wait = wait < 0 || r->runq_wait_ns < 0 ? -1 :
+		       wait + r->runq_wait_ns;
 	}
 	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
 	noise_judge_parallel(z, n, pr->slowdown);
@@ -209,6 +212,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		d->invalid_reason = rw->why[i][0] ? rw->why[i] : NULL;
 		d->metrics_json = strbuf_str(&rw->mj[i]);
 	}
+	noise_judge_wait(z, n, last - first, wait);
 	*cpu = rw->w.res[0].pu_after;
 	free(ws);
 	return 0;
@@ -220,14 +224,20 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
 		      struct noise *z, int *cpu, struct fb_err *e)
 {
 	struct rusage u0, u1;
-	uint64_t t0, t1;
-	int r;
+	uint64_t t0, t1, call;
+	int64_t q0, q1;
+	int r, fd = noise_schedstat_open();
 
 	noise_begin(z, pr->pus, pr->nworkers);
 	getrusage(RUSAGE_SELF, &u0);
+	q0 = noise_schedstat(fd, 1);
 	t0 = now_ns();
 	r = c->wl->run(c, s, e);
 	t1 = now_ns();
+	q1 = noise_schedstat(fd, 1);
+	call = t1 - t0;
+	if (fd >= 0)
+		close(fd);
 	*cpu = sched_getcpu();
 	getrusage(RUSAGE_SELF, &u1);
 	if (s->t_begin && s->t_end >= s->t_begin) {
@@ -237,6 +247,7 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
 	z->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
 	z->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
 	noise_end(z, pr->pus, pr->nworkers, t1 - t0, cfg->steal_max);
+	noise_judge_wait(z, 1, call, q0 >= 0 && q1 >= q0 ? q1 - q0 : -1);
 	return r;
 }
 
@@ -292,6 +303,7 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	if (!c.warmup) {
 		tally_add(&rn->tl[i], pc->wl, &s, (int)pc->runs);
 		rn->tl[i].noisy += z.noisy;
+		rn->tl[i].waited += z.waited;
 	}
 	if (s.invalid && !rn->o->quiet) {
 		progress_undraw();

@@ -478,6 +478,22 @@ static int run_cases(struct runner *rn)
 	return RUNNER_OK;
 }
 
+/*
+ * Samples a busy CPU slowed, in one line after the table: the summary's,
+ * on standard output (a run's warnings on stderr are about the run).
+ */
+static void warn_waited(const struct runner *rn)
+{
+	int i, n = 0;
+
+	for (i = 0; i < rn->cfg.ncases; i++)
+		n += rn->tl[i].waited;
+	if (n)
+		printf("%d sample%s waited on a run queue during their timed "
+		       "call (another task on their CPU?): flagged noisy\n", n,
+		       n == 1 ? "" : "s");
+}
+
 /* Phase 6: the summary, the kernel's log, the run's status. */
 static int end_run(struct runner *rn)
 {
@@ -491,6 +507,7 @@ static int end_run(struct runner *rn)
 		return exit_for_signal();
 	}
 	final_table(&rn->cfg, rn->tl, rn->pr);
+	warn_waited(rn);
 	progress_eta_log(&rn->cfg);
 	store_kmsg(&rn->db, rn->run_id, &rn->km);
 	if (rn->nfailed) {

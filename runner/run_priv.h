@@ -21,6 +21,7 @@ struct tally {
 	double *v[WL_MAX_METRICS];
 	size_t n[WL_MAX_METRICS];
 	int valid, invalid, noisy;
+	int waited;		/* noisy for a wait on a run queue */
 };
 
 /* A case as preflight left it, and where its workers run. */

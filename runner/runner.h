@@ -19,6 +19,7 @@ struct plan_case {
 	char *params_json;			/* canonical, table order */
 	char *title;				/* "op=unlink size=8G folio=4k" */
 	unsigned runs, warmup;
+	int entry;				/* of the suite[] it came from */
 };
 
 /* How to boot one kernel of a plan: a GRUB menu entry, or kexec. */

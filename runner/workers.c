@@ -4,6 +4,7 @@
  * that could not start does not leave the others waiting forever.
  */
 #include "workers.h"
+#include "noise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,25 +69,6 @@ static int64_t migrations(void)
 }
 
 /*
- * The runner's thread's time on a CPU so far (the first field of its
- * schedstat), read through an fd opened before the release, so that the
- * reads around the timed call are one pread each; -1 if unknown.
- */
-static int64_t runner_ran(int fd)
-{
-	char buf[96];
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
-}
-
-/*
  * Wait (at most 50 ms) until the runner's thread sleeps: after the
  * release it has a few system calls to make before it waits for the
  * workers, and they are not to overlap a timed call.
@@ -147,8 +129,8 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	struct worker_res *r = &sh->res[c->worker];
 	struct rusage u0, u1;
 	char name[16], path[64];
-	int64_t m0, m1, b0, b1;
-	int busy_fd, state_fd;
+	int64_t m0, m1, b0, b1, q0, q1;
+	int busy_fd, state_fd, self_fd;
 
 	r->tid = (pid_t)syscall(SYS_gettid);
 	r->pu = c->cpu;
@@ -170,6 +152,7 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
 		 (int)sh->runner_pid, (int)sh->runner_tid);
 	state_fd = open(path, O_RDONLY | O_CLOEXEC);
+	self_fd = noise_schedstat_open();
 	m0 = migrations();
 	getrusage(RUSAGE_THREAD, &u0);
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
@@ -187,11 +170,14 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 		goto out;
 	runner_asleep(state_fd);
 	r->pu_before = sched_getcpu();
-	b0 = runner_ran(busy_fd);
+	/* the runner's thread's time on a CPU, this one's on a run queue */
+	b0 = noise_schedstat(busy_fd, 0);
+	q0 = noise_schedstat(self_fd, 1);
 	r->t_begin = now_ns();
 	r->rc = c->wl->run(c, &r->s, &r->e);
 	r->t_end = now_ns();
-	b1 = runner_ran(busy_fd);
+	q1 = noise_schedstat(self_fd, 1);
+	b1 = noise_schedstat(busy_fd, 0);
 	r->pu_after = sched_getcpu();
 	getrusage(RUSAGE_THREAD, &u1);
 	m1 = migrations();
@@ -200,6 +186,7 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	r->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
 	r->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
 	r->runner_ns = b0 >= 0 && b1 >= b0 ? b1 - b0 : -1;
+	r->runq_wait_ns = q0 >= 0 && q1 >= q0 ? q1 - q0 : -1;
 	if (r->s.t_begin && r->s.t_end >= r->s.t_begin) {
 		r->t_begin = r->s.t_begin;
 		r->t_end = r->s.t_end;
@@ -210,6 +197,8 @@ out:
 		close(busy_fd);
 	if (state_fd >= 0)
 		close(state_fd);
+	if (self_fd >= 0)
+		close(self_fd);
 	if (sh->go > 0)
 		all_done(sh);
 }

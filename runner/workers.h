@@ -24,6 +24,7 @@ struct worker_res {
 	int64_t migrations;	/* se.nr_migrations over the call; -1 unknown */
 	int64_t nvcsw, nivcsw;	/* context switches over the call */
 	int64_t runner_ns;	/* the runner's thread on a CPU meanwhile; -1 */
+	int64_t runq_wait_ns;	/* its own wait on a run queue meanwhile; -1 */
 	uint64_t t_begin, t_end;	/* the timed region, CLOCK_MONOTONIC */
 	pid_t tid;
 	int pin_errno;		/* binding to pu failed */

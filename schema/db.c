@@ -2,10 +2,13 @@
 #include "db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,6 +123,21 @@ static int migrate(struct db *db)
 
 		if (r)
 			return r;
+		/*
+		 * Another process (a reader beside this one) may have taken
+		 * the step while this one waited for the write lock.
+		 */
+		v = db_schema_version(db);
+		if (v < 0) {
+			exec(db, "ROLLBACK");
+			return fail(db, "cannot read the schema version");
+		}
+		if (s->version <= v) {
+			r = exec(db, "COMMIT");
+			if (r)
+				return r;
+			continue;
+		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
 		if ((r = exec(db, s->sql)) || (r = exec(db, pragma))) {
@@ -188,6 +206,53 @@ static const char *file_name(const char *path, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * A file name as a URI that SQLite reads back as exactly that file: every
+ * byte but [A-Za-z0-9/._~-] %-escaped, an absolute path with an empty
+ * authority, a relative one after "./" (never ":memory:").
+ */
+void db_uri(struct strbuf *sb, const char *path, const char *query)
+{
+	const char *p;
+
+	strbuf_addf(sb, "file:%s", path[0] == '/' ? "//" : "./");
+	for (p = path; *p; p++) {
+		unsigned char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("/._~-", c))
+			strbuf_addf(sb, "%c", c);
+		else
+			strbuf_addf(sb, "%%%02X", c);
+	}
+	strbuf_addf(sb, "%s", query);
+}
+
+/*
+ * How merge's inputs and a read-only file system's databases are read:
+ * immutable where it is a WAL database whose -wal is absent or empty (the
+ * file holds every commit; reading it so makes no -wal or -shm beside it),
+ * read-only with the usual locks otherwise.
+ */
+const char *db_read_query(const char *path)
+{
+	unsigned char h[20];
+	char wal[4200];
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool is_wal = false;
+
+	if (fd >= 0) {
+		is_wal = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+			 !memcmp(h, "SQLite format 3", 16) && h[18] == 2;
+		close(fd);
+	}
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (is_wal && (stat(wal, &sb) || !sb.st_size))
+		return "?immutable=1";
+	return "?mode=ro";
+}
+
 /* How many tables (and views, indexes) the database has; -1 unknown. */
 static int schema_objects(struct db *db)
 {
@@ -215,8 +280,19 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 
 	if (v)
 		return DB_OK;
+	/*
+	 * Version and tables read in one transaction: a process beside this
+	 * one may have made the schema since v was read (merges, runs into
+	 * one new file at once).
+	 */
+	if (exec(db, "BEGIN"))
+		return open_error(db);
+	v = db_schema_version(db);
 	n = schema_objects(db);
-	if (n < 0)
+	exec(db, "COMMIT");
+	if (v > 0)
+		return DB_OK;
+	if (v < 0 || n < 0)
 		return open_error(db);
 	if (mode == OPEN_CREATE && !n)
 		return DB_OK;
@@ -227,13 +303,46 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 	return DB_NOT_DB;
 }
 
+int db_file_kind(const char *path, char *why, size_t n)
+{
+	struct stat st;
+
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return DB_OK;
+	snprintf(why, n, "%s", S_ISDIR(st.st_mode) ? "it is a directory" :
+		 "it is not a regular file");
+	return DB_NOT_DB;
+}
+
+/* Does path have a -wal or -shm beside it? */
+static bool wal_files(const char *path)
+{
+	char name[4200];
+
+	snprintf(name, sizeof(name), "%s-wal", path);
+	if (!access(name, F_OK))
+		return true;
+	snprintf(name, sizeof(name), "%s-shm", path);
+	return !access(name, F_OK);
+}
+
+/* Is path on a file system mounted read-only (where no one writes it)? */
+static bool read_only_fs(const char *path)
+{
+	struct statvfs vfs;
+
+	return !statvfs(path, &vfs) && (vfs.f_flag & ST_RDONLY);
+}
+
 static int open_mode(struct db *db, const char *path, enum open_mode mode)
 {
 	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY :
 		    SQLITE_OPEN_READWRITE |
 		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
+	struct strbuf uri = STRBUF_INIT;
 	char buf[4200];
 	const char *name;
+	bool tidy = mode == OPEN_READ && !wal_files(path);
 	int r, v;
 
 	memset(db, 0, sizeof(*db));
@@ -249,14 +358,32 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 		snprintf(db->err, sizeof(db->err), "%s", strerror(errno));
 		return DB_MISSING;
 	}
+	if (db_file_kind(path, db->err, sizeof(db->err)))
+		return DB_NOT_DB;
+again:
 	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
 		fail(db, "cannot open");
 		db_close(db);
+		strbuf_release(&uri);
 		return DB_ERR;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_MS);
 	/* a file that is not SQLite fails on its first read (or is locked) */
 	v = db_schema_version(db);
+	/*
+	 * A WAL database on a read-only file system: no -shm can be made
+	 * there, and no one writes it; read as merge reads its inputs.
+	 */
+	if (v < 0 && mode == OPEN_READ && !uri.len && read_only_fs(path) &&
+	    !strcmp(db_read_query(path), "?immutable=1")) {
+		db_close(db);
+		db_uri(&uri, path, "?immutable=1");
+		name = uri.buf;
+		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+		tidy = false;
+		goto again;
+	}
+	strbuf_release(&uri);
 	if (v < 0) {
 		/* a WAL to recover, a hot journal: only a writer can */
 		if (mode == OPEN_READ &&
@@ -282,6 +409,7 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 		r = migrate(db);	/* writes nothing: refuses a newer one */
 		if (r)
 			db_close(db);
+		db->tidy = tidy;
 		return r;
 	}
 	/* SQLite opens a file it may not write read-only, silently */
@@ -317,11 +445,34 @@ int db_open_read(struct db *db, const char *path)
 	return open_mode(db, path, OPEN_READ);
 }
 
+/*
+ * A reader cannot remove the -wal and -shm its reading made: the last
+ * connection that may write does, as it closes.  One that opens and
+ * closes does so where no other connection (a runner) has the file open,
+ * and leaves them be where one has.
+ */
+static void tidy_wal(const char *path)
+{
+	char buf[4200];
+	const char *name = file_name(path, buf, sizeof(buf));
+	sqlite3 *h = NULL;
+
+	if (name && wal_files(path) &&
+	    sqlite3_open_v2(name, &h, SQLITE_OPEN_READWRITE, NULL) ==
+	    SQLITE_OK)
+		sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", NULL,
+			     NULL, NULL);
+	sqlite3_close_v2(h);
+}
+
 void db_close(struct db *db)
 {
 	if (db->h)
 		sqlite3_close_v2(db->h);
 	db->h = NULL;
+	if (db->tidy)
+		tidy_wal(db->path);
+	db->tidy = false;
 }
 
 void db_iso_now(char *buf, size_t n)

@@ -11,6 +11,7 @@ struct db {
 	sqlite3 *h;
 	char path[4096];
 	char err[512];		/* last error, for messages */
+	bool tidy;		/* read-only: remove the -wal, -shm it made */
 };
 
 /*

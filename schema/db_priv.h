@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "db.h"
+#include "common/common.h"
 
 /*
  * Bind by fmt, one letter a parameter from ?1: 't' text (NULL binds NULL),
@@ -28,6 +29,41 @@ int db_each(struct db *db, const char *what,
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* A real column, NAN for NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
+/* A row no report can use: db->err says which and why; DB_BADROW. */
+int db_bad_row(struct db *db, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * The one check of a stored value (column col of st, of that sample, run,
+ * metric and unit), wherever samples are read or copied: a number or NULL
+ * (not measurable), never text or a blob (they read as 0), and no
+ * negative time.  DB_OK, or DB_BADROW naming the row.
+ */
+int db_check_value(struct db *db, sqlite3_stmt *st, int col,
+		   int64_t sample_id, int64_t run_id, const char *metric,
+		   const char *unit);
+/*
+ * db_check_value over the values of schema's (main, src) run of that uuid,
+ * or of all its runs for NULL: DB_OK, DB_BADROW naming the first bad row.
+ */
+int db_values_check(struct db *db, const char *schema, const char *uuid);
+/*
+ * A file name as a URI that SQLite reads back as exactly that file, query
+ * ("?mode=ro") appended.
+ */
+void db_uri(struct strbuf *sb, const char *path, const char *query);
+/*
+ * How to read path without writing beside it: "?immutable=1" for a WAL
+ * database whose -wal is absent or empty (the file holds every commit),
+ * "?mode=ro" otherwise.
+ */
+const char *db_read_query(const char *path);
+/*
+ * A database is a regular file: DB_NOT_DB with why ("it is a directory",
+ * "it is not a regular file") for a directory or a device, where SQLite
+ * would say "disk I/O error" or find an empty database; DB_OK otherwise
+ * (also when path does not exist).
+ */
+int db_file_kind(const char *path, char *why, size_t n);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
 void db_iso_now(char *buf, size_t n);
 

@@ -61,32 +61,6 @@ static int row_ints(struct db *db, sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-/* A row that would make a report say something false: refuse it, naming it. */
-static int bad_row(struct db *db, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int bad_row(struct db *db, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(db->err, sizeof(db->err), fmt, ap);
-	va_end(ap);
-	return DB_BADROW;
-}
-
-/* A unit of time, alone or per something ("ns", "ns/folio"). */
-static bool time_unit(const char *u)
-{
-	static const char *const t[] = { "ns", "us", "\xc2\xb5s", "ms", "s" };
-	size_t i, n = strcspn(u, "/");
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (strlen(t[i]) == n && !strncmp(u, t[i], n))
-			return true;
-	return false;
-}
-
 /* A run's boot id as the reports group on it: a NULL or '' pools boots. */
 static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
 			 int64_t run_id)
@@ -94,36 +68,11 @@ static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
 	const unsigned char *t = sqlite3_column_text(st, col);
 
 	if (sqlite3_column_type(st, col) != SQLITE_TEXT || !t || !*t)
-		return bad_row(db, "runs row %lld has %s boot_id: its "
+		return db_bad_row(db, "runs row %lld has %s boot_id: its "
 			       "runs cannot be told from another boot's",
 			       (long long)run_id, sqlite3_column_type(st, col)
 			       == SQLITE_NULL ? "a NULL" : "an empty or "
 			       "non-text");
-	return DB_OK;
-}
-
-/*
- * A value a median can take: a number (or NULL, not measurable), never
- * text or a blob (they read as 0), and no negative time.
- */
-static int check_value(struct db *db, sqlite3_stmt *st, int col,
-		       const struct db_report_value *v)
-{
-	int type = sqlite3_column_type(st, col);
-
-	if (type == SQLITE_TEXT || type == SQLITE_BLOB)
-		return bad_row(db, "sample_values row of sample %lld "
-			       "(run %lld), metric %s, holds %s, not a "
-			       "number: '%.40s'", (long long)v->sample_id,
-			       (long long)v->run_id, v->metric,
-			       type == SQLITE_TEXT ? "text" : "a blob",
-			       db_col_text(st, col));
-	if (type != SQLITE_NULL && v->value < 0 && time_unit(v->unit))
-		return bad_row(db, "sample_values row of sample %lld "
-			       "(run %lld), metric %s, holds a negative "
-			       "time: %g %s", (long long)v->sample_id,
-			       (long long)v->run_id, v->metric, v->value,
-			       v->unit);
 	return DB_OK;
 }
 
@@ -294,7 +243,8 @@ static int row_value(struct db *db, sqlite3_stmt *st, void *arg)
 			 db_col_text(st, 10),
 	};
 
-	if (check_value(db, st, 7, &v))
+	if (db_check_value(db, st, 7, v.sample_id, v.run_id, v.metric,
+			   v.unit))
 		return DB_BADROW;
 	return w->fn.value(&v, w->arg);
 }

@@ -246,8 +246,17 @@ static int one_text(struct db *db, const char *sql, const char *uuid,
  */
 #define BOOL(x) "json(CASE " x " WHEN 1 THEN 'true' ELSE 'false' END)"
 
+int db_upload_values_check(struct db *db, const char *uuid)
+{
+	return db_values_check(db, "main", uuid);
+}
+
 int db_run_doc(struct db *db, const char *uuid, char **json)
 {
+	int r = db_values_check(db, "main", uuid);
+
+	if (r)
+		return r;
 	return one_text(db,
 		"SELECT json_object("
 		"'format', 'foliobench-run', 'format_version', 1, "

@@ -67,6 +67,9 @@ int db_run_doc(struct db *db, const char *uuid, char **json);
 /* SQUAD's metadata object of a run: job_id, datetime and its facts. */
 int db_upload_metadata(struct db *db, int64_t run_id, char **json);
 
+/* Every value of the run checked as the reports check them: DB_BADROW. */
+int db_upload_values_check(struct db *db, const char *uuid);
+
 /*
  * Every valid measured value of one case and metric, in the order measured,
  * as stored (a double each), and the metric's unit.

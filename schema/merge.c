@@ -35,6 +35,7 @@
 
 #include "common/common.h"
 #include "schema_sql.h"
+#include "db_priv.h"
 
 struct fk {
 	int col;		/* index into the table's columns */
@@ -80,28 +81,6 @@ static void map_ident(struct strbuf *sb, const char *table)
 	strbuf_addf(&n, "fbmap_%s", table);
 	ident(sb, strbuf_str(&n));
 	strbuf_release(&n);
-}
-
-/*
- * A file name as a URI that SQLite reads back as exactly that file: every
- * byte but [A-Za-z0-9/._~-] %-escaped, an absolute path with an empty
- * authority, a relative one after "./" (never ":memory:").
- */
-static void uri(struct strbuf *sb, const char *path, const char *query)
-{
-	const char *p;
-
-	strbuf_addf(sb, "file:%s", path[0] == '/' ? "//" : "./");
-	for (p = path; *p; p++) {
-		unsigned char c = *p;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("/._~-", c))
-			strbuf_addf(sb, "%c", c);
-		else
-			strbuf_addf(sb, "%%%02X", c);
-	}
-	strbuf_addf(sb, "%s", query);
 }
 
 /* No double-quoted string literals: an unknown name is an error. */
@@ -518,7 +497,6 @@ static int copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 	return DB_OK;
 }
 
-static const char *input_query(const char *path);
 
 /* One number of SQL on the input's own connection; -1 on error. */
 static int64_t src_int(sqlite3 *h, const char *sql)
@@ -584,6 +562,20 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 }
 
 /*
+ * The rollback journal of the copy: in exclusive locking mode SQLite keeps
+ * it, its header zeroed, past the switch back to WAL.  No one reads it
+ * again once the database is WAL: it goes.
+ */
+static void drop_journal(struct merge *m)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	strbuf_addf(&name, "%s-journal", sqlite3_db_filename(m->db.h, "main"));
+	unlink(name.buf);
+	strbuf_release(&name);
+}
+
+/*
  * The first merge into an empty output of an input whose file is what the
  * merge would make of it (whole_file): the file copied page by page
  * (sqlite3_backup), the same rows, without the row by row inserts.  The output is held locked (locking_mode EXCLUSIVE) from
@@ -602,7 +594,7 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 
 	if (st->in_version != DB_SCHEMA_VERSION)
 		return 1;	/* migrated in memory: rows it is */
-	uri(&name, m->in_path, input_query(m->in_path));
+	db_uri(&name, m->in_path, db_read_query(m->in_path));
 	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
 		goto out;
@@ -656,7 +648,8 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 		r = copy_all(m, st, true);
 	}
 	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
-	db_exec(&m->db, "PRAGMA main.journal_mode = WAL");
+	if (!db_exec(&m->db, "PRAGMA main.journal_mode = WAL"))
+		drop_journal(m);
 	sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 unlock:
 	/* the lock goes with the next read in normal mode */
@@ -667,30 +660,6 @@ out:
 	sqlite3_close_v2(src);
 	strbuf_release(&name);
 	return r;
-}
-
-/*
- * How to attach the input: immutable where it is a WAL database whose -wal
- * is absent or empty (the file holds every commit; reading it so makes no
- * -wal or -shm beside it), read-only with the usual locks otherwise.
- */
-static const char *input_query(const char *path)
-{
-	unsigned char h[20];
-	char wal[4200];
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool is_wal = false;
-
-	if (fd >= 0) {
-		is_wal = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
-			 !memcmp(h, "SQLite format 3", 16) && h[18] == 2;
-		close(fd);
-	}
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (is_wal && (stat(wal, &sb) || !sb.st_size))
-		return "?immutable=1";
-	return "?mode=ro";
 }
 
 /* ATTACH name AS as, on the merge's connection. */
@@ -775,7 +744,7 @@ static int open_merge(struct merge *m, const char *out_path,
 	struct strbuf name = STRBUF_INIT;
 	int r, v;
 
-	uri(&name, out_path, "");
+	db_uri(&name, out_path, "");
 	if (sqlite3_open_v2(name.buf, &m->db.h, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
 		r = db_fail(&m->db, "cannot open the output");
@@ -793,7 +762,7 @@ static int open_merge(struct merge *m, const char *out_path,
 	    (r = db_exec(&m->db, "PRAGMA temp_store = MEMORY")))
 		goto out;
 	strbuf_release(&name);
-	uri(&name, m->in_path, input_query(m->in_path));
+	db_uri(&name, m->in_path, db_read_query(m->in_path));
 	if ((r = attach(m, name.buf, "src")))
 		goto out;
 	v = (int)query_int(m, "PRAGMA src.user_version", NULL);
@@ -820,6 +789,33 @@ out:
 	return r;
 }
 
+void db_merge_drop_new(const char *path)
+{
+	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
+	struct merge m = { .in_path = NULL };
+	struct strbuf name = STRBUF_INIT;
+	size_t i;
+
+	if (sqlite3_open_v2(path, &m.db.h, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_busy_timeout(m.db.h, DB_BUSY_MS);
+	if (db_exec(&m.db, "BEGIN EXCLUSIVE"))
+		goto out;
+	if (!query_int(&m, "SELECT EXISTS (SELECT 1 FROM main.runs)", NULL)) {
+		unlink(path);
+		for (i = 0; i < ARRAY_SIZE(suffix); i++) {
+			strbuf_reset(&name);
+			strbuf_addf(&name, "%s%s", path, suffix[i]);
+			unlink(name.buf);
+		}
+	}
+	db_exec(&m.db, "ROLLBACK");
+out:
+	sqlite3_close_v2(m.db.h);
+	strbuf_release(&name);
+}
+
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 {
 	struct merge *m;
@@ -830,6 +826,8 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 		snprintf(out->err, sizeof(out->err), "%s", strerror(errno));
 		return DB_MISSING;
 	}
+	if (db_file_kind(in_path, out->err, sizeof(out->err)))
+		return DB_NOT_DB;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(out->err, sizeof(out->err), "out of memory");
@@ -840,6 +838,9 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	if (r)
 		goto out;
 	r = load_schema(m);
+	/* what is copied is read as the reports read it */
+	if (!r)
+		r = db_values_check(&m->db, "src", NULL);
 	if (!r)
 		r = fresh_copy(m, st);
 	if (r != 1)

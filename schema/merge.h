@@ -35,4 +35,12 @@ struct db_merge_stats {
  */
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st);
 
+/*
+ * The output a merge made, when no input could be merged into it: removed
+ * with its -wal, -shm and -journal if it holds no run (checked under an
+ * exclusive lock, so that a merge beside this one that wrote runs into it
+ * keeps them).  Nothing is said: a failed merge already said why.
+ */
+void db_merge_drop_new(const char *path);
+
 #endif

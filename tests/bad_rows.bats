@@ -87,3 +87,29 @@ all_refuse() {
 	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
 	assert_success
 }
+
+@test "merge refuses an input holding a value as text, a blob or a negative time (65), nothing copied" {
+	local id bad want
+	fx_known "$T/in.db"
+	id=$(sqlite3 "$T/in.db" "SELECT max(s.id) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 3")
+	for bad in "'101 ms'" "x'0102'" "-5"; do
+		cp "$T/in.db" "$T/bad.db"
+		sqlite3 "$T/bad.db" "UPDATE sample_values SET value = $bad WHERE sample_id = $id AND metric = 'wall'"
+		case $bad in
+		"'101 ms'") want="holds text, not a number: '101 ms'" ;;
+		"x'0102'") want="holds a blob, not a number: '\\x01\\x02'" ;;
+		*) want="holds a negative time: -5 ns" ;;
+		esac
+		rm -f "$DB"
+		run --separate-stderr "$BENCH" merge "$DB" "$T/bad.db"
+		assert_equal "$status" 65
+		assert_equal "$stderr" "bench: cannot merge $T/bad.db: sample_values row of sample $id (run 3), metric wall, $want"
+		[ ! -e "$DB" ]
+		# into a database that holds runs already, too
+		run "$BENCH" merge "$DB" "$T/in.db"
+		assert_success
+		run --separate-stderr "$BENCH" merge "$DB" "$T/bad.db"
+		assert_equal "$status" 65
+		[ "$(q "SELECT count(*) FROM runs")" = "$(sqlite3 "$T/in.db" "SELECT count(*) FROM runs")" ]
+	done
+}

@@ -215,6 +215,13 @@ load fixtures/fixture
 	assert_output "bench: cannot write the output: No space left on device"
 	run bash -c '"$0" list --help > /dev/full' "$BENCH"
 	assert_failure 74
+	# bench's own --help and --version too
+	local opt
+	for opt in --help -h help --version -V; do
+		run bash -c '"$0" "$1" > /dev/full' "$BENCH" "$opt"
+		assert_failure 74
+		assert_output "bench: cannot write the output: No space left on device"
+	done
 	# a closed stdout is no place to write either
 	run bash -c '"$0" runs --db "$1" >&-' "$BENCH" "$DB"
 	assert_failure 74
@@ -222,4 +229,45 @@ load fixtures/fixture
 	# an error already said stays the exit code
 	run bash -c '"$0" runs --db "$1" > /dev/full' "$BENCH" "$T/none.db"
 	assert_failure 66
+}
+
+@test "a directory or a device named as the database is said to be one (65), for every command that reads it and merge" {
+	local db cmd want
+	mkdir "$T/dir"
+	fx_known "$DB"
+	for db in "$T/dir" /dev/null; do
+		want="it is a directory"
+		[ "$db" = /dev/null ] && want="it is not a regular file"
+		for cmd in runs "compare 6.18.0-base 6.18.0-patch" "export 6.18.0-base"; do
+			# shellcheck disable=SC2086
+			run "$BENCH" $cmd --db "$db"
+			assert_failure 65
+			assert_output "bench: $db is not a foliobench database: $want"
+		done
+		run "$BENCH" merge "$T/out.db" "$db"
+		assert_failure 65
+		assert_output "bench: $db is not a foliobench database: $want"
+		run "$BENCH" merge "$db" "$DB"
+		assert_failure 65
+		assert_output "bench: cannot open $db: $want"
+	done
+	[ -c /dev/null ] && [ ! -e "$T/out.db" ]
+}
+
+@test "config messages: a CPU listed twice, a number past 2^53 as written" {
+	local c
+	for c in '"1,1"' '"0-2,1"'; do
+		printf '{ "cpus": %s, "suite": [ { "workload": "seq-read" } ] }\n' "$c" > "$T/c.json"
+		run "$BENCH" check --config "$T/c.json"
+		assert_failure 78
+		assert_output "bench: $T/c.json: cpus: $c: CPU 1 is listed twice"
+	done
+	printf '{ "runs": 9007199254740993, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
+	run "$BENCH" check --config "$T/c.json"
+	assert_failure 78
+	assert_output "bench: $T/c.json: runs: 9007199254740992 is not a whole number from 1 to 100000"
+	printf '{ "runs": 2.5, "steal_max": 100.25, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
+	run "$BENCH" check --config "$T/c.json"
+	assert_failure 78
+	assert_output "bench: $T/c.json: runs: 2.5 is not a whole number from 1 to 100000"
 }

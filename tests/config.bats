@@ -288,6 +288,27 @@ run_cfg() {
 	refute_output --partial "again"
 }
 
+@test "a case that two suite entries both make, in any spelling, is refused with both places (78)" {
+	# the same entry three times: the second is named
+	cfg '{ "runs": 2, "suite": [ { "workload": "shmem-remove", "size": "16M" },
+  { "workload": "shmem-remove", "size": "16384k" },
+  { "workload": "shmem-remove", "size": "16M" } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 2, column 3: suite[1] makes shmem-remove size=16M, a case suite[0] makes too; a suite runs each case once"
+	# a point of a sweep made again by a later entry, with other runs
+	cfg '{ "suite": [ { "workload": "seq-read" }, { "workload": "shmem-remove", "size": ["16M", "32M"], "op": "unlink" }, { "workload": "shmem-remove", "size": "32768k", "runs": 5 } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 114: suite[2] makes shmem-remove size=32M, a case suite[1] makes too; a suite runs each case once"
+	# the defaults, once left out and once spelled out
+	cfg '{ "suite": [ { "workload": "shmem-remove" }, { "workload": "shmem-remove", "size": "8G", "folio": "4k", "threads": 1 } ] }'
+	run_cfg
+	assert_output "bench: $T/c.json: line 1, column 46: suite[1] makes shmem-remove size=8G folio=4k threads=1, a case suite[0] makes too; a suite runs each case once"
+	# cases that differ in one value, or in their workload, are two
+	cfg '{ "suite": [ { "workload": "shmem-remove", "size": "16M" }, { "workload": "shmem-remove", "size": "16M", "folio": "pmd" }, { "workload": "shmem-remove", "size": "17M" }, { "workload": "seq-read", "size": "16M" } ] }'
+	run "$BENCH" check --config "$T/c.json"
+	refute_output --partial "makes too"
+}
+
 @test "a sweep product past the case limit is refused before it is made" {
 	python3 -c "
 import json
@@ -312,7 +333,7 @@ print(json.dumps({'suite': [{'workload': 'seq-read', 'threads': list(range(1, 65
 	# 10000 cases exactly are a config
 	python3 -c "
 import json
-print(json.dumps({'suite': [{'workload': 'seq-read', 'size': ['%dM' % (i + 1) for i in range(50)], 'threads': list(range(1, 51))}] * 4}))" > "$T/c.json"
+print(json.dumps({'suite': [{'workload': 'seq-read', 'size': ['%dM' % (50 * k + i + 1) for i in range(50)], 'threads': list(range(1, 51))} for k in range(4)]}))" > "$T/c.json"
 	run "$BENCH" check --config "$T/c.json" --db "$DB"
 	refute_output --partial "a config may run"
 	assert_line --regexp '^10000 cases: '

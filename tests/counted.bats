@@ -299,7 +299,7 @@ for r in csv.DictReader(sys.stdin): print(r["metric"], r["unit"], r["base_mean"]
 	q "UPDATE samples SET noisy = 1 WHERE id IN (1, 10)"
 	run --separate-stderr "$BENCH" compare --db "$DB" base patch
 	assert_success
-	assert_equal "$stderr" "bench: warning: samples flagged noisy by steal or the oversubscription probe: base 1 of 9, patch 1 of 9; these judge time and do not apply to counts of guest instructions (what does change a count: an interrupt or a kernel thread that ran inside the call); kept"
+	assert_equal "$stderr" "bench: warning: samples flagged noisy (steal over steal_max, PUs oversubscribed, or a wait on a run queue): base 1 of 9, patch 1 of 9; steal and the oversubscription probe judge time and do not apply to counts of guest instructions; a wait on a run queue does (a kernel thread ran inside the call), as an interrupt would; kept"
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" base patch
 	assert_success
 	run grep -c 'class="note noisy">Samples flagged noisy by steal or the oversubscription probe, which judge time and do not apply to counts of guest instructions' "$T/r.html"

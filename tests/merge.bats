@@ -125,10 +125,8 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	run "$BENCH" merge "$DB" "$T/old.db"
 	assert_failure 65
 	assert_output "bench: $T/old.db is not a foliobench database: cannot migrate it in memory: migration 004_workers.sql: no such table: samples"
-	run q "select count(*) from runs"
-	assert_output 0
-	run q "select count(*) from sample_values"
-	assert_output 0
+	# nothing merged: no output made
+	[ ! -e "$DB" ]
 }
 
 # A WAL database on a tmpfs of the test's own: wal_input DIR NAME
@@ -330,4 +328,44 @@ ok"
 	assert_output "$((max + 1)):0 $((max + 2)):1 $((max + 3)):2|3"
 	run q "PRAGMA foreign_key_check"
 	assert_output ""
+}
+
+@test "a merge whose every input fails leaves no output it made; one into an output that was there keeps it" {
+	local in
+	two_machines
+	printf 'not a database\n' > "$T/junk.db"
+	for in in "$T/none.db" "$T/junk.db"; do
+		run "$BENCH" merge "$T/new.db" "$in"
+		assert_failure
+		run ls -A "$T"
+		refute_output --partial new.db
+	done
+	# two inputs, both bad
+	run "$BENCH" merge "$T/new.db" "$T/none.db" "$T/junk.db"
+	assert_failure
+	[ ! -e "$T/new.db" ]
+	# one good input of two: the output stays, with its runs
+	run "$BENCH" merge "$T/new.db" "$T/junk.db" "$T/a.db"
+	assert_failure 65
+	[ "$(sqlite3 "$T/new.db" "SELECT count(*) FROM runs")" = 2 ]
+	# an output that was there stays, empty or not
+	run "$BENCH" merge "$T/new.db" "$T/junk.db"
+	assert_failure 65
+	[ -e "$T/new.db" ]
+}
+
+@test "a merge leaves no -journal, -wal or -shm beside its output or its inputs" {
+	two_machines
+	run "$BENCH" merge "$DB" "$T/a.db"
+	assert_success
+	run "$BENCH" merge "$DB" "$T/b.db"
+	assert_success
+	run "$BENCH" merge "$T/c.db" "$T/a.db" "$T/b.db"
+	assert_success
+	run ls -A "$T"
+	assert_output "a.db
+b.db
+c.db
+fixture.sql
+results.db"
 }

@@ -87,6 +87,43 @@ tiny_config() {
 	db_kept
 }
 
+@test "report: SIGINT, SIGTERM or SIGHUP while the page is written leaves no temporary file" {
+	local sig pid rc want
+	# a gnuplot that draws nothing for 30 s
+	printf '#!/bin/sh\necho $$ > %s/gp.pid\nexec sleep 30\n' "$T" > "$T/gp"
+	chmod +x "$T/gp"
+	for sig in INT TERM HUP; do
+		rm -f "$T/gp.pid"
+		FOLIOBENCH_GNUPLOT=$T/gp "$BENCH" report --db "$DB" -o "$T/page.html" 6.18.0-base 2> "$T/err" &
+		pid=$!
+		for _ in $(seq 200); do
+			[ -s "$T/gp.pid" ] && break
+			sleep 0.05
+		done
+		fb_after "kill $(cat "$T/gp.pid")"
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		want=$((128 + $(kill -l $sig)))
+		[ "$rc" = "$want" ] || { echo "SIG$sig: exit $rc, not $want" >&2; false; }
+		run ls -A "$T"
+		refute_output --partial "tmp"
+		refute_output --partial "page.html"
+		refute_output --partial ".report."
+	done
+	db_kept
+}
+
+@test "report -o: a name of 255 characters is written (its temporary file is named apart)" {
+	local name
+	name=$(printf 'r%.0s' $(seq 250)).html
+	run "$BENCH" report --db "$DB" -o "$T/$name" 6.18.0-base
+	assert_success
+	[ -s "$T/$name" ]
+	run ls -A "$T"
+	refute_output --partial ".report."
+}
+
 @test "compare -o: a benchstat or ministat file that is the database or a device is refused, the database kept" {
 	local fmt
 	mkdir -p "$T/b" "$T/m/shmem-remove,op=unlink"
@@ -107,6 +144,45 @@ tiny_config() {
 		run "$BENCH" compare --db "$DB" --format $fmt -o "$DB" 6.18.0-base 6.18.0-patch
 		assert_failure 73
 	done
+	db_kept
+}
+
+@test "compare -o DIR: a symbolic link inside DIR (a case directory, a file) is refused, 64, its target untouched" {
+	local fmt link
+	echo precious > "$T/target"
+	mkdir "$T/elsewhere"
+	# benchstat: a file a link, to a plain file or to a name not there yet
+	for link in "$T/target" "$T/absent"; do
+		rm -rf "$T/b" && mkdir "$T/b"
+		ln -s "$link" "$T/b/6.18.0-base.txt"
+		run "$BENCH" compare --db "$DB" --format benchstat -o "$T/b" 6.18.0-base 6.18.0-patch
+		assert_failure 64
+		assert_line "bench: refusing to write $T/b/6.18.0-base.txt: it is a symbolic link"
+		[ ! -e "$T/b/6.18.0-patch.txt" ] && [ ! -e "$T/absent" ]
+	done
+	# ministat: a file a link, then the case's directory a link
+	for link in "$T/target" "$T/absent"; do
+		rm -rf "$T/m" && mkdir -p "$T/m/shmem-remove,op=unlink"
+		ln -s "$link" "$T/m/shmem-remove,op=unlink/6.18.0-patch"
+		run "$BENCH" compare --db "$DB" --format ministat -o "$T/m" 6.18.0-base 6.18.0-patch
+		assert_failure 64
+		assert_line "bench: refusing to write $T/m/shmem-remove,op=unlink/6.18.0-patch: it is a symbolic link"
+		[ ! -e "$T/absent" ]
+	done
+	rm -rf "$T/m" && mkdir "$T/m"
+	ln -s "$T/elsewhere" "$T/m/shmem-remove,op=unlink"
+	run "$BENCH" compare --db "$DB" --format ministat -o "$T/m" 6.18.0-base 6.18.0-patch
+	assert_failure 64
+	assert_line "bench: refusing to write into $T/m/shmem-remove,op=unlink: it is a symbolic link"
+	[ -z "$(ls -A "$T/elsewhere")" ]
+	[ "$(cat "$T/target")" = precious ]
+	# DIR itself may be a link: the user named it
+	ln -s "$T/elsewhere" "$T/linked"
+	for fmt in benchstat ministat; do
+		run "$BENCH" compare --db "$DB" --format $fmt -o "$T/linked" 6.18.0-base 6.18.0-patch
+		assert_success
+	done
+	[ -f "$T/elsewhere/6.18.0-base.txt" ] && [ -f "$T/elsewhere/shmem-remove,op=unlink/6.18.0-base" ]
 	db_kept
 }
 
@@ -251,6 +327,58 @@ tiny_config() {
 	db_kept
 }
 
+# The reading commands, on database $1.
+READS=(runs "compare 6.18.0-base 6.18.0-patch" "export 6.18.0-base"
+       "plan 6.18.0-base 6.18.0-patch" "report -o REPORT 6.18.0-base"
+       "export --run 00000000-0000-0000-0000-000000000001 --format run-json")
+
+@test "reading commands leave no -wal or -shm beside a WAL database they only read" {
+	local cmd
+	[ "$(q 'PRAGMA journal_mode')" = wal ]
+	for cmd in "${READS[@]}"; do
+		# shellcheck disable=SC2086
+		run "$BENCH" ${cmd/REPORT/$T\/r.html} --db "$DB"
+		assert_success
+		run ls -A "$T"
+		refute_output --partial results.db-
+	done
+	# those of a writer still open stay, with its commits
+	exec 9> >(sqlite3 "$DB" > /dev/null)
+	fb_after "exec 9>&-"
+	echo "BEGIN; UPDATE runs SET label = 'open' WHERE id = 9; COMMIT;" >&9
+	for _ in $(seq 100); do
+		[ -s "$DB-wal" ] && break
+		sleep 0.05
+	done
+	run "$BENCH" runs --db "$DB"
+	assert_success
+	assert_output --partial open
+	[ -s "$DB-wal" ] && [ -e "$DB-shm" ]
+}
+
+@test "reading commands read a WAL database on a read-only file system, as merge does" {
+	local cmd
+	[ "$(id -u)" = 0 ] || skip "mounting needs root"
+	mkdir "$T/ro"
+	mount -t tmpfs -o size=8M fbtest-ro "$T/ro"
+	fb_after umount "$T/ro"
+	cp "$DB" "$T/ro/r.db"
+	mount -o remount,ro "$T/ro"
+	for cmd in "${READS[@]}"; do
+		# shellcheck disable=SC2086
+		run "$BENCH" ${cmd/REPORT/$T\/r.html} --db "$T/ro/r.db"
+		assert_success
+	done
+	run ls -A "$T/ro"
+	assert_output r.db
+	# a -wal that holds commits cannot be read without its -shm: said
+	mount -o remount,rw "$T/ro"
+	printf 'x' > "$T/ro/r.db-wal"
+	mount -o remount,ro "$T/ro"
+	run "$BENCH" runs --db "$T/ro/r.db"
+	assert_failure 74
+}
+
 # A copy of run 1 of db $1 as a run left 'running': uuid pid started_at boot.
 fake_running() {
 	sqlite3 "$1" "CREATE TEMP TABLE t AS SELECT * FROM runs WHERE id = 1;
@@ -331,13 +459,12 @@ held() {
 	[ "$(cat "$T/out")" = "bench: another foliobench runner (pid $holder) is running on this machine; wait for it to finish" ]
 }
 
-@test "the state dir removed under a live run: the next run leaves it be, its exit keeps the next one's journal" {
+@test "the state dir removed under a live run: the next runner is refused (75) and leaves A's run be; after A it runs" {
 	command -v strace >/dev/null || skip "no strace (mk/deps.sh installs it)"
-	local a b i bpid uuid
+	local a i apid uuid
 	tiny_config
-	cp "$T/config.json" "$T/a.json"
 	# A stops 4 s in its first case (fallocate)
-	held fallocate 4 "$T/a.out" run --config "$T/a.json"
+	held fallocate 4 "$T/a.out" run --config "$T/config.json"
 	a=$S
 	for i in $(seq 200); do
 		grep -q '^run ' "$T/a.out" && break
@@ -345,32 +472,16 @@ held() {
 	done
 	uuid=$(sed -n 's/^run \([^,]*\),.*/\1/p' "$T/a.out")
 	[ -n "$uuid" ]
+	apid=$(pgrep -P "$a" | head -n 1)
 	rm -rf "$FOLIOBENCH_STATE"
-	# B: a private tmpfs mount (huge=always), stopped in its first case
-	tiny_config pmd
-	held fallocate 60 "$T/b.out" run --config "$T/config.json"
-	b=$S
-	for i in $(seq 200); do
-		bpid=$(pgrep -P "$b" | head -n 1)
-		[ -n "$bpid" ] && grep -q " /dev/shm/foliobench.$bpid/tmpfs " /proc/mounts && break
-		sleep 0.05
-	done
-	[ -n "$bpid" ]
-	# A's run is alive: B did not mark it dead
+	run "$BENCH" run --config "$T/config.json"
+	assert_failure 75
+	assert_output "bench: another foliobench runner (pid $apid) is running on this machine; wait for it to finish"
+	# A's run is alive and left be
 	[ "$(q "select status from runs where uuid = '$uuid'")" = running ]
-	refute grep -q marked "$T/b.out"
-	# A ends while B runs: B's journal stays
 	wait $a
 	[ "$(q "select status from runs where uuid = '$uuid'")" = complete ]
-	[ -e "$FOLIOBENCH_STATE/journal" ]
-	grep -q "mount	/dev/shm/foliobench.$bpid/tmpfs" "$FOLIOBENCH_STATE/journal"
-	# B killed: the next start mends its mount from its journal (strace
-	# too, or its 60 s delay holds the wait)
-	kill -9 "$bpid"
-	kill -9 "$b" 2>/dev/null || true
-	wait $b 2>/dev/null || true
-	run "$BENCH" check --config "$T/config.json"
+	[ ! -e "$FOLIOBENCH_STATE/journal" ]
+	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
-	assert_line --partial "bench: mended what an earlier run left: mount /dev/shm/foliobench.$bpid/tmpfs"
-	! grep -q "foliobench.$bpid" /proc/mounts
 }

@@ -91,3 +91,24 @@ complete|"
 	kill -INT $PID
 	wait $PID || true
 }
+
+@test "one runner per machine: another state dir, or the state dir removed, does not let a second runner in (75)" {
+	local st
+	export FOLIOBENCH_STATE=$T/state-a
+	slow_config
+	start_bg
+	for st in "$T/state-b" "$T/state-a"; do
+		rm -rf "$T/state-a"
+		FOLIOBENCH_STATE=$st run "$BENCH" run --config "$T/config.json" --db "$T/other.db"
+		assert_failure 75
+		assert_output "bench: another foliobench runner (pid $PID) is running on this machine; wait for it to finish"
+		FOLIOBENCH_STATE=$st run "$BENCH" check --config "$T/config.json"
+		assert_failure 75
+	done
+	[ ! -e "$T/other.db" ]
+	kill -INT $PID
+	wait $PID || true
+	# the first gone, the next one runs
+	FOLIOBENCH_STATE=$T/state-b run "$BENCH" check --config "$T/config.json"
+	assert_success
+}

@@ -306,6 +306,27 @@ sent run $U2 (L1) to squad: 201, test run 2"
 	assert_line --index 0 "bench: run $U1 failed: the dashboard refused the token from the file $T/secret/token: 403 Forbidden"
 }
 
+@test "a token file that is a FIFO, a directory or NUL bytes is refused at once (78), nothing sent" {
+	dash_start
+	mkdir -m 700 "$T/secret" "$T/secret/dir"
+	mkfifo -m 600 "$T/secret/fifo"
+	head -c 40 /dev/zero > "$T/secret/nul"
+	chmod 600 "$T/secret/nul"
+	fx_pending json
+	unset FOLIOBENCH_TOKEN
+	for f in fifo dir; do
+		dash_config json ", \"token_file\": \"$T/secret/$f\""
+		run timeout 10 "$BENCH" upload --config "$T/config.json"
+		assert_failure 78
+		assert_output "bench: refusing the dashboard token file $T/secret/$f: it is not a regular file"
+	done
+	dash_config json ", \"token_file\": \"$T/secret/nul\""
+	run timeout 10 "$BENCH" upload --config "$T/config.json"
+	assert_failure 78
+	assert_output "bench: the dashboard token in the file $T/secret/nul holds a NUL byte"
+	[ ! -s "$T/requests.log" ]
+}
+
 @test "no token: exit 78 naming the variable, nothing sent" {
 	dash_start
 	dash_config squad
@@ -754,6 +775,33 @@ GET /api/metrics/?test_run=1&limit=4 -> 200
 GET /api/tests/?test_run=1&limit=5 -> 200"
 	run "$BENCH" runs --db "$DB"
 	assert_line --regexp " squad failed: SQUAD holds test run 1 of job_id $U1 with 0 of its 3 metrics"
+}
+
+@test "a value stored as text or a blob is never sent (as 0): the run fails alone (65), for squad and json" {
+	local target bad
+	for target in squad json; do
+		for bad in "'101 ms'" "x'00'"; do
+			rm -f "$DB" "$T/requests.log"
+			dash_start
+			dash_config $target
+			fx_pending $target 2
+			q "UPDATE sample_values SET value = $bad WHERE rowid = (SELECT min(v.rowid) FROM sample_values v JOIN samples s ON s.id = v.sample_id JOIN cases c ON c.id = s.case_id WHERE c.run_id = 1 AND s.valid = 1)"
+			run --separate-stderr "$BENCH" upload --config "$T/config.json"
+			assert_failure 65
+			assert_equal "$stderr" "bench: run $U1 failed: cannot make the upload of run $U1 from its rows: sample_values row of sample 1 (run 1), metric wall, holds $([ "$bad" = "'101 ms'" ] && echo "text, not a number: '101 ms'" || echo "a blob, not a number: '\\x00'")"
+			run q "SELECT run_id, state FROM uploads ORDER BY run_id"
+			assert_output "1|failed
+2|sent"
+			# one POST, run 2's
+			run grep -c . "$T/requests.log"
+			assert_output 1
+			dash_stop
+			# nor printed as a run document
+			run --separate-stderr "$BENCH" export --db "$DB" --run $U1 --format run-json
+			assert_failure 65
+			assert_equal "$output" ""
+		done
+	done
 }
 
 @test "values read back exactly (17 digits), with their unit; a unit over 30 characters is refused" {

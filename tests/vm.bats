@@ -407,8 +407,9 @@ JSON
 	done
 	# the home goes away while the guest runs: a directory in its place
 	rm -f "$T/home.db" && mkdir "$T/home.db"
-	run wait "$pid"
-	[ "$status" -eq 74 ]
+	local st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 74 ]
 	run cat "$T/out"
 	assert_output --partial "cannot merge the guest's runs into $T/home.db"
 	refute_output --partial "brought home into"

@@ -174,12 +174,34 @@ move_worker() {
 	assert_success
 	run q "select count(*) from samples where json_type(noise, '$.steal_pct') in ('real', 'integer') and json_type(noise, '$.nivcsw') = 'integer' and json_type(noise, '$.freq_mhz') in ('null', 'real', 'integer') and json_extract(noise, '$.steal_max_pct') = 0.5"
 	assert_output 4
-	# flagged exactly when steal went over steal_max
-	run q "select count(*) from samples where noisy != (json_extract(noise, '$.steal_pct') > 0.5)"
+	# flagged exactly when steal went over steal_max or the call waited
+	# on a run queue over 5% of its time
+	run q "select count(*) from samples where noisy != (json_extract(noise, '$.steal_pct') > 0.5 or json_extract(noise, '$.runq_wait_pct') > 5)"
 	assert_output 0
+	run q "select count(*) from samples where json_type(noise, '$.runq_wait_ns') = 'integer'"
+	assert_output 4
 	# the topology: its shape and its hwloc XML, compressed
 	run q "select topology_shape = json_extract(topology, '$.shape'), topology_xml_zlib, topology_xml_len > 1000 from runs"
 	assert_output "1|1|1"
+}
+
+# hog PU: a shell loop spinning on PU until the test ends.
+hog() {
+	taskset -c "$1" sh -c 'while :; do :; done' &
+	fb_after "kill $!"
+}
+
+@test "a CPU hog on the measuring PU flags every sample noisy with its run queue wait, and the run says so" {
+	local pu=$(( $(npus) - 1 ))
+	wcfg "\"cpus\": \"$pu\"," '[ { "workload": "seq-read", "size": "8M", "duration": "200ms" }, { "workload": "shmem-remove", "size": "256M", "threads": 1, "mode": ["threads", "processes"] } ]'
+	# a call of 40 ms or more: longer than a slice of the hog's
+	hog "$pu"
+	run "$BENCH" run --config "$T/config.json"
+	assert_success
+	assert_line --regexp "^seq-read size=8M duration=200ms: .* \[2 valid, 2 noisy\]$"
+	assert_line "6 samples waited on a run queue during their timed call (another task on their CPU?): flagged noisy"
+	run q "select count(*) from samples where noisy = 1 and json_extract(noise, '$.runq_wait_pct') > 5 and json_extract(noise, '$.noisy_reason') glob 'waited * ms on a run queue during the timed call (*% of its wall time, * involuntary context switches)'"
+	assert_output 6
 }
 
 # A CPU cgroup of the test's own held to a twentieth of a CPU's time (cfs
@@ -286,10 +308,10 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 	q "update samples set noisy = 1 where id in (select s.id from samples s join cases c on s.case_id = c.id join runs r on c.run_id = r.id where r.label = 'patch' and s.workers = 2 limit 2)"
 	run "$BENCH" compare --db "$DB" base patch
 	assert_success
-	assert_line "bench: warning: samples flagged noisy (steal over steal_max, or PUs oversubscribed): base 0 of 6, patch 2 of 6; --drop-noisy leaves them out"
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max, PUs oversubscribed, or a wait on a run queue): base 0 of 6, patch 2 of 6; --drop-noisy leaves them out"
 	run "$BENCH" compare --db "$DB" base patch --drop-noisy --format csv
 	assert_success
-	assert_line "bench: warning: samples flagged noisy (steal over steal_max, or PUs oversubscribed): base 0 of 6, patch 2 of 6; left out (--drop-noisy)"
+	assert_line "bench: warning: samples flagged noisy (steal over steal_max, PUs oversubscribed, or a wait on a run queue): base 0 of 6, patch 2 of 6; left out (--drop-noisy)"
 	assert_line --regexp '^shmem-remove,".*""threads"":""2"".*",[^,]*,wall,ns,lower,yes,base,1,3,3,.*,patch,1,1,1,'
 	assert_line --regexp '^shmem-remove,".*""threads"":""1"".*",[^,]*,wall,ns,lower,yes,base,1,3,3,.*,patch,1,3,3,'
 	# another machine shape is a difference besides the kernel: one that

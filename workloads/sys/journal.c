@@ -19,7 +19,9 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,13 +42,14 @@ struct entry {
 
 static struct {
 	char dir[4096];
+	int machine_fd;		/* the abstract socket: one runner a machine */
 	int lock_fd;
 	int fd;			/* journal, O_APPEND */
 	int next_id;
 	bool loading;		/* reading a dead runner's journal: no writes */
 	struct entry *e;	/* what this process recorded */
 	int n;
-} J = { .lock_fd = -1, .fd = -1 };
+} J = { .machine_fd = -1, .lock_fd = -1, .fd = -1 };
 
 const char *sys_state_dir(void)
 {
@@ -503,6 +506,10 @@ static void sys_fini_lock(void)
 		close(J.lock_fd);
 		J.lock_fd = -1;
 	}
+	if (J.machine_fd >= 0) {
+		close(J.machine_fd);
+		J.machine_fd = -1;
+	}
 }
 
 /* Does fd still hold the file at path (not one removed or replaced)? */
@@ -548,22 +555,73 @@ static int take_lock(const char *path, pid_t *holder)
 	return -ESTALE;
 }
 
+/*
+ * The machine's lock: an abstract unix socket of a fixed name, bound by
+ * the runner that holds it.  The state dir's lock file guards its
+ * journal, but $FOLIOBENCH_STATE (or rm -rf of the dir) gives a second
+ * runner a lock of its own, and two runners then measure each other at
+ * half speed.  No file stands for this one: nothing removes or moves it,
+ * and the kernel releases it when the holder dies.  Its holder's pid is
+ * the listener's, by SO_PEERCRED.
+ */
+static int take_machine_lock(pid_t *holder)
+{
+	static const char name[] = "\0foliobench/runner";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) +
+			sizeof(name) - 1;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	int fd, e;
+
+	memcpy(sa.sun_path, name, sizeof(name) - 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!bind(fd, (struct sockaddr *)&sa, len) && !listen(fd, 8)) {
+		J.machine_fd = fd;
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	if (e != EADDRINUSE)
+		return -e;
+	if (holder) {
+		*holder = 0;
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			    0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, len) &&
+		    !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen))
+			*holder = cred.pid;
+		if (fd >= 0)
+			close(fd);
+	}
+	return -EBUSY;
+}
+
 int sys_init(char *mended, size_t n, pid_t *holder)
 {
 	char path[4200], buf[32], buf2[64];
-	int fd;
+	int fd, e;
 
 	if (mended && n)
 		mended[0] = '\0';
 	sys_state_dir();
-	snprintf(path, sizeof(path), "%s/lock", J.dir);
-	fd = take_lock(path, holder);
+	fd = take_machine_lock(holder);
 	if (fd < 0)
 		return fd;
+	snprintf(path, sizeof(path), "%s/lock", J.dir);
+	fd = take_lock(path, holder);
+	if (fd < 0) {
+		sys_fini_lock();
+		return fd;
+	}
 	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0) {
+		e = -errno;
 		close(fd);
-		return -errno;
+		sys_fini_lock();
+		return e;
 	}
 	J.lock_fd = fd;
 	/*
@@ -574,10 +632,8 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 	snprintf(path, sizeof(path), "%s/journal", J.dir);
 	J.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (J.fd < 0) {
-		int e = -errno;
-
-		close(J.lock_fd);
-		J.lock_fd = -1;
+		e = -errno;
+		sys_fini_lock();
 		return e;
 	}
 	mend(mended, n);

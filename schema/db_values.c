@@ -1,0 +1,97 @@
+/*
+ * The check of a stored value that every reader and copier of samples
+ * makes (the reports, merge, upload): a text value reads as 0.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db_priv.h"
+
+int db_bad_row(struct db *db, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+	return DB_BADROW;
+}
+
+/* A unit of time, alone or per something ("ns", "ns/folio"). */
+static bool time_unit(const char *u)
+{
+	static const char *const t[] = { "ns", "us", "\xc2\xb5s", "ms", "s" };
+	size_t i, n = strcspn(u, "/");
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strlen(t[i]) == n && !strncmp(u, t[i], n))
+			return true;
+	return false;
+}
+
+/* What a text or blob column holds, for people: a blob's bytes as \xNN. */
+static void shown(sqlite3_stmt *st, int col, char *out, size_t n)
+{
+	const unsigned char *b = sqlite3_column_blob(st, col);
+	int i, len = sqlite3_column_bytes(st, col);
+	size_t at = 0;
+
+	out[0] = '\0';
+	if (sqlite3_column_type(st, col) == SQLITE_TEXT) {
+		snprintf(out, n, "%.40s", db_col_text(st, col));
+		return;
+	}
+	for (i = 0; b && i < len && i < 10 && at + 5 <= n; i++)
+		at += (size_t)snprintf(out + at, n - at, "\\x%02x", b[i]);
+}
+
+int db_check_value(struct db *db, sqlite3_stmt *st, int col,
+		   int64_t sample_id, int64_t run_id, const char *metric,
+		   const char *unit)
+{
+	int type = sqlite3_column_type(st, col);
+	double v = sqlite3_column_double(st, col);
+	char what[48];
+
+	if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
+		shown(st, col, what, sizeof(what));
+		return db_bad_row(db, "sample_values row of sample %lld "
+				  "(run %lld), metric %s, holds %s, not a "
+				  "number: '%s'", (long long)sample_id,
+				  (long long)run_id, metric,
+				  type == SQLITE_TEXT ? "text" : "a blob",
+				  what);
+	}
+	if (type != SQLITE_NULL && v < 0 && time_unit(unit))
+		return db_bad_row(db, "sample_values row of sample %lld "
+				  "(run %lld), metric %s, holds a negative "
+				  "time: %g %s", (long long)sample_id,
+				  (long long)run_id, metric, v, unit);
+	return DB_OK;
+}
+
+static int row_check(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	(void)arg;
+	return db_check_value(db, st, 4, sqlite3_column_int64(st, 0),
+			      sqlite3_column_int64(st, 1), db_col_text(st, 2),
+			      db_col_text(st, 3));
+}
+
+int db_values_check(struct db *db, const char *schema, const char *uuid)
+{
+	char sql[640];
+
+	/* only rows that may be bad reach the check; schema is ours */
+	snprintf(sql, sizeof(sql), "SELECT v.sample_id, c.run_id, v.metric, "
+		 "v.unit, v.value FROM %1$s.sample_values v "
+		 "JOIN %1$s.samples s ON s.id = v.sample_id "
+		 "JOIN %1$s.cases c ON c.id = s.case_id "
+		 "WHERE (?1 IS NULL OR c.run_id = (SELECT id FROM %1$s.runs "
+		 "WHERE uuid = ?1)) AND "
+		 "(typeof(v.value) IN ('text', 'blob') OR v.value < 0) "
+		 "ORDER BY v.rowid", schema);
+	return db_each(db, "cannot read the values", row_check, NULL, sql,
+		       "t", uuid);
+}
