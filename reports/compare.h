@@ -131,6 +131,12 @@ struct report_clock {
  */
 double report_clock_unit(const struct report_clock *ck, const char *unit,
 			 char *out, size_t n);
+/*
+ * A time unit in seconds: "ns" -> "sec", "ns/folio" -> "sec/folio", "ms"
+ * -> "sec", into out, and the factor that takes a value there; any other
+ * unit ("instr", "MiB/s", "count") is itself with factor 1.
+ */
+double report_unit_seconds(const char *unit, char *out, size_t n);
 /* Is unit one report_clock_unit gives a counted side ("instr...")? */
 bool report_unit_counted(const char *unit);
 /* "guest instructions (icount shift 0)" or "time": what a clock counts. */

@@ -174,13 +174,17 @@ static void name_value(const char *s, struct strbuf *out)
 }
 
 /*
- * The unit of a metric on a result line, as the side's clock shows it.
- * The headline time is "ns/op", as Go's own benchmarks say, so benchstat
- * shows it as sec/op; other times are "<metric>-ns/op" (the format takes
- * the last hyphen-separated word as the measurement unit), counts
- * "<metric>/op", and any other unit keeps its name behind the metric's
- * ("ns_per_folio-ns/folio").  Counted, a time is "instr/op" (a unit of
- * its own to benchstat, never sec/op), "sys-instr/op", "..-instr/folio".
+ * The unit of a metric on a result line, as the side's clock shows it and
+ * with times in seconds.  The headline time is "sec/op", other times
+ * "<metric>-sec/op" (the format takes the last hyphen-separated word as
+ * the measurement unit), counts "<metric>/op", and any other unit keeps
+ * its name behind the metric's ("ns_per_folio-sec/folio").  Seconds, not
+ * Go's "ns/op": benchstat's reader tidies "ns" to "sec" only where that
+ * changes the value, so a 0 stays "ns/op" beside the others' "sec/op" and
+ * one metric becomes two (golang.org/x/perf, benchfmt: "if tidyVal ==
+ * val"); with "sec" there is nothing to tidy.  Counted, a time is
+ * "instr/op" (a unit of its own to benchstat), "sys-instr/op",
+ * "..-instr/folio".
  */
 static void bs_unit(const char *metric, const char *unit, bool primary,
 		    struct strbuf *out)
@@ -188,9 +192,9 @@ static void bs_unit(const char *metric, const char *unit, bool primary,
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
 
-	if ((!strcmp(unit, "ns") || !strcmp(unit, "instr")) && primary)
+	if ((!strcmp(unit, "sec") || !strcmp(unit, "instr")) && primary)
 		strbuf_addf(&sb, "%s/op", unit);
-	else if (!strcmp(unit, "ns") || !strcmp(unit, "instr"))
+	else if (!strcmp(unit, "sec") || !strcmp(unit, "instr"))
 		strbuf_addf(&sb, "%s-%s/op", metric, unit);
 	else if (!strcmp(unit, "count"))
 		strbuf_addf(&sb, "%s/op", metric);
@@ -347,7 +351,7 @@ static int bs_value(const struct db_report_value *v, void *arg)
 	struct bs_walk *w = arg;
 	const struct report_run *run = run_of(w, v->run_id);
 	const struct bs_ser *x;
-	char unit[64];
+	char shown[64], unit[64];
 	size_t k;
 	double f;
 	int r = 0;
@@ -397,7 +401,8 @@ static int bs_value(const struct db_report_value *v, void *arg)
 	}
 	if (!v->supported)
 		return 0;
-	f = report_clock_unit(&w->s->clock, v->unit, unit, sizeof(unit));
+	f = report_clock_unit(&w->s->clock, v->unit, shown, sizeof(shown));
+	f *= report_unit_seconds(shown, unit, sizeof(unit));
 	strbuf_addf(&w->line, " %.15g ", v->value * f);
 	bs_unit(v->metric, unit, !w->primary ||
 		w->primary(v->workload, v->metric), &w->line);

@@ -65,6 +65,19 @@ double report_clock_unit(const struct report_clock *ck, const char *unit,
 	return 1;
 }
 
+double report_unit_seconds(const char *unit, char *out, size_t n)
+{
+	double ns;
+	size_t k = time_prefix(unit, &ns);
+
+	if (!k) {
+		snprintf(out, n, "%s", unit);
+		return 1;
+	}
+	snprintf(out, n, "sec%s", unit + k);
+	return ns / 1e9;
+}
+
 bool report_unit_counted(const char *u)
 {
 	size_t n = strlen(u);

@@ -175,7 +175,7 @@ for r in csv.DictReader(sys.stdin): print(r["metric"], r["unit"], r["base_mean"]
 	assert_output $'instructions\t0\tinstr'
 }
 
-@test "benchstat: a count is instr/op, never ns/op (sec/op to benchstat), and the files parse" {
+@test "benchstat: a count is instr/op, never a time in seconds, and the files parse" {
 	cnt_db
 	run --separate-stderr "$BENCH" compare --db "$DB" --format benchstat -o "$T/bs" base patch
 	assert_success

@@ -299,10 +299,32 @@ EOF
 	assert_output "$(sqlite3 "$RDB" "SELECT count(*) FROM samples s
 		JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id
 		WHERE r.label = 'base' AND s.warmup = 0 AND s.valid = 1")"
-	run grep -c '^BenchmarkShmemRemove/op=unlink/size=16M/folio=4k/dir=%2Fdev%2Fshm/populate=fallocate\(/[^ /]*\)* 1 [0-9.e+]* ns/op ' "$T/base.txt"
+	run grep -c '^BenchmarkShmemRemove/op=unlink/size=16M/folio=4k/dir=%2Fdev%2Fshm/populate=fallocate\(/[^ /]*\)* 1 [0-9.e+-]* sec/op [0-9.e+-]* sys-sec/op [0-9.e+-]* ns_per_folio-sec/folio ' "$T/base.txt"
 	assert_output "$(nvalid shmem-remove base)"
 	run grep -c '^# boot [1-3] of 3: sim-base-[1-3], run ' "$T/base.txt"
 	assert_output 3
+}
+
+@test "export --format benchstat: times in seconds, a 0 in the same unit as the rest" {
+	fx_known "$DB"
+	# the base's first unlink sample: 100.0 ms, its ns_per_folio made 0
+	q "UPDATE sample_values SET value = 0
+		WHERE metric = 'ns_per_folio' AND value = 6103.515625"
+	run --separate-stderr "$BENCH" export --db "$DB" --format benchstat 6.18.0-base
+	assert_success
+	printf '%s\n' "$output" > "$T/base.txt"
+	run awk -f "$BENCHFMT" "$T/base.txt"
+	assert_success
+	assert_output 36
+	local name=BenchmarkShmemRemove/op=unlink/size=64M/folio=4k/dir=%2Fdev%2Fshm/populate=fallocate
+	run grep -c "^$name 1 " "$T/base.txt"
+	assert_output 12
+	run grep -x "$name 1 0.1 sec/op 0 ns_per_folio-sec/folio 16384 folios/op" "$T/base.txt"
+	assert_success
+	run grep -x "$name 1 0.1012 sec/op 6.176757812e-06 ns_per_folio-sec/folio 16384 folios/op" "$T/base.txt"
+	assert_success
+	run grep -c 'ns/' "$T/base.txt"
+	assert_output 0
 }
 
 @test "compare --format benchstat: both sides with the same names and configuration lines" {
@@ -324,24 +346,29 @@ EOF
 	cat > "$T/bad.txt" <<'EOF'
 goos: linux
 Key: upper case
-BenchmarkX 1 2 ns/op
-Benchmark x 1 2 ns/op
-BenchmarkY 0 2 ns/op
-BenchmarkZ 1 two ns/op
-BenchmarkW/a 1 2 ns/op
+BenchmarkX 1 2 sec/op
+Benchmark x 1 2 sec/op
+BenchmarkY 0 2 sec/op
+BenchmarkZ 1 two sec/op
+BenchmarkW/a 1 2 sec/op
 BenchmarkX 1 2 ms/op
 BenchmarkV 1 2
+BenchmarkU 1 0 sys-ns/op
+BenchmarkT 1 2 B*MB/s
+BenchmarkS 1 2 op/ns 3 ns_per_folio-sec/folio
 EOF
 	run awk -f "$BENCHFMT" "$T/bad.txt"
 	assert_failure
 	assert_output - <<EOF
 $T/bad.txt:2: neither configuration nor result: Key: upper case
-$T/bad.txt:4: odd or too few fields: Benchmark x 1 2 ns/op
-$T/bad.txt:5: iterations are not a positive integer: BenchmarkY 0 2 ns/op
-$T/bad.txt:6: value two is not a float: BenchmarkZ 1 two ns/op
-$T/bad.txt:7: name is not Benchmark[/key=value...]: BenchmarkW/a 1 2 ns/op
+$T/bad.txt:4: odd or too few fields: Benchmark x 1 2 sec/op
+$T/bad.txt:5: iterations are not a positive integer: BenchmarkY 0 2 sec/op
+$T/bad.txt:6: value two is not a float: BenchmarkZ 1 two sec/op
+$T/bad.txt:7: name is not Benchmark[/key=value...]: BenchmarkW/a 1 2 sec/op
 $T/bad.txt:8: units differ from an earlier line of BenchmarkX: BenchmarkX 1 2 ms/op
 $T/bad.txt:9: odd or too few fields: BenchmarkV 1 2
+$T/bad.txt:10: unit sys-ns/op is tidied where not 0: BenchmarkU 1 0 sys-ns/op
+$T/bad.txt:11: unit B*MB/s is tidied where not 0: BenchmarkT 1 2 B*MB/s
 EOF
 }
 

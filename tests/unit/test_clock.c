@@ -1,7 +1,8 @@
 /*
  * Counting mode (schema 9): the unit a counted side shows a stored unit in
- * and the factor to it (report_clock_unit), how such values print, and the
- * run_vm row db_vm_attach writes for a timed and a counted guest.
+ * and the factor to it (report_clock_unit), times in seconds for Go's
+ * tools (report_unit_seconds), how such values print, and the run_vm row
+ * db_vm_attach writes for a timed and a counted guest.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -24,6 +25,17 @@ static void unit(const struct report_clock *ck, const char *in,
 	STREQ(out, want, name);
 	snprintf(name, sizeof(name), "%s, shift %d: factor", in, ck->shift);
 	NEAR(f, factor, 1e-12, name);
+}
+
+static void secs(const char *in, const char *want, double factor)
+{
+	char out[64], name[128];
+	double f = report_unit_seconds(in, out, sizeof(out));
+
+	snprintf(name, sizeof(name), "%s in seconds: unit", in);
+	STREQ(out, want, name);
+	snprintf(name, sizeof(name), "%s in seconds: factor", in);
+	NEAR(f, factor, 1e-18, name);
 }
 
 static void shown(double v, const char *u, const char *want)
@@ -80,7 +92,7 @@ int main(void)
 	struct db db;
 	int fd;
 
-	tap_plan(55);
+	tap_plan(69);
 	/* a timed side keeps every unit */
 	unit(&timed, "ns", "ns", 1);
 	unit(&timed, "ns/folio", "ns/folio", 1);
@@ -98,6 +110,14 @@ int main(void)
 	unit(&c3, "ns", "instr", 1.0 / 8);
 	unit(&c3, "ns/entry", "instr/entry", 1.0 / 8);
 	unit(&c3, "MiB/s", "MiB/Ginstr", 8);
+	/* seconds for benchstat: every time, never a count or a rate */
+	secs("ns", "sec", 1e-9);
+	secs("ns/folio", "sec/folio", 1e-9);
+	secs("ms", "sec", 1e-3);
+	secs("s", "sec", 1);
+	secs("instr/folio", "instr/folio", 1);
+	secs("MiB/s", "MiB/s", 1);
+	secs("sys", "sys", 1);
 	/* the words of a count, never of a time */
 	shown(135.0e6, "instr", "135.0 M instr");
 	shown(1.2e9, "instr", "1.200 G instr");
