@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <glob.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,17 +206,75 @@ static int find_shares(struct vm_guest *g, struct strbuf *err)
 }
 
 /* g->tmp made, with the out dir the guest writes into. */
+/* This boot's id, "" when unknown. */
+static void boot_id(char *b, size_t n)
+{
+	if (read_file_str("/proc/sys/kernel/random/boot_id", b, n))
+		b[0] = '\0';
+}
+
+/*
+ * The temp dirs of `bench vm`s that died without their cleanup (kill -9,
+ * a crash): each holds its owner's pid and boot; one whose owner is gone
+ * (or of another boot) is removed and said.  A dir without an owner yet
+ * (being made) and one kept for its results are left alone.
+ */
+static void sweep_dead(const char *tdir)
+{
+	char pat[4200], f[4300], owner[128], boot[64];
+	glob_t gl;
+	size_t i;
+
+	boot_id(boot, sizeof(boot));
+	snprintf(pat, sizeof(pat), "%s/foliobench-vm.*", tdir);
+	if (glob(pat, GLOB_NOSORT, NULL, &gl))
+		return;
+	for (i = 0; i < gl.gl_pathc; i++) {
+		long pid;
+		char *sp;
+
+		snprintf(f, sizeof(f), "%s/owner", gl.gl_pathv[i]);
+		if (read_file_str(f, owner, sizeof(owner)))
+			continue;
+		pid = strtol(owner, &sp, 10);
+		if (pid <= 0 || !sp || *sp != ' ')
+			continue;
+		if (!strcmp(sp + 1, boot) &&
+		    (!kill((pid_t)pid, 0) || errno == EPERM))
+			continue;	/* alive */
+		snprintf(f, sizeof(f), "%s/out/kept", gl.gl_pathv[i]);
+		if (!access(f, F_OK))
+			continue;
+		fprintf(stderr, "bench: vm: removing %s, the temp dir of a "
+			"bench vm (pid %ld) that died without its cleanup\n",
+			gl.gl_pathv[i], pid);
+		nftw(gl.gl_pathv[i], rm_entry, 32, FTW_DEPTH | FTW_PHYS);
+	}
+	globfree(&gl);
+}
+
 static int make_tmp(struct vm_guest *g, struct strbuf *err)
 {
 	const char *tdir = getenv("TMPDIR");
-	char path[4200];
+	char path[4200], boot[64];
+	FILE *f;
 
-	snprintf(g->tmp, sizeof(g->tmp), "%s/foliobench-vm.XXXXXX",
-		 tdir && tdir[0] ? tdir : "/tmp");
+	if (!tdir || !tdir[0])
+		tdir = "/tmp";
+	sweep_dead(tdir);
+	snprintf(g->tmp, sizeof(g->tmp), "%s/foliobench-vm.XXXXXX", tdir);
 	if (!mkdtemp(g->tmp)) {
 		strbuf_addf(err, "cannot create a temp dir %s: %s", g->tmp,
 			    strerror(errno));
 		g->tmp[0] = '\0';
+		return VM_EINTERNAL;
+	}
+	snprintf(path, sizeof(path), "%s/owner", g->tmp);
+	boot_id(boot, sizeof(boot));
+	f = fopen(path, "we");
+	if (!f || fprintf(f, "%d %s\n", (int)getpid(), boot) < 0 ||
+	    fclose(f)) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
 		return VM_EINTERNAL;
 	}
 	snprintf(path, sizeof(path), "%s/out", g->tmp);
@@ -330,6 +390,14 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	if (r == VM_EDB) {
 		snprintf(path, sizeof(path), "%s/out/results.db", g.tmp);
 		g.keep = !access(path, F_OK);
+		snprintf(path, sizeof(path), "%s/out/kept", g.tmp);
+		if (g.keep) {	/* for sweep_dead: not a dead one's */
+			FILE *kf = fopen(path, "we");
+
+			if (kf)
+				fclose(kf);
+		}
+		snprintf(path, sizeof(path), "%s/out/results.db", g.tmp);
 		if (g.keep)
 			strbuf_addf(err, "\nthe guest's results are kept in "
 				    "%s: `bench merge %s %s` brings them home",

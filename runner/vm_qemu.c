@@ -74,6 +74,13 @@ int vm_accel_pick(struct vm_guest *g, struct strbuf *err)
 			    strerror(errno));
 		return VM_ENOQEMU;
 	}
+	if (g->kvm && !access("/sys/module/kvm_pvm", F_OK)) {
+		strbuf_addf(err, "--accel kvm: /dev/kvm here is PVM (the "
+			    "kvm_pvm module: no hardware virtualisation), "
+			    "under which a stock kernel stalls; use --accel "
+			    "tcg or icount");
+		return VM_ENOQEMU;
+	}
 	return 0;
 }
 

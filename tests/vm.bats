@@ -316,6 +316,10 @@ suite_db() {
 	run "$BENCH" lab "$K_OLD" "$K_OLD"
 	assert_failure 64
 	assert_output "bench: lab: both kernels are $(rel "$K_OLD"): name them with --labels BASE,PATCH"
+	if [ -e /sys/module/kvm_pvm ]; then
+		run -69 "$BENCH" vm "$K_OLD" --accel kvm --db "$DB"
+		assert_output "bench: vm: $K_OLD: --accel kvm: /dev/kvm here is PVM (the kvm_pvm module: no hardware virtualisation), under which a stock kernel stalls; use --accel tcg or icount"
+	fi
 	if [ ! -e /dev/kvm ]; then
 		run "$BENCH" vm "$K_OLD" --accel kvm --db "$DB"
 		assert_failure 69
@@ -420,4 +424,27 @@ JSON
 	run -0 "$BENCH" merge "$T/home.db" "$kept"
 	[ "$(sqlite3 "$T/home.db" "SELECT count(*) FROM run_vm")" -ge 1 ]
 	rm -rf "$(dirname "$(dirname "$kept")")"
+}
+
+@test "a bench vm killed with SIGKILL leaves its temp dir; the next bench vm removes it, never a live one's or kept results" {
+	local boot
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	mkdir -p "$TMPDIR/foliobench-vm.dead01/out" "$TMPDIR/foliobench-vm.live01/out" \
+		"$TMPDIR/foliobench-vm.kept01/out" "$TMPDIR/foliobench-vm.other1/out"
+	truncate -s 1G "$TMPDIR/foliobench-vm.dead01/scratch.img"
+	echo "999999 $boot" > "$TMPDIR/foliobench-vm.dead01/owner"
+	echo "$$ $boot" > "$TMPDIR/foliobench-vm.live01/owner"
+	echo "999999 $boot" > "$TMPDIR/foliobench-vm.kept01/owner"
+	touch "$TMPDIR/foliobench-vm.kept01/out/kept" "$TMPDIR/foliobench-vm.kept01/out/results.db"
+	# the pid of a process of this boot, recorded in another boot
+	echo "$$ 00000000-0000-0000-0000-000000000000" > "$TMPDIR/foliobench-vm.other1/owner"
+	# a guest stopped at once: what matters is what it found on its way
+	run "$BENCH" vm "$K_OLD" --smp 1 --sockets 1 --mem 1G --db "$DB" --timeout 1s
+	assert_output --partial "removing $TMPDIR/foliobench-vm.dead01, the temp dir of a bench vm (pid 999999) that died without its cleanup"
+	assert_output --partial "removing $TMPDIR/foliobench-vm.other1"
+	[ ! -e "$TMPDIR/foliobench-vm.dead01" ]
+	[ ! -e "$TMPDIR/foliobench-vm.other1" ]
+	[ -d "$TMPDIR/foliobench-vm.live01" ]
+	[ -f "$TMPDIR/foliobench-vm.kept01/out/results.db" ]
+	rm -rf "$TMPDIR/foliobench-vm.live01" "$TMPDIR/foliobench-vm.kept01"
 }
