@@ -75,7 +75,7 @@ $(B)/libfb.a: $(LIB_OBJ)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(echo_cc)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(echo_cc)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # The migrations are compiled in: build/gen/schema_sql.c holds them in order.
 build/gen/schema_sql.c: $(SQL) mk/embed_sql.sh
@@ -236,19 +236,25 @@ MANDIR	?= $(PREFIX)/share/man
 UNITDIR	?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALL_DIRS := $(BINDIR):$(DATADIR):$(SYSCONFDIR)
+# Data beside the example config: the guest kernels' config fragment
+# (an installed bench finds it as FB_DATADIR "/kernel/guest.config",
+# bench/main.c fb_kernel_fragment()), the
+# seeds' patches and the controls' configs of make bench-control.
+DATA_FILES := kernel/guest.config $(wildcard kernel/patches/*.patch) \
+	$(wildcard bench/control/*.json)
 INSTALLED := $(BINDIR)/bench $(DATADIR)/config.example.json \
 	$(MANDIR)/man1/bench.1 $(UNITDIR)/foliobench-nightly.service \
-	$(UNITDIR)/foliobench-nightly.timer $(DATADIR)/kernel/guest.config \
-	$(addprefix $(DATADIR)/kernel/patches/,$(notdir $(wildcard kernel/patches/*.patch))) \
-	$(addprefix $(DATADIR)/control/,$(notdir $(wildcard bench/control/*.json)))
+	$(UNITDIR)/foliobench-nightly.timer $(addprefix $(DATADIR)/,$(DATA_FILES))
 
+# The installed binary has its own main.o: it knows the installed paths
+# (the config; the guest kernels' fragment, fb_kernel_fragment()).
 $(B)/install/bench: $(B)/obj/install/main.o $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(echo_ld)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 $(B)/obj/install/main.o: bench/main.c $(B)/.install-dirs $(B)/.version
 	@mkdir -p $(@D)
-	$(echo_cc)$(CC) $(CFLAGS) $(PKG_CFLAGS) -DFB_VERSION='"$(VERSION)"' \
+	$(echo_cc)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -DFB_VERSION='"$(VERSION)"' \
 		-DFB_SYSCONFDIR='"$(SYSCONFDIR)"' -DFB_DATADIR='"$(DATADIR)"' \
 		-c -o $@ $<
 
@@ -261,12 +267,8 @@ install: all $(B)/install/bench
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR)
 	$(Q)install -m 755 $(B)/install/bench $(DESTDIR)$(BINDIR)/bench
 	$(Q)install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
-	$(Q)install -d $(DESTDIR)$(DATADIR)/kernel/patches \
-		$(DESTDIR)$(DATADIR)/control
-	$(Q)install -m 644 kernel/guest.config $(DESTDIR)$(DATADIR)/kernel/
-	$(Q)install -m 644 kernel/patches/*.patch \
-		$(DESTDIR)$(DATADIR)/kernel/patches/
-	$(Q)install -m 644 bench/control/*.json $(DESTDIR)$(DATADIR)/control/
+	$(Q)for f in $(DATA_FILES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
 	$(Q)install -m 644 packaging/bench.1 $(DESTDIR)$(MANDIR)/man1/
 	$(Q)for u in foliobench-nightly.service foliobench-nightly.timer; do \
 		sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
@@ -279,9 +281,9 @@ install: all $(B)/install/bench
 uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)sh mk/rmdirs.sh '$(DESTDIR)' $(DATADIR)/kernel/patches \
-		$(DATADIR)/kernel $(DATADIR)/control
-	$(Q)sh mk/rmdirs.sh '$(DESTDIR)' $(if $(DESTDIR),$(BINDIR) \
-		$(DATADIR) $(MANDIR)/man1 $(UNITDIR),$(DATADIR))
+		$(DATADIR)/kernel $(DATADIR)/bench/control $(DATADIR)/bench \
+		$(if $(DESTDIR),$(BINDIR) $(DATADIR) $(MANDIR)/man1 \
+		$(UNITDIR),$(DATADIR))
 
 clean:
 	rm -rf build

@@ -23,10 +23,10 @@ mk() {
 ./usr/local/bin/bench
 ./usr/local/lib/systemd/system/foliobench-nightly.service
 ./usr/local/lib/systemd/system/foliobench-nightly.timer
+./usr/local/share/foliobench/bench/control/null.json
+./usr/local/share/foliobench/bench/control/seed000.json
+./usr/local/share/foliobench/bench/control/seed002.json
 ./usr/local/share/foliobench/config.example.json
-./usr/local/share/foliobench/control/null.json
-./usr/local/share/foliobench/control/seed000.json
-./usr/local/share/foliobench/control/seed002.json
 ./usr/local/share/foliobench/kernel/guest.config
 ./usr/local/share/foliobench/kernel/patches/seed000-shmem-batch-remove.patch
 ./usr/local/share/foliobench/kernel/patches/seed002-shadow-truncate.patch
