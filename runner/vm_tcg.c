@@ -178,12 +178,10 @@ static const char *bz_payload(const struct strbuf *bz, size_t *off,
 	}
 	*off = (size_t)((h[0x1f1] ? h[0x1f1] : 4) + 1) * 512 + le32(h + 0x248);
 	*len = le32(h + 0x24c);
-	/* the build appends the uncompressed size: 4 bytes */
 	if (*len < 8 || *off + *len > bz->len) {
 		snprintf(note, nn, "no payload in the bzImage header");
 		return NULL;
 	}
-	*len -= 4;
 	for (i = 0; i < ARRAY_SIZE(fmt); i++)
 		if (*len >= fmt[i].len &&
 		    !memcmp(bz->buf + *off, fmt[i].magic, fmt[i].len))
@@ -207,7 +205,7 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 	char payload[4200] = "";
 	char *argv[4] = { NULL, "-dc", payload, NULL };
 	const char *tool;
-	size_t off, len;
+	size_t off, len, cut;
 	int r = -1;
 
 	if (vm_slurp(bzimage, &bz) || bz.len < 0x250) {
@@ -218,14 +216,23 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 	if (!tool)
 		goto out;
 	snprintf(payload, sizeof(payload), "%.4000s/payload", dir);
-	if (write_file(payload, bz.buf + off, len)) {
-		snprintf(note, nn, "cannot write its payload: %s",
-			 strerror(errno));
-		goto out;
+	argv[0] = (char *)tool;
+	/* the payload as the header sizes it, else without the 4 bytes of
+	 * the uncompressed size the build appends (xz stops at them; gzip
+	 * reads its own trailer there, as its kernels size it) */
+	for (cut = 0; cut <= 4; cut += 4) {
+		strbuf_reset(&vm);
+		strbuf_reset(&eo);
+		if (write_file(payload, bz.buf + off, len - cut)) {
+			snprintf(note, nn, "cannot write its payload: %s",
+				 strerror(errno));
+			goto out;
+		}
+		if (!vm_spawn_wait(argv, &vm, &eo) && vm.len)
+			break;
 	}
 	strbuf_release(&bz);
-	argv[0] = (char *)tool;
-	if (vm_spawn_wait(argv, &vm, &eo) || !vm.buf) {
+	if (cut > 4) {
 		snprintf(note, nn, "%s -dc failed on its payload", tool);
 		goto out;
 	}
