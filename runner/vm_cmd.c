@@ -38,6 +38,8 @@ int vm_write_cmd(const struct vm_opts *o, const char *path,
 		    "/usr/sbin:/usr/bin:/sbin:/bin\nexport FB_BIN=");
 	shell_quote(cmd, o->bench);
 	strbuf_addf(cmd, "\nmkdir -p /var/tmp/fbvm\n");
+	if (!strcmp(o->accel, "icount"))
+		strbuf_addf(cmd, "export FOLIOBENCH_CLOCK=instructions\n");
 	if (o->sh) {
 		strbuf_addf(cmd, "sh -c ");
 		shell_quote(cmd, o->sh);

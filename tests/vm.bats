@@ -448,3 +448,43 @@ JSON
 	[ -f "$TMPDIR/foliobench-vm.kept01/out/results.db" ]
 	rm -rf "$TMPDIR/foliobench-vm.live01" "$TMPDIR/foliobench-vm.kept01"
 }
+
+@test "counting mode: two boots count the same unlink to within 1%, stored as instructions, compared in instructions" {
+	local i a b
+	cat > "$T/tiny.json" <<'JSON'
+{ "runs": 3, "warmup": 1,
+  "suite": [ { "workload": "shmem-remove", "op": "unlink", "size": "64M" } ] }
+JSON
+	for i in a b; do
+		run "$BENCH" vm "$K_OLD" --accel icount --smp 1 --sockets 1 --mem 1G \
+			--db "$T/c.db" --timeout 900 -- run --config "$T/tiny.json" --label "count-$i"
+		assert_success
+		# the guest's own lines say what it counted
+		assert_output --regexp "wall median [0-9.]+ M instr"
+		assert_output --partial "TCG counting instructions (-icount shift=0)"
+	done
+	run sqlite3 "$T/c.db" "SELECT DISTINCT accel, clock, icount_shift FROM run_vm"
+	assert_output "tcg|instructions|0"
+	run sqlite3 "$T/c.db" "SELECT qemu_args FROM run_vm LIMIT 1"
+	assert_output --partial '"-icount", "shift=0,sleep=off"'
+	assert_output --partial '"tcg,thread=single"'
+	# the image booted, by its hash
+	local img
+	img=$(sqlite3 "$T/c.db" "SELECT kernel_sha256 FROM run_vm LIMIT 1")
+	[ ${#img} -eq 64 ]
+	# the median of each boot, within 1% of the other's
+	a=$(sqlite3 "$T/c.db" "SELECT avg(v.value) FROM sample_values v JOIN samples s ON s.id = v.sample_id JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE v.metric = 'wall' AND s.warmup = 0 AND r.label = 'count-a'")
+	b=$(sqlite3 "$T/c.db" "SELECT avg(v.value) FROM sample_values v JOIN samples s ON s.id = v.sample_id JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE v.metric = 'wall' AND s.warmup = 0 AND r.label = 'count-b'")
+	echo "# counted unlink of 64M: $a and $b instructions" >&3
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a / b - 1; if (d < 0) d = -d; exit !(a > 1e6 && d < 0.01) }'
+	run -0 "$BENCH" compare --db "$T/c.db" count-a count-b
+	assert_output --partial "instr"
+	refute_output --regexp "[0-9] ms"
+	# a timed TCG guest's run is never put beside them
+	run "$BENCH" vm "$K_OLD" --accel tcg --smp 1 --sockets 1 --mem 1G \
+		--db "$T/c.db" --timeout 900 -- run --config "$T/tiny.json" --label timed
+	assert_success
+	run -69 "$BENCH" compare --db "$T/c.db" count-a timed
+	assert_output --partial "count-a"
+	assert_output --partial "timed"
+}
