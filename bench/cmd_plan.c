@@ -59,7 +59,7 @@ int report_cmd_effect(const char *s, double *out)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench plan [--db FILE] [--config FILE] "
-		"[--effect PCT] [--boots N] [BASE PATCH]\n\n"
+		"[--effect PCT] [--boots N] [--remaining] [BASE PATCH]\n\n"
 		"Boots so far of two kernels (complete runs in distinct "
 		"boots), the order they\nran in, the kernel to boot next "
 		"(ABAB, then BAAB), and the boots each needs to\ndetect a "
@@ -73,7 +73,11 @@ static void usage(FILE *f)
 		"plan's, else each\n                 workload's published "
 		"change)\n"
 		"  --boots N      boots of each kernel wanted (default: the "
-		"plan's, 4)\n");
+		"plan's, 4)\n"
+		"  --remaining    only the labels of the boots still to go "
+		"until each kernel has\n                 N, one a line, "
+		"in the order to boot them (a LAVA job each:\n"
+		"                 lava/render-jobs)\n");
 }
 
 static void print_rows(const struct report_bootplan *p)
@@ -153,6 +157,7 @@ struct plan_cli {
 	const char *db_arg, *cfg_path;	/* --db, --config */
 	double effect;			/* --effect; NAN: not given */
 	long boots;			/* --boots; -1: not given */
+	bool remaining;			/* --remaining */
 };
 
 /* The options into o: an exit code, -1 for --help (printed). */
@@ -163,6 +168,7 @@ static int parse(int argc, char **argv, struct plan_cli *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "effect", required_argument, NULL, 'e' },
 		{ "boots", required_argument, NULL, 'b' },
+		{ "remaining", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -171,7 +177,7 @@ static int parse(int argc, char **argv, struct plan_cli *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:c:e:b:h", longopts,
+	while ((ch = getopt_long(argc, argv, ":d:c:e:b:rh", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'd': o->db_arg = optarg; break;
@@ -192,6 +198,7 @@ static int parse(int argc, char **argv, struct plan_cli *o)
 			}
 			o->boots = (long)u;
 			break;
+		case 'r': o->remaining = true; break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -206,6 +213,21 @@ static int parse(int argc, char **argv, struct plan_cli *o)
 		return EX_USAGE;
 	}
 	return EX_OK;
+}
+
+/*
+ * The boots still to go, in the order the plan's next boot would give after
+ * each of them: what a lab that schedules its boots ahead (LAVA) submits.
+ */
+static void print_remaining(const struct report_bootplan *p)
+{
+	size_t n[2] = { p->boots[0], p->boots[1] };
+	int side;
+
+	while ((side = report_plan_next(n[0], n[1], p->target)) >= 0) {
+		printf("%s\n", p->label[side]);
+		n[side]++;
+	}
 }
 
 /* BASE and PATCH: given, else the config's plan's.  An exit code. */
@@ -267,6 +289,10 @@ int cmd_plan(int argc, char **argv)
 			&err);
 	if (ex)
 		goto out;
+	if (o.remaining) {
+		print_remaining(&p);
+		goto out;
+	}
 	if (!have_db)
 		printf("no database at %s yet: nothing recorded\n", db_path);
 	report_cmd_plan_print(&p, &cfg.plan);

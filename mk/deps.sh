@@ -9,8 +9,10 @@ qemu-system-x86 busybox-static
 flex bison bc libelf-dev libssl-dev git xz-utils"
 # What only the tests use: a real browser that opens the HTML report
 # (driven by tests/cdp.py), the tools the exports are made for, and the
-# tools that build and check the Debian package.
-TEST_PKGS="chromium file ministat openssl debhelper dpkg-dev lintian"
+# tools that build and check the Debian package, and LAVA's dispatcher
+# (lava-run runs tests/lava.bats's job on a QEMU device).
+TEST_PKGS="chromium file ministat openssl debhelper dpkg-dev lintian
+lava-dispatcher"
 missing=
 for p in $PKGS $TEST_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
