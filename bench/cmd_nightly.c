@@ -10,10 +10,12 @@
  * database; 78 --reboot without a plan or a way to boot the next kernel;
  * 70 when the boot commands fail.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -114,6 +116,30 @@ static const char *release_label(struct nightly *n)
 }
 
 /*
+ * A file kexec is to load (key: "kernel", "initrd"; path NULL: none given)
+ * is there: a missing image ran the whole suite and then failed to boot
+ * (70).  An exit code, said.
+ */
+static int kexec_file(const struct nightly *n, const char *side,
+		      const char *key, const char *path)
+{
+	struct stat st;
+	const char *why = NULL;
+
+	if (!path)
+		return EX_OK;
+	if (stat(path, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	if (!why)
+		return EX_OK;
+	fb_err("%s: plan.%s.boot.%s: \"%s\": %s; --reboot could not boot %s",
+	       n->cfg_path, side, key, path, why, side);
+	return EX_CONFIG;
+}
+
+/*
  * The label of this boot, and with --reboot, a plan that can boot both
  * kernels: checked before anything runs, so a bad plan costs no run.
  */
@@ -138,6 +164,15 @@ static int check_plan(struct nightly *n)
 			       i ? "patch" : "base", p->side[i].label);
 			return EX_CONFIG;
 		}
+	for (i = 0; n->reboot && i < 2; i++) {
+		const char *side = i ? "patch" : "base";
+		int ex = kexec_file(n, side, "kernel", p->side[i].kernel);
+
+		if (!ex)
+			ex = kexec_file(n, side, "initrd", p->side[i].initrd);
+		if (ex)
+			return ex;
+	}
 	uname(&u);
 	snprintf(n->release, sizeof(n->release), "%s", u.release);
 	if (!p->set) {

@@ -92,14 +92,73 @@ static int dash_duration(struct cfg_ctx *x, const cJSON *o, const char *key,
 }
 
 /*
+ * The authority of url (host, or [IPv6], then :port) as a request can
+ * reach it: NULL, or why not into why.  "http://[::1", port 99999 and
+ * "host;token=abc" passed once and were then retried for ever as 75.
+ */
+static const char *bad_authority(const char *host, char *why, size_t n)
+{
+	size_t len = strcspn(host, "/?#"), h;
+	const char *port = NULL, *p;
+	uint64_t u = 0;
+
+	if (host[0] == '[') {
+		const char *end = memchr(host, ']', len);
+
+		if (!end)
+			return "has no closing \"]\" after its IPv6 address";
+		h = (size_t)(end - host) + 1;
+		if (h == 2 || strspn(host + 1, "0123456789abcdefABCDEF:.") !=
+		    h - 2) {
+			snprintf(why, n, "has \"%.*s\", not an IPv6 address",
+				 (int)h, host);
+			return why;
+		}
+		if (h < len && host[h] != ':') {
+			snprintf(why, n, "has \"%c\" after its IPv6 address, "
+				 "not \":PORT\"", host[h]);
+			return why;
+		}
+	} else {
+		h = strcspn(host, ":/?#");
+		for (p = host; p < host + h; p++)
+			if (!isalnum((unsigned char)*p) && !strchr("-._", *p) &&
+			    !((unsigned char)*p & 0x80)) {
+				snprintf(why, n, "has a host with \"%c\", which "
+					 "no host name holds", *p);
+				return why;
+			}
+	}
+	if (h < len)
+		port = host + h + 1;
+	/* an empty port is the scheme's (RFC 3986) */
+	if (port && port < host + len) {
+		size_t pl = (size_t)(host + len - port);
+		char digits[8] = "";
+
+		if (pl && pl < sizeof(digits)) {
+			memcpy(digits, port, pl);
+			digits[pl] = '\0';
+		}
+		if (!digits[0] || parse_u64(digits, &u) || !u || u > 65535) {
+			snprintf(why, n, "has port \"%.*s\"; a port is a "
+				 "number from 1 to 65535", (int)pl, port);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/*
  * An http or https URL with a host, and no credentials in it: none before
  * the host, none in the query (a query at all for SQUAD, whose submit path
  * is added to the url).  Messages show the query's values masked.
  */
 static int dash_url(struct cfg_ctx *x, const char *url, enum dashboard_target t)
 {
-	const char *host = NULL;
+	const char *host = NULL, *bad;
 	struct strbuf m = STRBUF_INIT;
+	char why[160];
 	int r = 0;
 
 	url_masked(&m, url);
@@ -122,6 +181,9 @@ static int dash_url(struct cfg_ctx *x, const char *url, enum dashboard_target t)
 		r = cfg_errf(x, "dashboard.url: \"%s\" has a query or "
 			     "fragment; SQUAD's is the server's address (the "
 			     "submit path is added to it)", strbuf_str(&m));
+	else if ((bad = bad_authority(host, why, sizeof(why))))
+		r = cfg_errf(x, "dashboard.url: \"%s\" %s", strbuf_str(&m),
+			     bad);
 	else if (strpbrk(url, " \t"))
 		r = cfg_errf(x, "dashboard.url: \"%s\" holds a blank",
 			     strbuf_str(&m));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -336,9 +337,11 @@ static int begin_run(struct runner *rn)
 	struct meta *meta = &rn->meta;
 	struct db_run row = { 0 };
 	struct statfs sf;
+	const char *base[2] = { rn->cfg.scratch, rn->cfg.disk_scratch };
+	char *out[2] = { rn->scratch, rn->disk_scratch };
 	size_t len = 0;
 	char *xml;
-	int r;
+	int i, r;
 
 	r = db_open(&rn->db, rn->db_path, true);
 	if (r)
@@ -384,12 +387,14 @@ static int begin_run(struct runner *rn)
 		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
 		       meta->uuid, row.label, meta->release, meta->boot_id,
 		       rn->pl.cpu);
-	if (sys_scratch(rn->cfg.scratch, rn->scratch, sizeof(rn->scratch)) ||
-	    sys_scratch(rn->cfg.disk_scratch, rn->disk_scratch,
-			sizeof(rn->disk_scratch))) {
-		say_err("cannot make scratch directory %s: %s", rn->scratch,
-			strerror(errno));
-		return give_up(rn, RUNNER_ESCRATCH);
+	for (i = 0; i < 2; i++) {
+		r = sys_scratch(base[i], out[i], sizeof(rn->scratch));
+		if (r) {
+			/* the one that failed, not the first */
+			say_err("cannot make scratch directory %s: %s", out[i],
+				strerror(-r));
+			return give_up(rn, RUNNER_ESCRATCH);
+		}
 	}
 	return RUNNER_OK;
 }
@@ -583,6 +588,27 @@ static int finish(struct runner *rn, int ret)
 	return ret;
 }
 
+/*
+ * The scratch dirs as places to work in: a file there passed `check` and
+ * failed the run (73), named by the other dir's path.  One that does not
+ * exist yet is made by the run, and said then.
+ */
+static int scratch_dirs(const struct config *cfg)
+{
+	const char *key[2] = { "scratch", "disk_scratch" };
+	const char *dir[2] = { cfg->scratch, cfg->disk_scratch };
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!stat(dir[i], &st) && !S_ISDIR(st.st_mode)) {
+			say_err("%s: %s: \"%s\" is not a directory", cfg->path,
+				key[i], dir[i]);
+			return RUNNER_ECONFIG;
+		}
+	return RUNNER_OK;
+}
+
 int runner_main(const struct run_opts *o, const char *version)
 {
 	struct runner rn = {
@@ -602,7 +628,9 @@ int runner_main(const struct run_opts *o, const char *version)
 		strbuf_release(&rn.err);
 		return RUNNER_ECONFIG;
 	}
-	ret = settle(&rn);
+	ret = scratch_dirs(&rn.cfg);
+	if (!ret)
+		ret = settle(&rn);
 	if (!ret)
 		ret = take_machine(&rn);
 	if (!ret)

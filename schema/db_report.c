@@ -344,7 +344,21 @@ int db_report_params_each(struct db *db, const char *params_json,
 			  void *arg)
 {
 	struct walk w = { .fn.pair = fn, .arg = arg };
+	int64_t obj = 0;
+	struct ints c = { { &obj }, 1 };
+	int r;
 
+	/* an array or a number walks as keys 0, 1...: not a case's params */
+	r = db_each(db, "cannot read case params", row_ints, &c,
+		    "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = "
+		    "'object' ELSE 0 END", "t",
+		    params_json);
+	if (r)
+		return r;
+	if (!obj) {
+		snprintf(db->err, sizeof(db->err), "not a JSON object");
+		return DB_ERR;
+	}
 	/* SQLite's own JSON reader: the JSON library stays in reports/. */
 	return db_each(db, "cannot read case params", row_pair, &w,
 		       "SELECT key, value FROM json_each(?1) "

@@ -113,3 +113,14 @@ all_refuse() {
 		[ "$(q "SELECT count(*) FROM runs")" = "$(sqlite3 "$T/in.db" "SELECT count(*) FROM runs")" ]
 	done
 }
+
+@test "case params that are not a JSON object (text, an array, a number) are refused (65), never read as keys 0, 1" {
+	local p
+	fx_known "$DB"
+	for p in "not json" "[1,2]" "5" '"op=unlink"'; do
+		q "UPDATE cases SET params = '$p' WHERE id = (SELECT min(c.id) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-patch')"
+		run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+		assert_equal "$status" 65
+		assert_equal "$stderr" "bench: case shmem-remove of label '6.18.0-patch' has params that are not a JSON object: $p"
+	done
+}

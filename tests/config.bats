@@ -309,6 +309,23 @@ run_cfg() {
 	refute_output --partial "makes too"
 }
 
+@test "a scratch or disk_scratch that is not a directory is refused by check and run alike (78), naming it" {
+	local key
+	touch "$T/file"
+	mkfifo "$T/fifo"
+	for key in scratch disk_scratch; do
+		for f in file fifo; do
+			cfg "{ \"$key\": \"$T/$f\", \"suite\": [ { \"workload\": \"shmem-remove\", \"size\": \"16M\" } ] }"
+			run "$BENCH" check --config "$T/c.json"
+			assert_failure 78
+			assert_output "bench: $T/c.json: $key: \"$T/$f\" is not a directory"
+			run_cfg
+			assert_output "bench: $T/c.json: $key: \"$T/$f\" is not a directory"
+		done
+	done
+	[ -f "$T/file" ] && [ -p "$T/fifo" ]
+}
+
 @test "a sweep product past the case limit is refused before it is made" {
 	python3 -c "
 import json

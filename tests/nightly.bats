@@ -196,6 +196,30 @@ PY
 	[ ! -e "$DB" ]
 }
 
+@test "--reboot with a kexec image or initrd that is not a file is refused before a run (78)" {
+	local k i want
+	mkdir "$T/dir"
+	touch "$T/vmlinuz" "$T/initrd"
+	while IFS='|' read -r k i want; do
+		plan_config 4
+		python3 - "$T/config.json" "$k" "$i" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["plan"]["patch"]["boot"]["kernel"] = sys.argv[2]
+c["plan"]["patch"]["boot"]["initrd"] = sys.argv[3]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+		run "$BENCH" nightly --config "$T/config.json" --reboot --label base
+		assert_failure 78
+		assert_output "bench: $T/config.json: plan.patch.boot.$want; --reboot could not boot patch"
+		[ ! -e "$DB" ]
+	done <<BAD
+$T/none|$T/initrd|kernel: "$T/none": No such file or directory
+$T/dir|$T/initrd|kernel: "$T/dir": not a regular file
+$T/vmlinuz|$T/none|initrd: "$T/none": No such file or directory
+BAD
+}
+
 @test "a bad plan is a configuration error naming the key" {
 	local bad want
 	while IFS='|' read -r bad want; do

@@ -584,6 +584,13 @@ JSON
 	check '"url": "ftp://h/x", "group": "mm", "project": "p"' 'dashboard.url: "ftp://h/x" is not an http:// or https:// URL with a host'
 	check '"url": "https://user:pw@h/x", "group": "mm", "project": "p"' 'dashboard.url: "https://user:***@h/x" holds credentials; put the token in token_env or token_file'
 	check '"group": "mm", "project": "p"' 'dashboard: missing key "url"'
+	# a host and port no request can reach: refused, not retried forever
+	check '"url": "http://[::1", "group": "mm", "project": "p"' 'dashboard.url: "http://[::1" has no closing "]" after its IPv6 address'
+	check '"url": "http://[fe80::g]/", "group": "mm", "project": "p"' 'dashboard.url: "http://[fe80::g]/" has "[fe80::g]", not an IPv6 address'
+	check '"url": "http://h:99999/x", "group": "mm", "project": "p"' 'dashboard.url: "http://h:99999/x" has port "99999"; a port is a number from 1 to 65535'
+	check '"url": "http://[::1]:0", "group": "mm", "project": "p"' 'dashboard.url: "http://[::1]:0" has port "0"; a port is a number from 1 to 65535'
+	check '"url": "http://host;token=abc", "group": "mm", "project": "p"' 'dashboard.url: "http://host;token=abc" has a host with ";", which no host name holds'
+	check '"url": "http://a b/", "group": "mm", "project": "p"' 'dashboard.url: "http://a b/" has a host with " ", which no host name holds'
 	check '"url": "https://h", "project": "p"' "dashboard: missing key \"group\" (SQUAD's submit URL names the group and project)"
 	check '"url": "https://h", "group": "mm", "project": "my project"' 'dashboard.project: "my project" is not a SQUAD slug ([a-zA-Z0-9][a-zA-Z0-9_.-]*)'
 	check '"target": "json", "url": "https://h", "group": "mm"' 'dashboard.group: only the squad target takes it'
