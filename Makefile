@@ -33,7 +33,7 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 LIB_SRC	:= $(filter-out bench/main.c,$(wildcard common/*.c runner/*.c \
 	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c bench/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o \
-	   $(B)/obj/gen/vm_init.o
+	   $(B)/obj/gen/vm_init.o $(B)/obj/gen/run_schema.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SQL	:= $(sort $(wildcard schema/*.sql))
@@ -98,6 +98,19 @@ $(B)/obj/gen/vm_init.o: build/gen/vm_init.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The run document's schema, compiled in as one string: what export --run
+# and the json dashboard check a document against (reports/schema_check.c).
+build/gen/run_schema.c: schema/run.schema.json
+	@mkdir -p $(@D)
+	$(Q){ echo '/* generated from schema/run.schema.json: do not edit */'; \
+	  echo 'const char run_schema_json[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/run_schema.o: build/gen/run_schema.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
+
 $(B)/tests/%: tests/unit/%.c $(B)/libfb.a
 	@mkdir -p $(@D)
 	$(echo_ld)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libfb.a $(PKG_LIBS) $(LDLIBS)
@@ -118,7 +131,7 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wshadow \
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/schema_sql.o \
-	    $(FZ)/obj/gen/vm_init.o
+	    $(FZ)/obj/gen/vm_init.o $(FZ)/obj/gen/run_schema.o
 
 $(FZ)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -129,6 +142,10 @@ $(FZ)/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 $(FZ)/obj/gen/vm_init.o: build/gen/vm_init.c
+	@mkdir -p $(@D)
+	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FZ)/obj/gen/run_schema.o: build/gen/run_schema.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sysexits.h>
 
+#include "reports/schema_check.h"
 #include "cmds.h"
 #include "report_cmd.h"
 #include "reports/upload.h"
@@ -194,7 +195,7 @@ int export_run_doc(const char *db_path, const char *uuid)
 
 	if (ex)
 		return ex;
-	r = db_run_doc(&db, uuid, &doc);
+	r = report_run_doc(&db, uuid, &doc);
 	if (r == DB_MISSING) {
 		fb_err("no run %s in %s (see `bench runs`)", uuid, db_path);
 		ex = EX_NOUSER;

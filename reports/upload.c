@@ -8,6 +8,7 @@
  * and the Idempotency-Key are the run's uuid, so a retry after a reply lost
  * on the way back never makes a second copy.
  */
+#include "reports/schema_check.h"
 #include "reports/upload.h"
 
 #include <cjson/cJSON.h>
@@ -378,7 +379,7 @@ static int payload_build(struct db *db, const struct dashboard_cfg *d,
 	if (d->target == DASHBOARD_JSON) {
 		snprintf(p->url, sizeof(p->url), "%s", d->url);
 		shown_url(p);
-		return db_run_doc(db, c->uuid, &p->doc);
+		return report_run_doc(db, c->uuid, &p->doc);
 	}
 	if ((r = db_upload_values_check(db, c->uuid)))
 		return r;

@@ -124,3 +124,28 @@ all_refuse() {
 		assert_equal "$stderr" "bench: case shmem-remove of label '6.18.0-patch' has params that are not a JSON object: $p"
 	done
 }
+
+@test "export --run: a run document that would break run.schema.json is refused (65) with the place, never printed: a text cpu, negative vcpus, bytes that are not UTF-8" {
+	fx_known "$DB"
+	local u=00000000-0000-0000-0000-000000000001 id
+	run -0 --separate-stderr "$BENCH" export --db "$DB" --run "$u" --format run-json
+	printf '%s\n' "$output" > "$T/good.json"
+	fb_json_valid run "$T/good.json"
+	id=$(q "SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 1")
+	check_refused() {
+		run --separate-stderr "$BENCH" export --db "$DB" --run "$u" --format run-json
+		[ "$status" -eq 65 ] || { echo "exit $status: $stderr" >&2; return 1; }
+		[ -z "$output" ] || { echo "printed: $output" >&2; return 1; }
+		[[ $stderr == *"its run document would break run.schema.json: $1"* ]] ||
+			{ echo "stderr: $stderr" >&2; return 1; }
+	}
+	q "UPDATE samples SET cpu = 'three' WHERE id = $id"
+	check_refused "/cases/0/samples/0/cpu: \"three\" is"
+	q "UPDATE samples SET cpu = 1 WHERE id = $id"
+	q "UPDATE runs SET vcpus = -4 WHERE id = 1"
+	check_refused "/run/machine/vcpus: -4 is below"
+	q "UPDATE runs SET vcpus = 2, hostname = CAST(X'68C3' AS TEXT) WHERE id = 1"
+	check_refused "/run/machine/hostname:"
+	q "UPDATE runs SET hostname = 'testhost' WHERE id = 1"
+	run -0 "$BENCH" export --db "$DB" --run "$u" --format run-json
+}
