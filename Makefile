@@ -86,13 +86,16 @@ $(B)/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	@mkdir -p $(@D)
 	$(echo_cc)$(CC) $(CFLAGS) -c -o $@ $<
 
-# The init of `bench vm` guests, compiled in as one string.
-build/gen/vm_init.c: runner/vm_init.sh
-	@mkdir -p $(@D)
-	$(Q){ echo '/* generated from runner/vm_init.sh: do not edit */'; \
-	  echo 'const char vm_init_sh[] ='; \
+# A text file compiled in as one C string named $(1).
+embed = { echo '/* generated from $<: do not edit */'; \
+	  echo 'const char $(1)[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+# The init of `bench vm` guests.
+build/gen/vm_init.c: runner/vm_init.sh
+	@mkdir -p $(@D)
+	$(Q)$(call embed,vm_init_sh)
 
 $(B)/obj/gen/vm_init.o: build/gen/vm_init.c
 	@mkdir -p $(@D)
@@ -102,10 +105,7 @@ $(B)/obj/gen/vm_init.o: build/gen/vm_init.c
 # and the json dashboard check a document against (reports/schema_check.c).
 build/gen/run_schema.c: schema/run.schema.json
 	@mkdir -p $(@D)
-	$(Q){ echo '/* generated from schema/run.schema.json: do not edit */'; \
-	  echo 'const char run_schema_json[] ='; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
-	  echo ';'; } > $@.tmp && mv $@.tmp $@
+	$(Q)$(call embed,run_schema_json)
 
 $(B)/obj/gen/run_schema.o: build/gen/run_schema.c
 	@mkdir -p $(@D)
