@@ -127,7 +127,8 @@ suite_db() {
 	# under TCG the kernel is decompressed on the host and entered
 	# through PVH
 	run q "SELECT kernel_image FROM run_vm"
-	assert_output "$KCACHE/unpacked/$(basename "${K_NEW%.deb}")/boot/vmlinuz-$(rel "$K_NEW") (its vmlinux, decompressed here, entered through PVH)"
+	# the cache keys a .deb by its content: NAME-SHA16
+	assert_output --regexp "^$KCACHE/unpacked/$(basename "${K_NEW%.deb}")-[0-9a-f]{16}/boot/vmlinuz-$(rel "$K_NEW") \(its vmlinux, decompressed here, entered through PVH\)\$"
 	run q "SELECT accel_why FROM run_vm"
 	assert_output --regexp "^TCG: "
 	run q "SELECT boot_s > 1, first_sample_s > boot_s, wall_s > first_sample_s, console LIKE '%foliobench-vm: command start%', kmsg LIKE '%Linux version 6.1.0%' FROM run_vm"
@@ -210,7 +211,9 @@ suite_db() {
 	# both sides TCG: compared, and the method sentence says so
 	run --separate-stderr "$BENCH" compare --db "$DB" --format json "$a" "$b"
 	assert_success
-	[ -z "$stderr" ]
+	# nothing but, where a guest's call waited on its run queue (a busy
+	# host), the count of samples flagged noisy
+	[ -z "$stderr" ] || [[ $stderr == "bench: warning: samples flagged noisy "* && $stderr != *$'\n'* ]]
 	run python3 -c 'import json, sys; print(json.load(sys.stdin)["method"])' <<< "$output"
 	assert_output --regexp ", in a 2 vCPU VM under QEMU's TCG emulator \(functional checks, not kernel measurements\)[;.]"
 	# the base's guests as if KVM had run them (the boots are real; only
@@ -294,7 +297,7 @@ suite_db() {
 	cp "$d/boot/vmlinuz-$r" "$T/tree/arch/x86/boot/bzImage"
 	echo "$r" > "$T/tree/include/config/kernel.release"
 	ln -s "$d/lib/modules/$r" "$T/tree/lib/modules/$r"
-	run "$BENCH" vm "$T/tree" --smp 2 --mem 1G --db "$DB" --sh 'uname -r; nproc; grep -c " 9p " /proc/mounts; grep -c "^overlay / overlay" /proc/mounts; grep -c "^/dev/vda /var/tmp ext4 " /proc/mounts'
+	run "$BENCH" vm "$T/tree" --smp 2 --mem 1G --db "$DB" --sh 'uname -r; nproc; grep -c "^fbout /run/fbvm 9p " /proc/mounts; grep -c "^overlay / overlay" /proc/mounts; grep -c "^/dev/vda /var/tmp ext4 " /proc/mounts'
 	assert_success
 	# the root over 9p under an overlay; /var/tmp (the disk scratch) an
 	# ext4 on the scratch disk
