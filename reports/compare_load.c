@@ -756,6 +756,104 @@ static int load_notdone_all(const struct db_report_case *c, void *arg)
 	return 0;
 }
 
+/*
+ * One run's values of one series (run_series) into load l: what load_value
+ * makes of those values one by one: the measured ones kept (want, n) and
+ * how many were not measurable (unm).
+ */
+static int load_series(struct load *l, const struct db_report_series *v,
+		       const double *want, size_t n, int64_t unm)
+{
+	struct report_side *s = l->s;
+	struct db_report_value one = {
+		.run_id = v->run_id, .workload = v->workload,
+		.params = v->params, .metric = v->metric, .unit = v->unit,
+		.better = v->better, .asked = v->asked, .supported = false,
+	};
+	struct report_series *x;
+	struct report_boot_vals *bv;
+	struct report_run *run;
+	struct ser_boots *xb;
+	int r;
+
+	run = find_run(l, v->run_id);
+	if (!run)		/* a run of the other half */
+		return 0;
+	/* creates the series, checks its unit, marks it */
+	if (unm && (r = load_value(&one, l)))
+		return r;
+	if (n) {
+		/* makes the boot's slot */
+		one.supported = true;
+		one.value = want[0];
+		if ((r = load_value(&one, l)))
+			return r;
+		want++;
+		n--;
+	}
+	if (!n)
+		return 0;
+	x = find_series(l, &one);
+	xb = &l->sb[x - s->ser];
+	bv = &x->boots[xb->slot[run->boot] - 1];
+	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
+	memcpy(bv->v + bv->n, want, n * sizeof(*want));
+	bv->n += n;
+	return 0;
+}
+
+struct series_load {
+	struct loads *ls;
+	struct keep *k;		/* NULL: every value */
+	bool drop_noisy;
+	double *buf;
+	size_t alloc;
+};
+
+static int load_series_all(const struct db_report_series *v, void *arg)
+{
+	struct series_load *sl = arg;
+	const double *want = v->v;
+	size_t i, n = v->n;
+	int64_t unm = v->unmeasurable;
+	int r;
+
+	if (sl->drop_noisy && v->noisy) {
+		if (n > sl->alloc) {
+			free(sl->buf);
+			sl->alloc = n;
+			sl->buf = xcalloc(n, sizeof(*sl->buf));
+		}
+		for (i = n = 0; i < v->n; i++)
+			if (!v->noisy[i])
+				sl->buf[n++] = v->v[i];
+		want = sl->buf;
+	}
+	if (sl->drop_noisy)
+		unm -= v->unmeasurable_noisy;
+	if (sl->k && n) {
+		struct db_report_value kv = {
+			.workload = v->workload, .params = v->params,
+			.metric = v->metric, .unit = v->unit,
+			.supported = true,
+		};
+		/* all of a shown series, else its first measured value */
+		bool take = keep_value(&kv, sl->k);
+
+		if (!take)
+			n = 0;
+		else if (!keep_slot(sl->k, v->workload, v->params, v->metric,
+				    v->unit)->shown)
+			n = 1;
+	}
+	if (!n && !unm)
+		return 0;
+	for (i = 0; i < sl->ls->n; i++)
+		if ((r = load_series(&sl->ls->l[i], v, want, n, unm)))
+			return r;
+	return 0;
+}
+
 /* The params of each series, decoded, and the summary of its values. */
 static int side_finish(struct load *l, const char *label)
 {
@@ -853,10 +951,26 @@ static int side_load(struct loads *ls, const char *label,
 		}
 		index_runs(&l[i]);
 	}
-	if (!runs_only)
-		r = db_report_values_each_kept(db, label, l->drop_noisy,
-					       shown ? keep_value : NULL, &k,
-					       load_value_all, ls);
+	if (!runs_only) {
+		bool ready = false;
+
+		r = db_report_series_ready(db, label, &ready);
+		if (!r && ready) {
+			struct series_load sl = { .ls = ls,
+						  .k = shown ? &k : NULL,
+						  .drop_noisy = l->drop_noisy };
+
+			r = db_report_series_each(db, label, load_series_all,
+						  &sl);
+			free(sl.buf);
+		} else if (!r) {
+			r = db_report_values_each_kept(db, label,
+						       l->drop_noisy,
+						       shown ? keep_value :
+						       NULL, &k,
+						       load_value_all, ls);
+		}
+	}
 	keep_release(&k);
 	if (r)
 		goto fail;

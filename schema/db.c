@@ -14,6 +14,7 @@
 
 #include "common/common.h"
 #include "db_priv.h"
+#include "db_series.h"
 #include "schema_sql.h"
 
 /* The kind of a SQLite error, as this layer's code. */
@@ -122,7 +123,10 @@ static int migrate(struct db *db)
 			return r;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
-		if ((r = exec(db, s->sql)) || (r = exec(db, pragma))) {
+		/* run_series is made from the samples (db_series.c) */
+		if ((r = exec(db, s->sql)) ||
+		    (s->version == 10 && (r = db_series_missing(db))) ||
+		    (r = exec(db, pragma))) {
 			char keep[400];
 
 			snprintf(keep, sizeof(keep), "%.390s", db->err);
@@ -489,8 +493,11 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 			  now, run_id)))
 		return r;
 	/* cases left pending by an interruption */
-	return db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
-			"run_id = ? AND status = 'pending'", "i", run_id);
+	if ((r = db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+			 "run_id = ? AND status = 'pending'", "i", run_id)))
+		return r;
+	/* its values as the reports read them, now that no more come */
+	return db_series_run(db, run_id);
 }
 
 int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)

@@ -3,6 +3,7 @@
 #define FB_DB_PRIV_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "db.h"
@@ -28,6 +29,8 @@ int db_each(struct db *db, const char *what,
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* A real column, NAN for NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
+/* A unit of time, alone or per something ("ns", "ns/folio"). */
+bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
 void db_iso_now(char *buf, size_t n);
 
