@@ -358,23 +358,33 @@ int html_pct_plot(struct strbuf *out, const char *idp,
 	for (k = 0; k < 2; k++) {
 		size_t nb = side_boots(pg->side[k]);
 
+		size_t *at;	/* at[i * nb + b]: series i's boot b, + 1 */
+
 		if (np[k] < 2)
 			continue;
+		at = xcalloc(np[k] * nb + 1, sizeof(*at));
+		for (i = 0; i < np[k]; i++) {
+			const struct report_series *x = ps[k][i].x;
+			size_t j;
+
+			for (j = x->nboots; j-- > 0;)
+				if ((size_t)x->boots[j].boot < nb)
+					at[i * nb + x->boots[j].boot] = j + 1;
+		}
 		/* one line a boot: a blank line starts the next */
 		for (b = 0; b < nb; b++) {
 			for (i = 0; i < np[k]; i++) {
 				const struct report_series *x = ps[k][i].x;
-				size_t j;
+				size_t j = at[i * nb + b];
 
-				for (j = 0; j < x->nboots; j++)
-					if ((size_t)x->boots[j].boot == b &&
-					    x->med[j] > 0)
-						strbuf_addf(&g, "%.9g %.9g\n",
-							    pct_x(ps[k][i].p),
-							    x->med[j] / div);
+				if (j && x->med[j - 1] > 0)
+					strbuf_addf(&g, "%.9g %.9g\n",
+						    pct_x(ps[k][i].p),
+						    x->med[j - 1] / div);
 			}
 			strbuf_addf(&g, "\n");
 		}
+		free(at);
 		strbuf_addf(&g, "e\n");
 		for (i = 0; i < np[k]; i++)
 			if (ps[k][i].x->mean > 0)

@@ -8,8 +8,8 @@
 -- where none is); how many were not measurable; whether one is a value no
 -- report accepts (text, a blob, a negative time, not finite), which sends
 -- the reader back to the samples to name it.  ord -1 is the run's mark
--- that its rows are all there (its bad, samples, noisy_samples: the run's
--- counts): written by the runner when the run ends,
+-- that its rows are all there (its bad, samples, noisy_samples, bounded:
+-- the run's counts): written by the runner when the run ends,
 -- by merge, by this migration (schema/db_series.c); a change to the run's
 -- cases, samples or values afterwards deletes its rows (the triggers), and
 -- a run without its mark is read from its samples.

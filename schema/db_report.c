@@ -28,8 +28,6 @@ struct walk {
 		int (*series)(const struct db_report_series *, void *);
 	} fn;
 	void *arg;
-	double *buf;		/* the values of a series row, decoded */
-	size_t alloc;
 };
 
 /* The first column of a row, to fn.text. */
@@ -350,7 +348,7 @@ int db_report_series_ready(struct db *db, const char *label, bool *ready)
 
 static int row_series(struct db *db, sqlite3_stmt *st, void *arg)
 {
-	struct walk *w = arg;
+	const struct walk *w = arg;
 	struct db_report_series x = {
 		.run_id = sqlite3_column_int64(st, 0),
 		.workload = db_col_text(st, 1),
@@ -364,8 +362,6 @@ static int row_series(struct db *db, sqlite3_stmt *st, void *arg)
 		.unmeasurable = sqlite3_column_int64(st, 8),
 		.unmeasurable_noisy = sqlite3_column_int64(st, 9),
 	};
-	const unsigned char *v = sqlite3_column_blob(st, 10);
-	size_t i;
 
 	if ((size_t)sqlite3_column_bytes(st, 10) != 8 * x.n ||
 	    (sqlite3_column_type(st, 11) != SQLITE_NULL &&
@@ -373,14 +369,7 @@ static int row_series(struct db *db, sqlite3_stmt *st, void *arg)
 		return bad_row(db, "run_series row of run %lld, metric %s, "
 			       "holds %zu values in blobs of another size",
 			       (long long)x.run_id, x.metric, x.n);
-	if (x.n > w->alloc) {
-		free(w->buf);
-		w->alloc = x.n;
-		w->buf = xcalloc(x.n, sizeof(*w->buf));
-	}
-	for (i = 0; i < x.n; i++)
-		w->buf[i] = db_series_get(v + 8 * i);
-	x.v = w->buf;
+	x.vals = sqlite3_column_blob(st, 10);
 	x.noisy = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL :
 		  sqlite3_column_blob(st, 11);
 	return w->fn.series(&x, w->arg);
@@ -391,9 +380,8 @@ int db_report_series_each(struct db *db, const char *label,
 			  void *arg)
 {
 	struct walk w = { .fn.series = fn, .arg = arg };
-	int r;
 
-	r = db_each(db, "cannot read the runs' series", row_series, &w,
+	return db_each(db, "cannot read the runs' series", row_series, &w,
 		    "SELECT r.id, x.workload, x.params, x.metric, x.unit, "
 		    "x.better, x.asked, x.n, x.unmeasurable, "
 		    "x.unmeasurable_noisy, x.vals, x.noisy "
@@ -401,8 +389,11 @@ int db_report_series_each(struct db *db, const char *label,
 		    "WHERE r.label = ?1 AND r.status = 'complete' "
 		    "AND x.ord >= 0 ORDER BY r.started_at, r.id, x.ord",
 		    "t", label);
-	free(w.buf);
-	return r;
+}
+
+double db_report_series_value(const struct db_report_series *x, size_t i)
+{
+	return db_series_get(x->vals + 8 * i);
 }
 
 static int row_case(struct db *db, sqlite3_stmt *st, void *arg)
@@ -593,7 +584,9 @@ int db_report_bounded_each(struct db *db, const char *label,
 	if (ready)
 		return db_each(db, "cannot read samples", row_pair, &w,
 			       "SELECT DISTINCT x.workload, x.params "
-			       "FROM runs r JOIN run_series x "
+			       "FROM runs r JOIN run_series m "
+			       "ON m.run_id = r.id AND m.ord = -1 "
+			       "AND m.bounded > 0 JOIN run_series x "
 			       "ON x.run_id = r.id AND x.ord >= 0 "
 			       "WHERE r.label = ?1 AND r.status = 'complete' "
 			       "AND x.bounded = 1 "

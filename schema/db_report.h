@@ -88,11 +88,13 @@ struct db_report_series {
 	int64_t run_id;
 	const char *workload, *params, *metric, *unit, *better;
 	const char *asked;	/* NULL: as asked */
-	size_t n;		/* measured values: */
-	const double *v;
+	size_t n;		/* measured values (db_report_series_value) */
+	const unsigned char *vals;
 	const unsigned char *noisy;	/* NULL: none noisy, else 1 a value */
 	int64_t unmeasurable, unmeasurable_noisy;
 };
+/* The i-th measured value of x (i < x->n). */
+double db_report_series_value(const struct db_report_series *x, size_t i);
 /*
  * The rows of the label's complete runs in the order of their first values
  * in db_report_values_each.

@@ -79,6 +79,7 @@ static bool acc_is(const struct acc *a, const char *w, const char *p,
 static int flush(struct build *b)
 {
 	sqlite3_stmt *st = b->ins;
+	int64_t nbounded = 0;
 	size_t i;
 	int r = DB_OK;
 
@@ -115,13 +116,15 @@ static int flush(struct build *b)
 		if (sqlite3_step(st) != SQLITE_DONE)
 			r = db_fail(b->db, "cannot keep a run's series");
 	}
+	for (i = 0; i < b->n; i++)
+		nbounded += b->a[i].bounded;
 	if (!r && b->run >= 0)
 		r = db_stmt(b->db, "INSERT INTO run_series (run_id, ord, "
 			    "workload, params, metric, unit, better, n, "
 			    "unmeasurable, unmeasurable_noisy, bad, samples, "
-			    "noisy_samples) VALUES (?1, -1, '', '', '', '', '', "
-			    "0, 0, 0, ?2, ?3, ?4)", "iiii", b->run, b->bad,
-			    b->samples, b->noisy);
+			    "noisy_samples, bounded) VALUES (?1, -1, '', '', "
+			    "'', '', '', 0, 0, 0, ?2, ?3, ?4, ?5)", "iiiii",
+			    b->run, b->bad, b->samples, b->noisy, nbounded);
 	for (i = 0; i < b->n; i++)
 		acc_release(&b->a[i]);
 	b->n = b->last = 0;

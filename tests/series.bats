@@ -117,7 +117,8 @@ marks() { q "SELECT count(*) FROM run_series WHERE ord = -1"; }
 	# every run (the aborted one too) has its mark; the one-boot side
 	# and the bounded case are in them
 	assert_equal "$(marks)" "$(q 'SELECT count(*) FROM runs')"
-	assert_equal "$(q "SELECT count(*) FROM run_series WHERE bounded = 1")" 4
+	assert_equal "$(q "SELECT count(*) FROM run_series WHERE bounded = 1 AND ord >= 0")" 4
+	assert_equal "$(q "SELECT group_concat(run_id) FROM run_series WHERE bounded > 0 AND ord = -1")" 2,6
 	assert_equal "$(q "SELECT sum(noisy_samples) FROM run_series")" 2
 	outputs "$T/series"
 	rm -f "$DB" "$DB-wal" "$DB-shm"
