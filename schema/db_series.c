@@ -175,14 +175,9 @@ static int row(struct db *db, sqlite3_stmt *st, void *arg)
 	const char *m = db_col_text(st, 3), *u = db_col_text(st, 4);
 	bool noisy = sqlite3_column_int(st, 9);
 	struct acc *a;
-	int r;
 
 	(void)db;
-	if (run != b->run) {
-		if (b->run >= 0 && (r = flush(b)))
-			return r;
-		b->run = run;
-	}
+	b->run = run;	/* one run a query (build) */
 	if (sqlite3_column_int64(st, 10) != b->sample) {
 		b->sample = sqlite3_column_int64(st, 10);
 		b->samples++;
@@ -240,45 +235,54 @@ static int row(struct db *db, sqlite3_stmt *st, void *arg)
 	"WHERE " where " AND s.warmup = 0 AND s.valid = 1 " \
 	"ORDER BY c.run_id, c.seq, s.rep, v.rowid"
 
-/* The rows of run (or of every run without its mark, run < 0). */
-static int build(struct db *db, int64_t run)
+/* The ids of the runs without their mark. */
+struct ids {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+static int add_id(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	struct ids *ids = arg;
+
+	(void)db;
+	if (ids->n == ids->alloc) {
+		ids->alloc = ids->alloc ? 2 * ids->alloc : 64;
+		ids->v = xrealloc(ids->v, ids->alloc * sizeof(*ids->v));
+	}
+	ids->v[ids->n++] = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+/*
+ * The rows of each run of ids, made anew: a run at a time, which SQLite
+ * reads through the indexes of cases, samples and sample_values (all the
+ * runs in one query sort every value of the database).
+ */
+static int build(struct db *db, const int64_t *ids, size_t n)
 {
 	struct build b = { .db = db, .run = -1, .sample = -1 };
 	size_t i;
-	int r;
+	int r = DB_OK;
 
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO run_series (run_id, ord, "
 			       "workload, params, metric, unit, better, asked, "
 			       "n, unmeasurable, unmeasurable_noisy, bad, vals, "
 			       "noisy, bounded) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 			       "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1,
-			       &b.ins,
-			       NULL) != SQLITE_OK)
+			       &b.ins, NULL) != SQLITE_OK)
 		return db_fail(db, "cannot keep a run's series");
-	if (run >= 0)
+	for (i = 0; i < n && !r; i++) {
 		r = db_stmt(db, "DELETE FROM run_series WHERE run_id = ?1", "i",
-			    run);
-	else
-		r = DB_OK;
-	if (!r && run >= 0)
-		r = db_each(db, "cannot read a run's values", row, &b,
-			    SERIES_SQL("c.run_id = ?1"), "i", run);
-	else if (!r)
-		r = db_each(db, "cannot read the runs' values", row, &b,
-			    SERIES_SQL("NOT EXISTS (SELECT 1 FROM run_series x "
-				       "WHERE x.run_id = c.run_id AND "
-				       "x.ord = -1)"), "");
-	if (!r && b.run >= 0)
-		r = flush(&b);
-	/* runs with no value: their mark alone */
-	if (!r)
-		r = db_stmt(db, "INSERT INTO run_series (run_id, ord, workload, "
-			    "params, metric, unit, better, n, unmeasurable, "
-			    "unmeasurable_noisy, bad) SELECT id, -1, '', '', "
-			    "'', '', '', 0, 0, 0, 0 FROM runs WHERE (?1 < 0 "
-			    "OR id = ?1) AND NOT EXISTS (SELECT 1 FROM "
-			    "run_series x WHERE x.run_id = runs.id AND "
-			    "x.ord = -1)", "i", run);
+			    ids[i]);
+		if (!r)
+			r = db_each(db, "cannot read a run's values", row, &b,
+				    SERIES_SQL("c.run_id = ?1"), "i", ids[i]);
+		/* a run with no value: its mark alone */
+		b.run = ids[i];
+		if (!r)
+			r = flush(&b);
+	}
 	for (i = 0; i < b.n; i++)
 		acc_release(&b.a[i]);
 	free(b.a);
@@ -288,10 +292,20 @@ static int build(struct db *db, int64_t run)
 
 int db_series_run(struct db *db, int64_t run_id)
 {
-	return build(db, run_id);
+	return build(db, &run_id, 1);
 }
 
 int db_series_missing(struct db *db)
 {
-	return build(db, -1);
+	struct ids ids = { .v = NULL };
+	int r;
+
+	r = db_each(db, "cannot read the runs", add_id, &ids,
+		    "SELECT id FROM runs WHERE NOT EXISTS (SELECT 1 FROM "
+		    "run_series x WHERE x.run_id = runs.id AND x.ord = -1) "
+		    "ORDER BY id", "");
+	if (!r)
+		r = build(db, ids.v, ids.n);
+	free(ids.v);
+	return r;
 }
