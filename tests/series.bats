@@ -205,3 +205,23 @@ marks() { q "SELECT count(*) FROM run_series WHERE ord = -1"; }
 	expect=$("$BENCH" compare --db "$T/in.db" --format csv A B 2> /dev/null)
 	assert_equal "$output" "$expect"
 }
+
+@test "bench run keeps its run's series when it ends: the same table as from its samples" {
+	fb_config '[{"workload":"shmem-remove","op":["unlink","ftruncate"],"size":"16M","folio":"4k"}]' 1 3
+	for l in A B; do
+		run "$BENCH" run --config "$T/config.json" --label $l --quiet
+		assert_success
+	done
+	# a mark a run, a row a series with its 3 measured values
+	assert_equal "$(marks)" 2
+	assert_equal "$(q "SELECT count(*) FROM run_series WHERE ord >= 0
+	   AND metric = 'wall' AND n = 3 AND length(vals) = 24")" 4
+	run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
+	assert_success
+	series=$output
+	# a run without its rows is read from its samples
+	q "DELETE FROM run_series"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
+	assert_success
+	assert_equal "$output" "$series"
+}
