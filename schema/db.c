@@ -496,8 +496,17 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 	if ((r = db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
 			 "run_id = ? AND status = 'pending'", "i", run_id)))
 		return r;
-	/* its values as the reports read them, now that no more come */
-	return db_series_run(db, run_id);
+	/*
+	 * Its values as the reports read them, now that no more come: all
+	 * or none (a run without them is read from its samples), and never
+	 * the reason a run is not recorded as ended.
+	 */
+	if (exec(db, "SAVEPOINT run_series"))
+		return DB_OK;
+	if (db_series_run(db, run_id))
+		exec(db, "ROLLBACK TO run_series");
+	exec(db, "RELEASE run_series");
+	return DB_OK;
 }
 
 int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)

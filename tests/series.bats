@@ -225,3 +225,18 @@ marks() { q "SELECT count(*) FROM run_series WHERE ord = -1"; }
 	assert_success
 	assert_equal "$output" "$series"
 }
+
+@test "a run whose series cannot be written still ends complete, and is read from its samples" {
+	fb_config '[{"workload":"shmem-remove","op":"unlink","size":"16M","folio":"4k"}]' 0 3
+	run "$BENCH" run --config "$T/config.json" --label A --quiet
+	assert_success
+	q "CREATE TRIGGER no_series BEFORE INSERT ON run_series
+	   WHEN NEW.run_id = 2 BEGIN SELECT RAISE(ABORT, 'refused'); END"
+	run "$BENCH" run --config "$T/config.json" --label B --quiet
+	assert_success
+	assert_equal "$(q "SELECT status FROM runs WHERE id = 2")" complete
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 2')" 0
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	assert_line --index 1 --partial 'shmem-remove,'
+}
