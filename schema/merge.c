@@ -871,7 +871,7 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	if (!r)
 		r = copy_all(m, st, false);
 	/* the series of runs copied without them (an older input) */
-	if (!r)
+	if (!r && m->t[0].added)
 		r = db_series_missing(&m->db);
 	if (!r)
 		r = db_exec(&m->db, "COMMIT");
