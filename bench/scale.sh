@@ -4,58 +4,81 @@
 #   sh bench/scale.sh SEED_BENCH DIR [BENCH]
 #
 # Makes (once, cached in DIR) databases of SIZES samples (default 10^4,
-# 10^5, 10^6) with bench/scale_db.sh, then times each command on a copy of
-# each (so that every binary reads the same file, at the schema it was
-# made with, and migrates its own copy), REPEAT times (default 3), and
-# prints a table: the median wall time and CPU time (user + system, of
-# the command and its children: gnuplot) at each size, the growth per 10x
-# of the CPU time between the two largest sizes (wall time on a shared
-# machine is mostly the wait for a CPU), and the largest maximum RSS at
-# the largest size.  Merge is timed into a new file and into one that
-# holds the input's runs already.  BENCH is the binary timed (default
-# SEED_BENCH): another build's binary gives the table before a change.
-# The two labels read are one kernel pair of the lab's twelve.
+# 10^5, 10^6) of each SHAPE (default "spread two", bench/scale_db.sh:
+# spread, the samples over 12 kernel pairs; two, where the pair compared
+# holds 92% of them) with bench/scale_db.sh, then times each command on a
+# copy of each (so that every binary reads the same file, at the schema it
+# was made with, and migrates its own copy), REPEAT times (default 3), and
+# prints a table a shape: the median wall time and CPU time (user +
+# system, of the command and its children: gnuplot) at each size, the
+# growth per 10x of the CPU time between the two largest sizes (wall time
+# on a shared machine is mostly the wait for a CPU), and the largest
+# maximum RSS at the largest size; then each figure of issue 31 against
+# its goal at the largest size.  Merge is timed into a new file, into one
+# that holds the input's runs already, and into a lab's database (the
+# 10^5 database of the same shape, its runs given other uuids: a copy made
+# anew before each time).  BENCH is the binary timed (default SEED_BENCH):
+# another build's binary gives the table before a change.
 set -eu
 
 SEED_BENCH=$1 DIR=$2 BENCH=${3:-$1}
 SIZES=${SIZES:-10000 100000 1000000}
+SHAPES=${SHAPES:-spread two}
 REPEAT=${REPEAT:-3}
-BASE=6.18.0-lab05 PATCH=6.18.0-lab05+patch
+LAB=100000	# the samples of the lab's database merged into
 WORK=$DIR/work.$$
 
-for n in $SIZES; do
-	sh "$(dirname "$0")/scale_db.sh" "$SEED_BENCH" "$DIR" "$n" > /dev/null
+for shape in $SHAPES; do
+	for n in $SIZES $LAB; do
+		sh "$(dirname "$0")/scale_db.sh" "$SEED_BENCH" "$DIR" "$n" \
+			"$shape" > /dev/null
+	done
 done
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
 # name|arguments (D: the database, O: an output file, N: a database made
-# anew each time, M: one that holds D's runs already)
+# anew each time, M: one that holds D's runs already, L: a lab's database
+# that holds other runs, copied anew each time)
 CMDS='compare BASE PATCH (text)|compare --db D BASE PATCH
 compare --format json|compare --db D --format json BASE PATCH
 compare --aa|compare --db D --aa BASE
 plan BASE PATCH|plan --db D BASE PATCH
-export BASE|export --db D BASE
+export BASE|export --db D --format text BASE
 export --format benchstat|export --db D --format benchstat BASE
 report BASE PATCH|report --db D -o O BASE PATCH
 runs|runs --db D
 merge OUT IN (new OUT)|merge N D
+merge OUT IN (OUT a lab db of 10^5)|merge L D
 merge OUT IN (IN merged already)|merge M D'
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "binary: $BENCH; labels $BASE and $PATCH; median of $REPEAT"
+for shape in $SHAPES; do
+case $shape in
+two)	BASE=6.18.0-lab00 PATCH=6.18.0-lab00+patch
+	db_of() { echo "$DIR/scale-two-$1.db"; } ;;
+*)	BASE=6.18.0-lab05 PATCH=6.18.0-lab05+patch
+	db_of() { echo "$DIR/scale-$1.db"; } ;;
+esac
+echo "shape $shape; binary: $BENCH; labels $BASE and $PATCH; median of $REPEAT"
+# the lab's database: other uuids, at this binary's schema
+lab=$WORK/lab.db
+rm -f "$lab" "$lab-wal" "$lab-shm"
+cp "$(db_of $LAB)" "$lab"
+sqlite3 "$lab" "UPDATE runs SET uuid = 'f' || substr(uuid, 2)"
+"$BENCH" runs --db "$lab" > /dev/null
 for n in $SIZES; do
 	db=$WORK/scale-$n.db
 	rm -f "$db" "$db-wal" "$db-shm"
-	cp "$DIR/scale-$n.db" "$db"
+	cp "$(db_of "$n")" "$db"
 	"$BENCH" runs --db "$db" > /dev/null	# migrate the copy, warm up
 	samples=$(sqlite3 "$db" "SELECT count(*) FROM samples")
 	labels=$(sqlite3 "$db" "SELECT count(*) FROM samples s JOIN cases c
 		ON c.id = s.case_id JOIN runs r ON r.id = c.run_id
 		WHERE r.label IN ('$BASE', '$PATCH')")
-	echo "$n: $samples samples, $labels of them in the two labels" >&2
+	echo "$shape $n: $samples samples, $labels of them in the two labels" >&2
 	rm -f "$WORK"/merged.db*
 	"$BENCH" merge "$WORK/merged.db" "$db" > /dev/null
 	echo "$CMDS" | while IFS='|' read -r name args; do
@@ -63,11 +86,15 @@ for n in $SIZES; do
 			BASE) echo "$BASE" ;; PATCH) echo "$PATCH" ;;
 			D) echo "$db" ;; O) echo "$WORK/out.html" ;;
 			N) echo "$WORK/new.db" ;; M) echo "$WORK/merged.db" ;;
+			L) echo "$WORK/labrun.db" ;;
 			*) echo "$a" ;; esac; done)
 		i=0
 		while [ $i -lt "$REPEAT" ]; do
 			rc=0
-			rm -f "$WORK"/new.db*
+			rm -f "$WORK"/new.db* "$WORK"/labrun.db* "$WORK/out.html"
+			case $args in *labrun.db*)
+				cp "$lab" "$WORK/labrun.db" ;;
+			esac
 			# shellcheck disable=SC2086
 			/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" \
 				"$BENCH" $args > "$WORK/out" 2> "$WORK/err" ||
@@ -76,20 +103,22 @@ for n in $SIZES; do
 				echo "scale: $name at $n exits $rc:" >&2
 				cat "$WORK/err" >&2
 			fi
-			tail -n 1 "$WORK/time"
+			echo "$(tail -n 1 "$WORK/time") $(stat -c %s \
+				"$WORK/out.html" 2> /dev/null || echo 0)"
 			i=$((i + 1))
 		done > "$WORK/times"
-		printf '%s|%s|%s|%s|%s\n' "$name" "$n" \
+		printf '%s|%s|%s|%s|%s|%s\n' "$name" "$n" \
 			"$(cut -d' ' -f1 "$WORK/times" | median)" \
 			"$(cut -d' ' -f2 "$WORK/times" | sort -n | tail -n 1)" \
-			"$(awk '{ print $3 + $4 }' "$WORK/times" | median)"
+			"$(awk '{ print $3 + $4 }' "$WORK/times" | median)" \
+			"$(cut -d' ' -f5 "$WORK/times" | sort -n | tail -n 1)"
 	done
 done > "$WORK/all"
 
 awk -F'|' -v sizes="$SIZES" '
 BEGIN { ns = split(sizes, sz, " ") }
 { if (!($1 in seen)) { seen[$1] = 1; order[++nc] = $1 }
-  t[$1, $2] = $3; rss[$1, $2] = $4; cpu[$1, $2] = $5 }
+  t[$1, $2] = $3; rss[$1, $2] = $4; cpu[$1, $2] = $5; page[$1, $2] = $6 }
 END {
 	printf "| command |"
 	for (i = 1; i <= ns; i++) printf " %s samples: wall (CPU) |", sz[i]
@@ -103,12 +132,26 @@ END {
 		for (i = 1; i <= ns; i++)
 			printf " %.2f s (%.2f s) |", t[k, sz[i]], cpu[k, sz[i]]
 		a = cpu[k, sz[ns - 1]]; b = cpu[k, sz[ns]]
-		f = log(sz[ns] / sz[ns - 1]) / log(10)
+		f = ns > 1 ? log(sz[ns] / sz[ns - 1]) / log(10) : 0
 		if (ns > 1 && a > 0)
 			printf " %.1fx |", (b / a) ^ (1 / f)
 		else
 			printf " - |"
 		printf " %d MiB |\n", rss[k, sz[ns]] / 1024
 	}
-}' "$WORK/all"
+	# the goals of issue 31, at the largest size (wall, median)
+	top = sz[ns]
+	printf "\nissue 31 goals at %s samples (shape %s):\n", top, shape
+	goal("compare BASE PATCH (text)", "wall < 1 s", t["compare BASE PATCH (text)", top] < 1)
+	goal("report BASE PATCH", "wall < 2 s", t["report BASE PATCH", top] < 2)
+	pg = page["report BASE PATCH", top] / 1048576
+	printf "  %-40s page %.1f MiB, goal < 5 MiB: %s\n", "report BASE PATCH", pg, pg < 5 ? "met" : "NOT met"
+	goal("merge OUT IN (OUT a lab db of 10^5)", "wall < 5 s", t["merge OUT IN (OUT a lab db of 10^5)", top] < 5)
+	goal("merge OUT IN (new OUT)", "held: 2.8 s on 2026-12-06", t["merge OUT IN (new OUT)", top] <= 2.8)
+	goal("merge OUT IN (IN merged already)", "held: 0.06 s on 2026-12-06", t["merge OUT IN (IN merged already)", top] <= 0.06)
+}
+function goal(k, what, ok) {
+	printf "  %-40s %.2f s wall (%.2f s CPU), goal %s: %s\n", k, t[k, top], cpu[k, top], what, ok ? "met" : "NOT met"
+}' shape="$shape" "$WORK/all"
+done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make a lab-sized results database from real runs (make bench-scale):
 #
-#   sh bench/scale_db.sh BENCH DIR SAMPLES
+#   sh bench/scale_db.sh BENCH DIR SAMPLES [SHAPE]
 #
 # The seed: two real `bench run` of a small suite (shmem-remove, seq-read,
 # small-truncate; 10 runs and a warm-up a case) into DIR/seed.db, made once.
@@ -13,11 +13,24 @@
 # kernel is faster.  Made once: an existing DIR/scale-SAMPLES.db is kept.
 # Every foreign key and uuid is consistent (checked, with PRAGMA
 # integrity_check).  Prints the path of the database.
+#
+# SHAPE "spread" (the default) gives each of the 12 pairs two hosts; "two"
+# gives 22 of the 24 hosts to the pair 6.18.0-lab00 (two kernels run
+# nightly for months on most of the lab's machines: its two labels hold 22
+# of 24 samples, 92%) and one host each to two other pairs, in
+# DIR/scale-two-SAMPLES.db.
 set -eu
 
-BENCH=$1 DIR=$2 N=$3
+BENCH=$1 DIR=$2 N=$3 SHAPE=${4:-spread}
 HOSTS=24 PAIRS=12
-DB=$DIR/scale-$N.db
+case $SHAPE in
+spread)	DB=$DIR/scale-$N.db
+	PAIR_OF="b % $HOSTS % $PAIRS" ;;
+two)	DB=$DIR/scale-two-$N.db
+	PAIR_OF="CASE WHEN b % $HOSTS < 22 THEN 0 ELSE b % $HOSTS - 21 END" ;;
+*)	echo "scale_db: unknown shape '$SHAPE' (spread or two)" >&2
+	exit 64 ;;
+esac
 mkdir -p "$DIR"
 [ -s "$DB" ] && { echo "$DB"; exit 0; }
 
@@ -71,12 +84,12 @@ CREATE TEMP TABLE ns AS SELECT max(n) AS n FROM
 	(SELECT count(*) AS n FROM samples GROUP BY case_id);
 
 -- Boot b is boot b / $HOSTS of host b % $HOSTS; a host boots A B A B, then
--- B A A B; each pair of kernels has $HOSTS / $PAIRS hosts of its own.
+-- B A A B; each pair of kernels has hosts of its own (SHAPE above).
 CREATE TEMP TABLE boots AS WITH RECURSIVE n(b) AS
 	(SELECT 0 UNION ALL SELECT b + 1 FROM n WHERE b + 1 < $BOOTS)
 	SELECT b, b % $HOSTS AS host, b / $HOSTS AS slot,
 	       substr('01011001', (b / $HOSTS) % 8 + 1, 1) + 0 AS side,
-	       b % $HOSTS % $PAIRS AS pair
+	       $PAIR_OF AS pair
 	FROM n;
 -- Runs of a boot: one; an aborted run then its rerun (1 boot in 29); two
 -- complete runs (1 in 31); a failed run alone (1 in 97).

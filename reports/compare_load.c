@@ -756,6 +756,166 @@ static int load_notdone_all(const struct db_report_case *c, void *arg)
 	return 0;
 }
 
+/*
+ * One run's values of one series (run_series) into load l: what load_value
+ * makes of those values one by one: the measured ones kept (want, n) and
+ * how many were not measurable (unm).
+ */
+static int load_series(struct load *l, const struct db_report_series *v,
+		       const double *want, size_t n, int64_t unm)
+{
+	struct report_side *s = l->s;
+	struct db_report_value one = {
+		.run_id = v->run_id, .workload = v->workload,
+		.params = v->params, .metric = v->metric, .unit = v->unit,
+		.better = v->better, .asked = v->asked, .supported = false,
+	};
+	struct report_series *x;
+	struct report_boot_vals *bv;
+	struct report_run *run;
+	struct ser_boots *xb;
+	int r;
+
+	run = find_run(l, v->run_id);
+	if (!run)		/* a run of the other half */
+		return 0;
+	/* creates the series, checks its unit, marks it */
+	if (unm && (r = load_value(&one, l)))
+		return r;
+	if (n) {
+		/* makes the boot's slot */
+		one.supported = true;
+		one.value = want[0];
+		if ((r = load_value(&one, l)))
+			return r;
+		want++;
+		n--;
+	}
+	if (!n)
+		return 0;
+	x = find_series(l, &one);
+	xb = &l->sb[x - s->ser];
+	bv = &x->boots[xb->slot[run->boot] - 1];
+	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
+	memcpy(bv->v + bv->n, want, n * sizeof(*want));
+	bv->n += n;
+	return 0;
+}
+
+/*
+ * What keep_value decided for the series of a run's rows in turn (every
+ * run of a label has the same series in the same order, mostly): shown, or
+ * measured already (then no more of its measured values), as in sl->k.
+ */
+struct keep_seen {
+	char *w, *p, *m, *u;
+	bool shown, measured;
+};
+
+struct series_load {
+	struct loads *ls;
+	struct keep *k;		/* NULL: every value */
+	bool drop_noisy;
+	double *buf;
+	size_t alloc;
+	struct keep_seen *seen;
+	size_t nseen, seen_alloc, cur;
+	int64_t run;
+};
+
+static void series_load_release(struct series_load *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->nseen; i++) {
+		free(sl->seen[i].w);
+		free(sl->seen[i].p);
+		free(sl->seen[i].m);
+		free(sl->seen[i].u);
+	}
+	free(sl->seen);
+	free(sl->buf);
+}
+
+/* How many of v's measured values keep_value keeps: all, 1 or none. */
+static size_t series_keep(struct series_load *sl,
+			  const struct db_report_series *v, size_t n)
+{
+	struct db_report_value kv = {
+		.workload = v->workload, .params = v->params,
+		.metric = v->metric, .unit = v->unit, .supported = true,
+	};
+	struct keep_seen *e;
+	bool take;
+
+	if (v->run_id != sl->run) {
+		sl->run = v->run_id;
+		sl->cur = 0;
+	}
+	e = sl->cur < sl->nseen ? &sl->seen[sl->cur] : NULL;
+	if (e && !strcmp(e->m, v->metric) && !strcmp(e->p, v->params) &&
+	    !strcmp(e->w, v->workload) && !strcmp(e->u, v->unit)) {
+		sl->cur++;
+		if (e->shown)
+			return n;
+		if (e->measured)
+			return 0;
+	} else {
+		if (!e) {
+			cmp_grow(&sl->seen, &sl->seen_alloc, sl->nseen + 1,
+				 sizeof(*sl->seen));
+			e = &sl->seen[sl->nseen++];
+		} else {
+			free(e->w);
+			free(e->p);
+			free(e->m);
+			free(e->u);
+		}
+		e->w = xstrdup(v->workload);
+		e->p = xstrdup(v->params);
+		e->m = xstrdup(v->metric);
+		e->u = xstrdup(v->unit);
+		sl->cur++;
+	}
+	/* all of a shown series, else its first measured value */
+	take = keep_value(&kv, sl->k);
+	e->shown = keep_slot(sl->k, v->workload, v->params, v->metric,
+			     v->unit)->shown;
+	e->measured = !e->shown;	/* now, if not before */
+	return !take ? 0 : e->shown ? n : 1;
+}
+
+static int load_series_all(const struct db_report_series *v, void *arg)
+{
+	struct series_load *sl = arg;
+	bool drop = sl->drop_noisy && v->noisy;
+	size_t i, k, n = v->n;
+	int64_t unm = v->unmeasurable;
+	int r;
+
+	if (drop)
+		for (i = 0; i < v->n; i++)
+			n -= v->noisy[i] != 0;
+	if (sl->drop_noisy)
+		unm -= v->unmeasurable_noisy;
+	if (sl->k && n)
+		n = series_keep(sl, v, n);
+	if (!n && !unm)
+		return 0;
+	if (n > sl->alloc) {
+		free(sl->buf);
+		sl->alloc = n;
+		sl->buf = xcalloc(n, sizeof(*sl->buf));
+	}
+	for (i = k = 0; k < n; i++)
+		if (!drop || !v->noisy[i])
+			sl->buf[k++] = db_report_series_value(v, i);
+	for (i = 0; i < sl->ls->n; i++)
+		if ((r = load_series(&sl->ls->l[i], v, sl->buf, n, unm)))
+			return r;
+	return 0;
+}
+
 /* The params of each series, decoded, and the summary of its values. */
 static int side_finish(struct load *l, const char *label)
 {
@@ -853,10 +1013,27 @@ static int side_load(struct loads *ls, const char *label,
 		}
 		index_runs(&l[i]);
 	}
-	if (!runs_only)
-		r = db_report_values_each_kept(db, label, l->drop_noisy,
-					       shown ? keep_value : NULL, &k,
-					       load_value_all, ls);
+	if (!runs_only) {
+		bool ready = false;
+
+		r = db_report_series_ready(db, label, &ready);
+		if (!r && ready) {
+			struct series_load sl = { .ls = ls,
+						  .k = shown ? &k : NULL,
+						  .drop_noisy = l->drop_noisy,
+						  .run = -1 };
+
+			r = db_report_series_each(db, label, load_series_all,
+						  &sl);
+			series_load_release(&sl);
+		} else if (!r) {
+			r = db_report_values_each_kept(db, label,
+						       l->drop_noisy,
+						       shown ? keep_value :
+						       NULL, &k,
+						       load_value_all, ls);
+		}
+	}
 	keep_release(&k);
 	if (r)
 		goto fail;

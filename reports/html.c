@@ -191,6 +191,20 @@ static void invalid_line(struct out *o, const struct report_page *p,
 	put(o, ".</p>\n");
 }
 
+/* Where a side has too many boots to show one by one: how it is shown. */
+static void group_caption(struct out *o, const struct strip *s, size_t ns)
+{
+	size_t k, g = 1;
+
+	for (k = 0; k < ns; k++)
+		if (s[k].x && html_boot_group(s[k].nb) > g)
+			g = html_boot_group(s[k].nb);
+	if (g > 1 && html_strip_samples(s, ns) > PLOT_MAX_SAMPLES)
+		put(o, "; past %d boots a kernel, one point a group of up to "
+		    "%zu consecutive boots: the median of their boot "
+		    "medians", PLOT_MAX_BOOTS, g);
+}
+
 static void counts_caption(struct out *o, const struct strip *s, size_t ns)
 {
 	size_t k;
@@ -209,6 +223,7 @@ static void counts_caption(struct out *o, const struct strip *s, size_t ns)
 	if (html_strip_samples(s, ns) > PLOT_MAX_SAMPLES)
 		put(o, "; one point a boot median (the plot shows every "
 		    "sample only up to %d)", PLOT_MAX_SAMPLES);
+	group_caption(o, s, ns);
 }
 
 /* Flush what the page holds so far; -errno when the stream fails. */
@@ -284,10 +299,19 @@ static int one_case(struct out *o, const struct report_page *p,
 		goto out;
 	if (svg.len) {
 		++*nplot;
+		size_t g = html_boot_group(p->side[0]->nboots);
+
+		if (p->side[1] && html_boot_group(p->side[1]->nboots) > g)
+			g = html_boot_group(p->side[1]->nboots);
 		put(o, "<figure class=\"plot percentiles\">%s<figcaption>"
 		    "Latency percentiles on log axes: thin lines the median "
-		    "of each boot, thick the mean over boots.</figcaption>"
-		    "</figure>\n", strbuf_str(&svg));
+		    "of each boot, thick the mean over boots",
+		    strbuf_str(&svg));
+		if (g > 1)
+			put(o, " (past %d boots a kernel, one line a group of "
+			    "up to %zu consecutive boots: the median of their "
+			    "boot medians)", PLOT_MAX_BOOTS, g);
+		put(o, ".</figcaption></figure>\n");
 		strbuf_reset(&svg);
 	}
 	{

@@ -9,6 +9,7 @@
 #include "reports/format.h"
 #include "reports/html_priv.h"
 #include "reports/plot.h"
+#include "reports/stats.h"
 
 /* Plot size in SVG units; `dynamic` lets the page scale it. */
 #define PLOT_W		760
@@ -109,9 +110,71 @@ size_t html_strip_samples(const struct strip *s, size_t ns)
 	return n;
 }
 
+size_t html_boot_group(size_t nb)
+{
+	return nb > PLOT_MAX_BOOTS ? (nb + PLOT_MAX_BOOTS - 1) / PLOT_MAX_BOOTS
+				   : 1;
+}
+
+/*
+ * The median of x's boot medians (those over zero where pos) in each group
+ * of g consecutive boots of nb, NAN where it has none: (nb + g - 1) / g.
+ */
+static double *group_medians(const struct report_series *x, size_t nb,
+			     size_t g, bool pos)
+{
+	size_t ng = (nb + g - 1) / g, i, k, *at = xcalloc(ng + 1, sizeof(*at));
+	double *v = xcalloc(x->nboots + 1, sizeof(*v));
+	double *m = xcalloc(ng, sizeof(*m));
+	size_t *fill = xcalloc(ng, sizeof(*fill));
+
+	for (i = 0; i < x->nboots; i++)
+		if ((size_t)x->boots[i].boot < nb && (!pos || x->med[i] > 0))
+			at[x->boots[i].boot / g + 1]++;
+	for (k = 0; k < ng; k++)
+		at[k + 1] += at[k];
+	for (i = 0; i < x->nboots; i++)
+		if ((size_t)x->boots[i].boot < nb && (!pos || x->med[i] > 0)) {
+			k = x->boots[i].boot / g;
+			v[at[k] + fill[k]++] = x->med[i];
+		}
+	for (k = 0; k < ng; k++)
+		m[k] = at[k + 1] > at[k] ?
+		       stats_median(v + at[k], at[k + 1] - at[k]) : NAN;
+	free(at);
+	free(v);
+	free(fill);
+	return m;
+}
+
+/* The groups of a strip too many boots to show one by one (bars, points). */
+static void strip_groups(struct strbuf *g, const struct strip *s,
+			 double div, bool bars)
+{
+	size_t gs = html_boot_group(s->nb), ng = (s->nb + gs - 1) / gs, k;
+	double *m = group_medians(s->x, s->nb, gs, false);
+
+	for (k = 0; k < ng; k++) {
+		double mid = s->x0 + (double)(k * gs) + (double)(gs - 1) / 2;
+
+		if (isnan(m[k]))
+			continue;
+		if (bars)
+			strbuf_addf(g, "%.6f %.9g %.2f 0 %u\n",
+				    mid - 0.3 * (double)gs, m[k] / div,
+				    0.6 * (double)gs,
+				    palette[s->colour][k % 6]);
+		else
+			strbuf_addf(g, "%.6f %.9g %u\n", mid, m[k] / div,
+				    palette[s->colour][k % 6]);
+	}
+	free(m);
+}
+
 /*
  * The samples (x, y, colour), one block (or each boot's median, where the
- * samples are too many to show); the boot medians as short bars
+ * samples are too many to show, or the median of a group's medians, where
+ * the boots are); the boot medians as short bars
  * (vectors), one block; the mean with its CI (yerrorbars), one block.
  */
 static void strip_data(struct strbuf *g, const struct strip *s, size_t ns,
@@ -123,6 +186,10 @@ static void strip_data(struct strbuf *g, const struct strip *s, size_t ns,
 	for (k = 0; k < ns; k++) {
 		const struct report_series *x = s[k].x;
 
+		if (thin && x && html_boot_group(s[k].nb) > 1) {
+			strip_groups(g, &s[k], div, false);
+			continue;
+		}
 		for (i = 0; thin && x && i < x->nboots; i++)
 			strbuf_addf(g, "%.6f %.9g %u\n",
 				    s[k].x0 + x->boots[i].boot,
@@ -146,6 +213,10 @@ static void strip_data(struct strbuf *g, const struct strip *s, size_t ns,
 	for (k = 0; k < ns; k++) {
 		const struct report_series *x = s[k].x;
 
+		if (thin && x && html_boot_group(s[k].nb) > 1) {
+			strip_groups(g, &s[k], div, true);
+			continue;
+		}
 		for (i = 0; x && i < x->nboots; i++)
 			strbuf_addf(g, "%.6f %.9g %.2f 0 %u\n",
 				    s[k].x0 + x->boots[i].boot - 0.3,
@@ -302,6 +373,27 @@ static double pct_x(double p)
 	return 100 / (100 - p);
 }
 
+/* The lines of a side of too many boots: one a group of gs boots. */
+static void pct_groups(struct strbuf *g, const struct pct_ser *ps, size_t np,
+		       size_t nb, size_t gs, double div)
+{
+	size_t ng = (nb + gs - 1) / gs, i, k;
+	double **m = xcalloc(np, sizeof(*m));
+
+	for (i = 0; i < np; i++)
+		m[i] = group_medians(ps[i].x, nb, gs, true);
+	for (k = 0; k < ng; k++) {
+		for (i = 0; i < np; i++)
+			if (!isnan(m[i][k]))
+				strbuf_addf(g, "%.9g %.9g\n", pct_x(ps[i].p),
+					    m[i][k] / div);
+		strbuf_addf(g, "\n");
+	}
+	for (i = 0; i < np; i++)
+		free(m[i]);
+	free(m);
+}
+
 int html_pct_plot(struct strbuf *out, const char *idp,
 		  const struct report_page *pg, const char *workload,
 		  const char *params, struct strbuf *err)
@@ -358,23 +450,39 @@ int html_pct_plot(struct strbuf *out, const char *idp,
 	for (k = 0; k < 2; k++) {
 		size_t nb = side_boots(pg->side[k]);
 
+		size_t *at;	/* at[i * nb + b]: series i's boot b, + 1 */
+		size_t gs = html_boot_group(nb);
+
 		if (np[k] < 2)
 			continue;
+		if (gs > 1) {
+			pct_groups(&g, ps[k], np[k], nb, gs, div);
+			goto mean;
+		}
+		at = xcalloc(np[k] * nb + 1, sizeof(*at));
+		for (i = 0; i < np[k]; i++) {
+			const struct report_series *x = ps[k][i].x;
+			size_t j;
+
+			for (j = x->nboots; j-- > 0;)
+				if ((size_t)x->boots[j].boot < nb)
+					at[i * nb + x->boots[j].boot] = j + 1;
+		}
 		/* one line a boot: a blank line starts the next */
 		for (b = 0; b < nb; b++) {
 			for (i = 0; i < np[k]; i++) {
 				const struct report_series *x = ps[k][i].x;
-				size_t j;
+				size_t j = at[i * nb + b];
 
-				for (j = 0; j < x->nboots; j++)
-					if ((size_t)x->boots[j].boot == b &&
-					    x->med[j] > 0)
-						strbuf_addf(&g, "%.9g %.9g\n",
-							    pct_x(ps[k][i].p),
-							    x->med[j] / div);
+				if (j && x->med[j - 1] > 0)
+					strbuf_addf(&g, "%.9g %.9g\n",
+						    pct_x(ps[k][i].p),
+						    x->med[j - 1] / div);
 			}
 			strbuf_addf(&g, "\n");
 		}
+		free(at);
+mean:
 		strbuf_addf(&g, "e\n");
 		for (i = 0; i < np[k]; i++)
 			if (ps[k][i].x->mean > 0)

@@ -26,6 +26,12 @@ static inline void esc(struct out *o, const char *s)
  * page of 10^6 points is unreadable, and too large to open).
  */
 #define PLOT_MAX_SAMPLES 5000
+/*
+ * Boots of a kernel a plot shows one by one; past it, the medians of
+ * groups of consecutive boots (10^4 boots a kernel drew 3.6 MB a plot,
+ * on an axis of 760 pixels).
+ */
+#define PLOT_MAX_BOOTS 400
 
 /* One side of a strip plot. */
 struct strip {
@@ -39,6 +45,8 @@ struct strip {
 
 /* The samples the strips hold, all sides together. */
 size_t html_strip_samples(const struct strip *s, size_t ns);
+/* How many consecutive boots of nb a plot shows as one: 1, or more. */
+size_t html_boot_group(size_t nb);
 /*
  * The strip plot of one metric, each side's samples by boot, as inline
  * SVG in out (empty when no side has a valid sample); a PLOT_E* code with

@@ -136,19 +136,19 @@ void note_side_line(struct tbl *t, const char *role,
 {
 	char what[160];
 	size_t nb = 0, i, j;
+	bool *seen = xcalloc(s->nboots ? s->nboots : 1, sizeof(*seen));
 
 	/* boots that gave values, as the table counts them */
-	for (i = 0; i < s->nboots; i++) {
-		bool seen = false;
+	for (j = 0; j < s->nser; j++)
+		for (i = 0; i < s->ser[j].nboots; i++) {
+			int b = s->ser[j].boots[i].boot;
 
-		for (j = 0; j < s->nser && !seen; j++) {
-			size_t k;
-
-			for (k = 0; k < s->ser[j].nboots; k++)
-				seen |= s->ser[j].boots[k].boot == (int)i;
+			if (b >= 0 && (size_t)b < s->nboots && !seen[b]) {
+				seen[b] = true;
+				nb++;
+			}
 		}
-		nb += seen;
-	}
+	free(seen);
 	snprintf(what, sizeof(what), "%zu boot%s, %zu complete run%s, "
 		 "kernel %s", nb, nb == 1 ? "" : "s", s->nruns,
 		 s->nruns == 1 ? "" : "s",

@@ -17,6 +17,7 @@
 
 #include "common/common.h"
 #include "db_priv.h"
+#include "db_series.h"
 #include "schema_sql.h"
 
 /* The kind of a SQLite error, as this layer's code. */
@@ -140,7 +141,10 @@ static int migrate(struct db *db)
 		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
-		if ((r = exec(db, s->sql)) || (r = exec(db, pragma))) {
+		/* run_series is made from the samples (db_series.c) */
+		if ((r = exec(db, s->sql)) ||
+		    (s->version == 10 && (r = db_series_missing(db))) ||
+		    (r = exec(db, pragma))) {
 			char keep[400];
 
 			snprintf(keep, sizeof(keep), "%.390s", db->err);
@@ -640,8 +644,20 @@ int db_run_end(struct db *db, int64_t run_id, const char *status,
 			  now, run_id)))
 		return r;
 	/* cases left pending by an interruption */
-	return db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
-			"run_id = ? AND status = 'pending'", "i", run_id);
+	if ((r = db_stmt(db, "UPDATE cases SET status = 'aborted' WHERE "
+			 "run_id = ? AND status = 'pending'", "i", run_id)))
+		return r;
+	/*
+	 * Its values as the reports read them, now that no more come: all
+	 * or none (a run without them is read from its samples), and never
+	 * the reason a run is not recorded as ended.
+	 */
+	if (exec(db, "SAVEPOINT run_series"))
+		return DB_OK;
+	if (db_series_run(db, run_id))
+		exec(db, "ROLLBACK TO run_series");
+	exec(db, "RELEASE run_series");
+	return DB_OK;
 }
 
 int db_run_note(struct db *db, int64_t run_id, const char *fmt, ...)

@@ -3,6 +3,7 @@
 #define FB_DB_PRIV_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "db.h"
@@ -64,6 +65,8 @@ const char *db_read_query(const char *path);
  * (also when path does not exist).
  */
 int db_file_kind(const char *path, char *why, size_t n);
+/* A unit of time, alone or per something ("ns", "ns/folio"). */
+bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
 void db_iso_now(char *buf, size_t n);
 

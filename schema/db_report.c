@@ -8,9 +8,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/common.h"
 #include "db_priv.h"
+#include "db_series.h"
 
 /* A row walk's callback and its argument, of whichever query. */
 struct walk {
@@ -22,6 +25,7 @@ struct walk {
 		int (*kase)(const struct db_report_case *, void *);
 		int (*invalid)(const struct db_report_invalid *, void *);
 		int (*worker)(const struct db_report_worker *, void *);
+		int (*series)(const struct db_report_series *, void *);
 	} fn;
 	void *arg;
 };
@@ -61,6 +65,18 @@ static int row_ints(struct db *db, sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* A unit of time, alone or per something ("ns", "ns/folio"). */
+bool db_time_unit(const char *u)
+{
+	static const char *const t[] = { "ns", "us", "\xc2\xb5s", "ms", "s" };
+	size_t i, n = strcspn(u, "/");
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strlen(t[i]) == n && !strncmp(u, t[i], n))
+			return true;
+	return false;
+}
+
 /* A run's boot id as the reports group on it: a NULL or '' pools boots. */
 static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
 			 int64_t run_id)
@@ -75,6 +91,7 @@ static int check_boot_id(struct db *db, sqlite3_stmt *st, int col,
 			       "non-text");
 	return DB_OK;
 }
+
 
 int db_report_nruns(struct db *db, int64_t *n)
 {
@@ -277,6 +294,71 @@ int db_report_values_each_kept(struct db *db, const char *label,
 	return r;
 }
 
+int db_report_series_ready(struct db *db, const char *label, bool *ready)
+{
+	int64_t missing = 1;
+	struct ints c = { { &missing }, 1 };
+	int r;
+
+	r = db_each(db, "cannot read the runs' series", row_ints, &c,
+		    "SELECT count(*) FROM runs r LEFT JOIN run_series x "
+		    "ON x.run_id = r.id AND x.ord = -1 "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND (x.run_id IS NULL OR x.bad > 0)", "t", label);
+	*ready = !r && !missing;
+	return r;
+}
+
+static int row_series(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_series x = {
+		.run_id = sqlite3_column_int64(st, 0),
+		.workload = db_col_text(st, 1),
+		.params = db_col_text(st, 2),
+		.metric = db_col_text(st, 3),
+		.unit = db_col_text(st, 4),
+		.better = db_col_text(st, 5),
+		.asked = sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL :
+			 db_col_text(st, 6),
+		.n = (size_t)sqlite3_column_int64(st, 7),
+		.unmeasurable = sqlite3_column_int64(st, 8),
+		.unmeasurable_noisy = sqlite3_column_int64(st, 9),
+	};
+
+	if ((size_t)sqlite3_column_bytes(st, 10) != 8 * x.n ||
+	    (sqlite3_column_type(st, 11) != SQLITE_NULL &&
+	     (size_t)sqlite3_column_bytes(st, 11) != x.n))
+		return db_bad_row(db, "run_series row of run %lld, metric %s, "
+			       "holds %zu values in blobs of another size",
+			       (long long)x.run_id, x.metric, x.n);
+	x.vals = sqlite3_column_blob(st, 10);
+	x.noisy = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL :
+		  sqlite3_column_blob(st, 11);
+	return w->fn.series(&x, w->arg);
+}
+
+int db_report_series_each(struct db *db, const char *label,
+			  int (*fn)(const struct db_report_series *, void *),
+			  void *arg)
+{
+	struct walk w = { .fn.series = fn, .arg = arg };
+
+	return db_each(db, "cannot read the runs' series", row_series, &w,
+		    "SELECT r.id, x.workload, x.params, x.metric, x.unit, "
+		    "x.better, x.asked, x.n, x.unmeasurable, "
+		    "x.unmeasurable_noisy, x.vals, x.noisy "
+		    "FROM runs r JOIN run_series x ON x.run_id = r.id "
+		    "WHERE r.label = ?1 AND r.status = 'complete' "
+		    "AND x.ord >= 0 ORDER BY r.started_at, r.id, x.ord",
+		    "t", label);
+}
+
+double db_report_series_value(const struct db_report_series *x, size_t i)
+{
+	return db_series_get(x->vals + 8 * i);
+}
+
 static int row_case(struct db *db, sqlite3_stmt *st, void *arg)
 {
 	const struct walk *w = arg;
@@ -444,7 +526,19 @@ int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		    int64_t *total)
 {
 	struct ints c = { { noisy, total }, 2 };
+	bool ready;
+	int r;
 
+	/* the runs' counts where each has them (run_series' marks) */
+	if ((r = db_report_series_ready(db, label, &ready)))
+		return r;
+	if (ready)
+		return db_each(db, "cannot count noisy samples", row_ints, &c,
+			       "SELECT coalesce(sum(x.noisy_samples), 0), "
+			       "coalesce(sum(x.samples), 0) FROM runs r "
+			       "JOIN run_series x ON x.run_id = r.id "
+			       "AND x.ord = -1 WHERE r.label = ?1 "
+			       "AND r.status = 'complete'", "t", label);
 	return db_each(db, "cannot count noisy samples", row_ints, &c,
 		       "SELECT coalesce(sum(s.noisy), 0), count(*) FROM runs r "
 		       "JOIN cases c ON c.run_id = r.id "
@@ -459,7 +553,21 @@ int db_report_bounded_each(struct db *db, const char *label,
 			   void *arg)
 {
 	struct walk w = { .fn.pair = fn, .arg = arg };
+	bool ready;
+	int r;
 
+	if ((r = db_report_series_ready(db, label, &ready)))
+		return r;
+	if (ready)
+		return db_each(db, "cannot read samples", row_pair, &w,
+			       "SELECT DISTINCT x.workload, x.params "
+			       "FROM runs r JOIN run_series m "
+			       "ON m.run_id = r.id AND m.ord = -1 "
+			       "AND m.bounded > 0 JOIN run_series x "
+			       "ON x.run_id = r.id AND x.ord >= 0 "
+			       "WHERE r.label = ?1 AND r.status = 'complete' "
+			       "AND x.bounded = 1 "
+			       "ORDER BY x.workload, x.params", "t", label);
 	return db_each(db, "cannot read samples", row_pair, &w,
 		       "SELECT DISTINCT c.workload, c.params FROM runs r "
 		       "JOIN cases c ON c.run_id = r.id "

@@ -76,6 +76,32 @@ int db_report_values_each_kept(struct db *db, const char *label,
 			       int (*fn)(const struct db_report_value *,
 					 void *),
 			       void *arg);
+/*
+ * Can the label's values be read from run_series (schema 10)?  *ready true
+ * where every complete run has its rows and none holds a value a report
+ * refuses (read from the samples, they are named).
+ */
+int db_report_series_ready(struct db *db, const char *label, bool *ready);
+
+/* One run's values of one series, as db_report_values_each gives them. */
+struct db_report_series {
+	int64_t run_id;
+	const char *workload, *params, *metric, *unit, *better;
+	const char *asked;	/* NULL: as asked */
+	size_t n;		/* measured values (db_report_series_value) */
+	const unsigned char *vals;
+	const unsigned char *noisy;	/* NULL: none noisy, else 1 a value */
+	int64_t unmeasurable, unmeasurable_noisy;
+};
+/* The i-th measured value of x (i < x->n). */
+double db_report_series_value(const struct db_report_series *x, size_t i);
+/*
+ * The rows of the label's complete runs in the order of their first values
+ * in db_report_values_each.
+ */
+int db_report_series_each(struct db *db, const char *label,
+			  int (*fn)(const struct db_report_series *, void *),
+			  void *arg);
 /* Valid measured samples of a label's complete runs, and the noisy ones. */
 /*
  * The cases (workload, params JSON) of a label with a valid sample whose

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 
 #include "common/common.h"
+#include "db_series.h"
 #include "schema_sql.h"
 #include "db_priv.h"
 
@@ -481,9 +482,13 @@ static int copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 			if (!i && !counted)
 				m->by_map = t->added * 4 < query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
-			snprintf(st->table[st->ntables].name,
-				 sizeof(st->table[0].name), "%s", t->name);
-			st->table[st->ntables++].added = t->added;
+			/* run_series is made from the others: not said */
+			if (strcmp(t->name, "run_series")) {
+				snprintf(st->table[st->ntables].name,
+					 sizeof(st->table[0].name), "%s",
+					 t->name);
+				st->table[st->ntables++].added = t->added;
+			}
 			t->done = true;
 			done++;
 			progress = true;
@@ -644,8 +649,13 @@ static int fresh_copy(struct merge *m, struct db_merge_stats *st)
 		r = db_fail(&m->db, "cannot copy the input");
 	} else if (sqlite3_backup_finish(bk) != SQLITE_OK) {
 		r = db_fail(&m->db, "cannot copy the input");
-	} else {
-		r = copy_all(m, st, true);
+	} else if (!(r = copy_all(m, st, true)) &&
+		   !(r = db_exec(&m->db, "BEGIN IMMEDIATE"))) {
+		/* an input whose runs lack their series (db_series.c) */
+		r = db_series_missing(&m->db);
+		r = r ? r : db_exec(&m->db, "COMMIT");
+		if (r)
+			db_rollback(&m->db);
 	}
 	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
 	if (!db_exec(&m->db, "PRAGMA main.journal_mode = WAL"))
@@ -751,6 +761,13 @@ static int open_merge(struct merge *m, const char *out_path,
 		goto out;
 	}
 	no_dqs(m->db.h);
+	/*
+	 * The triggers that drop a run's series when its samples change
+	 * (schema 10) would fire for every row copied: the merge copies the
+	 * series with the runs and makes those missing itself.
+	 */
+	sqlite3_db_config(m->db.h, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0,
+			  (int *)NULL);
 	sqlite3_busy_timeout(m->db.h, DB_BUSY_MS);
 	/*
 	 * Foreign keys are not checked row by row: every row copied takes
@@ -854,6 +871,9 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 					     "main.runs)", NULL);
 	if (!r)
 		r = copy_all(m, st, false);
+	/* the series of runs copied without them (an older input) */
+	if (!r && m->t[0].added)
+		r = db_series_missing(&m->db);
 	if (!r)
 		r = db_exec(&m->db, "COMMIT");
 	if (r)
