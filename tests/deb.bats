@@ -34,7 +34,10 @@ setup_file() {
 	(cd "$REPO" && git ls-files -co --exclude-standard -z) |
 		(cd "$REPO" && tar -c --null -T -) | tar -x -C "$SRC" ||
 		return 1
-	(cd "$SRC" && dpkg-buildpackage -us -uc -b) \
+	# not the make of `make test SAN=1` that runs us: its MAKEFLAGS would
+	# build the package with the sanitizers
+	(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -us -uc -b) \
 		> "$BATS_FILE_TMPDIR/build.log" 2>&1 || {
 		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
 		return 1
