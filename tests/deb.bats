@@ -34,9 +34,9 @@ setup_file() {
 	(cd "$REPO" && git ls-files -co --exclude-standard -z) |
 		(cd "$REPO" && tar -c --null -T -) | tar -x -C "$SRC" ||
 		return 1
-	# not the make of `make test SAN=1` that runs us: its MAKEFLAGS would
+	# not the make of `make test SAN=1` that runs us: its MAKEFLAGS and SAN would
 	# build the package with the sanitizers
-	(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SAN \
 		dpkg-buildpackage -us -uc -b) \
 		> "$BATS_FILE_TMPDIR/build.log" 2>&1 || {
 		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
