@@ -18,18 +18,6 @@ int db_bad_row(struct db *db, const char *fmt, ...)
 	return DB_BADROW;
 }
 
-/* A unit of time, alone or per something ("ns", "ns/folio"). */
-static bool time_unit(const char *u)
-{
-	static const char *const t[] = { "ns", "us", "\xc2\xb5s", "ms", "s" };
-	size_t i, n = strcspn(u, "/");
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (strlen(t[i]) == n && !strncmp(u, t[i], n))
-			return true;
-	return false;
-}
-
 /* What a text or blob column holds, for people: a blob's bytes as \xNN. */
 static void shown(sqlite3_stmt *st, int col, char *out, size_t n)
 {
@@ -63,7 +51,7 @@ int db_check_value(struct db *db, sqlite3_stmt *st, int col,
 				  type == SQLITE_TEXT ? "text" : "a blob",
 				  what);
 	}
-	if (type != SQLITE_NULL && v < 0 && time_unit(unit))
+	if (type != SQLITE_NULL && v < 0 && db_time_unit(unit))
 		return db_bad_row(db, "sample_values row of sample %lld "
 				  "(run %lld), metric %s, holds a negative "
 				  "time: %g %s", (long long)sample_id,
