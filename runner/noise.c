@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,19 +85,36 @@ int64_t noise_schedstat(int fd, int k)
 	return v;
 }
 
+/* Mark z noisy for one more reason, after any already there. */
+static void __attribute__((format(printf, 2, 3)))
+add_reason(struct noise *z, const char *fmt, ...)
+{
+	size_t used = strlen(z->why);
+	va_list ap;
+
+	z->noisy = true;
+	if (used && used + 2 < sizeof(z->why)) {
+		memcpy(z->why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(z->why + used, sizeof(z->why) - used, fmt, ap);
+	va_end(ap);
+}
+
 void noise_judge_wait(struct noise *z, int n, uint64_t wall, int64_t wait)
 {
 	z->runq_wait_ns = wait;
 	if (wait < 0 || !wall || n < 1)
 		return;
 	z->runq_wait_pct = 100.0 * (double)wait / ((double)wall * n);
-	if (z->runq_wait_pct <= NOISE_WAIT_MAX_PCT || z->noisy)
+	if (z->runq_wait_pct <= NOISE_WAIT_MAX_PCT)
 		return;
-	z->noisy = z->waited = true;
-	snprintf(z->why, sizeof(z->why), "waited %.3g ms on a run queue during "
-		 "the timed call (%.0f%% of its wall time, %lld involuntary "
-		 "context switches)", (double)wait / 1e6, z->runq_wait_pct,
-		 (long long)z->nivcsw);
+	z->waited = true;
+	add_reason(z, "waited %.3g ms on a run queue during the timed call "
+		   "(%.0f%% of its wall time, %lld involuntary context "
+		   "switches)", (double)wait / 1e6, z->runq_wait_pct,
+		   (long long)z->nivcsw);
 }
 
 void noise_begin(struct noise *z, const int *pus, int n)
@@ -122,11 +140,9 @@ void noise_end(struct noise *z, const int *pus, int n, uint64_t wall,
 								hz : 100);
 	z->steal_pct = wall && n ? 100.0 * z->steal_ns /
 				   ((double)wall * n) : 0;
-	z->noisy = z->steal_pct > steal_max;
-	if (z->noisy)
-		snprintf(z->why, sizeof(z->why), "steal %.2f%% of the wall "
-			 "time, over steal_max %.4g%%", z->steal_pct,
-			 steal_max);
+	if (z->steal_pct > steal_max)
+		add_reason(z, "steal %.2f%% of the wall time, over steal_max "
+			   "%.4g%%", z->steal_pct, steal_max);
 }
 
 /* The loop: a multiply and an add a turn, kept in a register. */
@@ -269,12 +285,11 @@ double noise_parallel(const int *pus, int n)
 void noise_judge_parallel(struct noise *z, int n, double slowdown)
 {
 	z->slowdown = slowdown;
-	if (slowdown <= NOISE_SLOWDOWN_MAX || z->noisy)
+	if (slowdown <= NOISE_SLOWDOWN_MAX)
 		return;
-	z->noisy = true;
-	snprintf(z->why, sizeof(z->why), "oversubscribed: %d PUs at once ran "
-		 "a fixed loop %.1fx slower than one alone (about %.1f CPUs' "
-		 "worth)", n, slowdown, (double)n / slowdown);
+	add_reason(z, "oversubscribed: %d PUs at once ran a fixed loop %.1fx "
+		   "slower than one alone (about %.1f CPUs' worth)", n,
+		   slowdown, (double)n / slowdown);
 }
 
 void noise_json(const struct noise *z, struct strbuf *sb)

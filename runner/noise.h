@@ -24,7 +24,7 @@ struct noise {
 	double runq_wait_pct;	/* of wall time × threads */
 	bool waited;		/* noisy for that wait */
 	bool noisy;
-	char why[160];		/* what made it noisy */
+	char why[320];		/* what made it noisy, each reason */
 };
 
 /*
