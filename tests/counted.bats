@@ -314,7 +314,7 @@ for r in csv.DictReader(sys.stdin): print(r["metric"], r["unit"], r["base_mean"]
 	cnt_db 2 2
 	run "$BENCH" merge "$out" "$DB"
 	assert_success
-	assert_output --partial "run_vm 6); 0 already there"
+	assert_output --partial "run_vm 6, profile_stacks 0); 0 already there"
 	run sqlite3 "$out" "SELECT r.label, v.clock, v.icount_shift, v.kernel_sha256 = printf('%064d', v.run_id) FROM run_vm v JOIN runs r ON r.id = v.run_id ORDER BY r.uuid"
 	assert_output "$(printf 'base|instructions|2|1\n%.0s' 1 2 3)
 $(printf 'patch|instructions|2|1\n%.0s' 1 2 3 | head -c -1)"
@@ -330,7 +330,7 @@ $(printf 'patch|instructions|2|1\n%.0s' 1 2 3 | head -c -1)"
 	fx_end
 	run "$BENCH" merge "$out" "$T/old.db"
 	assert_success
-	assert_output --partial "run_vm 1); 0 already there; read from schema 8, migrated in a copy"
+	assert_output --partial "run_vm 1, profile_stacks 0); 0 already there; read from schema 8, migrated in a copy"
 	run sqlite3 "$out" "SELECT v.accel, v.clock, v.icount_shift IS NULL, v.kernel_sha256 IS NULL FROM run_vm v JOIN runs r ON r.id = v.run_id WHERE r.label = 'old'"
 	assert_output "kvm|time|1|1"
 	run "$BENCH" compare --db "$out" base patch
