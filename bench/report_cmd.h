@@ -116,8 +116,8 @@ void report_cmd_plan_print(const struct report_bootplan *p,
 bool report_cmd_primary(const char *workload, const char *metric);
 /* Is metric a count of the timed call's input (no test, no Holm)? */
 bool report_cmd_input(const char *workload, const char *metric);
-/* The words a workload gives a param's value, or NULL. */
-const char *report_cmd_words(const char *workload, const char *key,
-			     const char *value);
+/* The words a workload's table gives a param's value, into buf. */
+enum report_say report_cmd_words(const char *workload, const char *key,
+				 const char *value, char *buf, size_t n);
 
 #endif

@@ -259,6 +259,14 @@ struct report_row {
 };
 
 /* How to build a report. */
+/* How a report says a param's value (report_opts.words). */
+enum report_say {
+	REPORT_SAY_NONE,	/* no words: "key=value" */
+	REPORT_SAY_WORDS,	/* its own: "ftruncate() to 0" */
+	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB", "8 GiB file" */
+	REPORT_SAY_FOLIOS,	/* the folios it is made of: "4K folios" */
+};
+
 struct report_opts {
 	bool aa;			/* a and b are halves of one label */
 	/*
@@ -279,12 +287,13 @@ struct report_opts {
 	 */
 	bool (*input)(const char *workload, const char *metric);
 	/*
-	 * How a table names a param's value for readers ("ftruncate() to
-	 * 0" for op=ftruncate), from the workload's own table; NULL when
-	 * the value has no words of its own (then "key=value").
+	 * How a table says a param's value for readers, from the
+	 * workload's own table: the words in buf ("ftruncate() to 0" for
+	 * op=ftruncate, "8 GiB" for size=8G) and how the sentence takes
+	 * them; NULL, or REPORT_SAY_NONE: "key=value".
 	 */
-	const char *(*words)(const char *workload, const char *key,
-			     const char *value);
+	enum report_say (*words)(const char *workload, const char *key,
+				 const char *value, char *buf, size_t n);
 };
 
 struct report_cmp {
@@ -292,8 +301,9 @@ struct report_cmp {
 	bool aa;			/* a and b are halves of one label */
 	const char *workload;		/* the one workload, or NULL */
 	const char *name_key;		/* param naming a lone case's row */
-	const char *(*words)(const char *workload, const char *key,
-			     const char *value);	/* from report_opts */
+	enum report_say (*words)(const char *workload, const char *key,
+				 const char *value, char *buf,
+				 size_t n);	/* from report_opts */
 	struct report_row *rows;
 	size_t nrows;
 	size_t ntested, nmw;		/* rows in the headline Holm families */

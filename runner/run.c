@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workloads/params.h"
 #include "workloads/sys/sys.h"
 
 #ifndef TMPFS_MAGIC
@@ -399,6 +400,27 @@ static int begin_run(struct runner *rn)
 	return RUNNER_OK;
 }
 
+/*
+ * The case's row, under the params that run (what preflight left) made
+ * from the typed case now, and those the config asked beside them where
+ * preflight adapted one.
+ */
+static int store_case(struct runner *rn, const struct plan_case *pc,
+		      const struct prepared *pr, int i, int64_t *case_id)
+{
+	const struct workload *w = pc->wl;
+	char *runs = wl_params_json(w, &pr->ps), *asked = NULL;
+	int r;
+
+	if (!wl_params_same(w, &pr->ps, &pc->ps))
+		asked = wl_params_json(w, &pc->ps);
+	r = db_case_add(&rn->db, rn->run_id, i, w->name, runs, asked,
+			case_id);
+	free(runs);
+	free(asked);
+	return r;
+}
+
 /* Phase 5, once a case: its row, its warm-ups and repetitions, its line. */
 static int run_case(struct runner *rn, int i)
 {
@@ -410,9 +432,7 @@ static int run_case(struct runner *rn, int i)
 	int64_t case_id;
 	int r;
 
-	r = db_case_add(&rn->db, rn->run_id, i, pc->wl->name,
-			pr->params_json ? pr->params_json : pc->params_json,
-			pr->params_json ? pc->params_json : NULL, &case_id);
+	r = store_case(rn, pc, pr, i, &case_id);
 	if (r)
 		return give_up(rn, db_failed("cannot record a case in",
 					     rn->db_path, r, rn->db.err));
@@ -577,7 +597,6 @@ static int finish(struct runner *rn, int ret)
 		tally_release(&rn->tl[i]);
 	for (i = 0; rn->pr && i < rn->cfg.ncases; i++) {
 		free(rn->pr[i].pus);
-		free(rn->pr[i].params_json);
 	}
 	free(rn->tl);
 	free(rn->pr);

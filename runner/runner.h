@@ -15,8 +15,7 @@
 /* One point of a sweep. */
 struct plan_case {
 	const struct workload *wl;
-	struct wl_value v[WL_MAX_PARAMS];	/* .str owned */
-	char *params_json;			/* canonical, table order */
+	struct wl_params_set ps;		/* as the config asks; texts owned */
 	char *title;				/* "op=unlink size=8G folio=4k" */
 	unsigned runs, warmup;
 	int entry;				/* of the suite[] it came from */

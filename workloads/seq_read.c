@@ -40,7 +40,7 @@ static const char *const populates[] = {
 };
 static const char *const yesno[] = { [false] = "no", [true] = "yes", NULL };
 
-/* A case's params, filled by the runner (threads is its own). */
+/* A case's params, as the config gave them (threads is the runner's). */
 struct sr_params {
 	const char *dir;
 	uint64_t size, bs, duration;
@@ -51,45 +51,42 @@ struct sr_params {
 };
 WL_PARAMS_STRUCT(struct sr_params);
 
-static int check_abs(const char *val, char *buf, size_t n)
+/* "" or an absolute path */
+static int check_file(const char *val, char *buf, size_t n)
 {
-	if (val[0] != '/') {
+	if (val[0] && val[0] != '/') {
 		snprintf(buf, n, "not an absolute path");
 		return -1;
 	}
 	return 0;
 }
 
-static int check_file(const char *val, char *buf, size_t n)
-{
-	return val[0] ? check_abs(val, buf, n) : 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct sr_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
-	  check_abs,
+	{ WL_PARAM(struct sr_params, dir, "dir"), PT_DIR, "/dev/shm", NULL,
+	  0, 0, NULL,
 	  "directory of the file(s); the default uses the runner's own "
 	  "scratch on /dev/shm" },
-	{ WL_PARAM(struct sr_params, size), PT_SIZE, "1G", NULL, 4096,
+	{ WL_PARAM(struct sr_params, size, "size"), PT_SIZE, "1G", NULL, 4096,
 	  1ull << 40, NULL,
-	  "bytes of each file read before wrapping to its start" },
-	{ WL_PARAM(struct sr_params, bs), PT_SIZE, "4k", NULL, 1, 64 << 20,
-	  NULL, "bytes per read(2)" },
-	{ WL_PARAM(struct sr_params, duration), PT_DURATION, "10s", NULL,
-	  10000000ull, 86400000000000ull, NULL,
+	  "bytes of each file read before wrapping to its start",
+	  .say = WL_SAY_FILE },
+	{ WL_PARAM(struct sr_params, bs, "bs"), PT_SIZE, "4k", NULL, 1,
+	  64 << 20, NULL, "bytes per read(2)" },
+	{ WL_PARAM(struct sr_params, duration, "duration"), PT_DURATION,
+	  "10s", NULL, 10000000ull, 86400000000000ull, NULL,
 	  "how long to read (fio's runtime)" },
-	{ WL_PARAM(struct sr_params, populate), PT_ENUM, "write", populates,
-	  0, 0, NULL,
+	{ WL_PARAM(struct sr_params, populate, "populate"), PT_ENUM, "write",
+	  populates, 0, 0, NULL,
 	  "write real data, or fallocate (tmpfs then reads another path)" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
 	  "readers, each pinned to its own CPU in turn" },
-	{ WL_PARAM(struct sr_params, shared), PT_ENUM, "no", yesno, 0, 0, NULL,
-	  "yes: all readers read one file; no: each its own" },
-	{ WL_PARAM(struct sr_params, file), PT_STRING, "", NULL, 0, 0,
+	{ WL_PARAM(struct sr_params, shared, "shared"), PT_ENUM, "no", yesno,
+	  0, 0, NULL, "yes: all readers read one file; no: each its own" },
+	{ WL_PARAM(struct sr_params, file, "file"), PT_STRING, "", NULL, 0, 0,
 	  check_file,
 	  "read this existing file instead (not written, not removed)" },
-	{ WL_PARAM(struct sr_params, lat_every), PT_UINT, "1", NULL, 0,
-	  1u << 20, NULL,
+	{ WL_PARAM(struct sr_params, lat_every, "lat_every"), PT_UINT, "1",
+	  NULL, 0, 1u << 20, NULL,
 	  "time every Nth read for the latency percentiles (1: every read; "
 	  "a prime such as 61 lets the timed reads fall on every place in a "
 	  "folio; 0: none, bandwidth only)" },
@@ -191,14 +188,14 @@ static int nfiles_of(const struct wl_case *c)
 {
 	if (given_file(c))
 		return 0;
-	return prm(c)->shared ? 1 : (int)c->run.threads;
+	return prm(c)->shared ? 1 : (int)c->ps.run.threads;
 }
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t size = prm(c)->size, bs = prm(c)->bs, need, avail;
 	char dir[4200], a[32], b[32], d[32];
-	unsigned threads = (unsigned)c->run.threads;
+	unsigned threads = (unsigned)c->ps.run.threads;
 	struct statvfs sv;
 	struct stat sb;
 
@@ -522,7 +519,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	st->bs = prm(c)->bs;
 	st->duration = prm(c)->duration;
 	st->every = prm(c)->lat_every;
-	st->nreaders = (int)c->run.threads;
+	st->nreaders = (int)c->ps.run.threads;
 	st->nfiles = nfiles_of(c);
 	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
 	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));

@@ -92,61 +92,56 @@ static const char *const reclaims[] = {
 	[RECLAIM_MEMORY] = "memory.reclaim", NULL,
 };
 
-/* A case's params, filled by the runner. */
+/* A case's params, as the config gave them. */
 struct sh_params {
 	uint64_t size;
 	enum fs fs;
 	const char *dir;	/* "scratch" or an absolute path */
 	enum op op;
 	enum keep keep;
-	uint64_t ballast, limit;	/* 0: auto */
+	struct wl_sized ballast, limit;	/* bytes 0: auto */
 	enum reclaim reclaim;
 	uint64_t coverage;
 };
 WL_PARAMS_STRUCT(struct sh_params);
 
-/* "scratch" or an absolute path */
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (!strcmp(val, "scratch") || val[0] == '/')
-		return 0;
-	snprintf(buf, n, "not \"scratch\" or an absolute path");
-	return -1;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20,
-	  1ull << 50, NULL,
+	{ WL_PARAM(struct sh_params, size, "size"), PT_SIZE, "200G", NULL,
+	  16 << 20, 1ull << 50, NULL,
 	  "file size; where memory cannot hold what keeps its shadow "
-	  "entries, the largest size that fits is used and said" },
-	{ WL_PARAM(struct sh_params, fs), PT_ENUM, "fuse", fss, 0, 0, NULL,
+	  "entries, the largest size that fits is used and said",
+	  .say = WL_SAY_FILE },
+	{ WL_PARAM(struct sh_params, fs, "fs"), PT_ENUM, "fuse", fss, 0, 0,
+	  NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0,
-	  check_dir,
+	{ WL_PARAM(struct sh_params, dir, "dir"), PT_DIR, "scratch", NULL, 0,
+	  0, NULL,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
-	  "disk scratch)" },
-	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0,
-	  NULL, "the timed call: truncate(2) to 0 or unlink(2)", op_words },
-	{ WL_PARAM(struct sh_params, keep), PT_ENUM, "auto", keeps, 0, 0, NULL,
+	  "disk scratch)", .own = "scratch" },
+	{ WL_PARAM(struct sh_params, op, "op"), PT_ENUM, "truncate", opnames,
+	  0, 0, NULL, "the timed call: truncate(2) to 0 or unlink(2)",
+	  op_words },
+	{ WL_PARAM(struct sh_params, keep, "keep"), PT_ENUM, "auto", keeps, 0,
+	  0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
 	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
-	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, ballast, "ballast"), PT_SIZE_AUTO, "auto",
+	  NULL, 0, 0, NULL,
 	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
 	  "the file)" },
-	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, reclaim, "reclaim"), PT_ENUM, "auto",
+	  reclaims, 0, 0, NULL,
 	  "how the cache is evicted: the cgroup's limit during the read, or "
 	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
 	  "limit on v1; what is left is reclaimed at the end either way" },
-	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, limit, "limit"), PT_SIZE_AUTO, "auto",
+	  NULL, 0, 0, NULL,
 	  "memory limit of the cgroup during the read (auto: what keep holds, "
 	  "the shadow nodes and 256 MiB of page cache)" },
-	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100,
-	  NULL,
+	{ WL_PARAM(struct sh_params, coverage, "coverage"), PT_PERCENT, "90",
+	  NULL, 0, 100, NULL,
 	  "least share of the file's pages with a shadow entry for a valid "
 	  "sample" },
 	{ NULL },
@@ -220,7 +215,8 @@ static int make_plan(struct wl_case *c, struct plan *p)
 	p->keep = keep_of(c);
 	if (mem_total_bytes(&total) || meminfo_bytes("MemAvailable", &avail))
 		return -EIO;
-	r = shadow_plan_size(p, total, avail, pa->limit, pa->ballast);
+	r = shadow_plan_size(p, total, avail, pa->limit.bytes,
+			     pa->ballast.bytes);
 	pa->size = p->size;
 	return r;
 }
@@ -231,7 +227,8 @@ static void plan_as_given(const struct wl_case *c, struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->asked = prm(c)->size;
 	p->keep = keep_of(c);
-	shadow_plan_fill(p, p->asked, prm(c)->limit, prm(c)->ballast);
+	shadow_plan_fill(p, p->asked, prm(c)->limit.bytes,
+			 prm(c)->ballast.bytes);
 }
 
 static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
@@ -268,7 +265,7 @@ static enum wl_verdict check_disk_dir(const char *dir, struct fb_err *e)
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	char a[32], b[32], d[32], asked[32];
-	uint64_t given_limit = prm(c)->limit;
+	uint64_t given_limit = prm(c)->limit.bytes;
 	enum wl_verdict v;
 	struct plan p;
 	struct memcg m;

@@ -41,53 +41,34 @@ static const char *const populates[] = {
 	[POP_FALLOCATE] = "fallocate", [POP_WRITE] = "write", NULL,
 };
 
-/* A case's params, filled by the runner (threads and mode are its own). */
+/*
+ * A case's params, as the config gave them (threads and mode are the
+ * runner's).
+ */
 struct shm_params {
 	enum op op;
 	uint64_t size;
-	const char *folio;	/* "4k", "pmd" or an mTHP size */
+	struct wl_sized folio;	/* "4k", "pmd" (WL_FOLIO_PMD) or an mTHP size */
 	const char *dir;
 	enum populate populate;
 };
 WL_PARAMS_STRUCT(struct shm_params);
 
-/* "4k", "pmd" or an mTHP size such as "64k" */
-static int check_folio(const char *val, char *buf, size_t n)
-{
-	uint64_t b;
-
-	if (!strcmp(val, "4k") || !strcmp(val, "pmd"))
-		return 0;
-	if (parse_size(val, &b) || b < 8192 || (b & (b - 1))) {
-		snprintf(buf, n, "not a folio size (4k, pmd, or a power of "
-			 "two such as 64k)");
-		return -1;
-	}
-	return 0;
-}
-
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (val[0] != '/') {
-		snprintf(buf, n, "not an absolute path");
-		return -1;
-	}
-	return 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct shm_params, op), PT_ENUM, "unlink", ops, 0, 0, NULL,
-	  "the timed removal", op_words },
-	{ WL_PARAM(struct shm_params, size), PT_SIZE, "8G", NULL, 1 << 20,
-	  1ull << 40, NULL, "file size" },
-	{ WL_PARAM(struct shm_params, folio), PT_STRING, "4k", NULL, 0, 0,
-	  check_folio,
-	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
-	{ WL_PARAM(struct shm_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
-	  check_dir,
+	{ WL_PARAM(struct shm_params, op, "op"), PT_ENUM, "unlink", ops, 0, 0,
+	  NULL, "the timed removal", op_words },
+	{ WL_PARAM(struct shm_params, size, "size"), PT_SIZE, "8G", NULL,
+	  1 << 20, 1ull << 40, NULL, "file size", .say = WL_SAY_FILE },
+	{ WL_PARAM(struct shm_params, folio, "folio"), PT_FOLIO, "4k", NULL,
+	  0, 0, NULL,
+	  "folio size: 4k, pmd, or an mTHP size the kernel offers",
+	  .say = WL_SAY_FOLIOS },
+	{ WL_PARAM(struct shm_params, dir, "dir"), PT_DIR, "/dev/shm", NULL,
+	  0, 0, NULL,
 	  "tmpfs directory of the file (the default uses the runner's own)" },
-	{ WL_PARAM(struct shm_params, populate), PT_ENUM, "fallocate",
-	  populates, 0, 0, NULL, "how the file is filled, untimed" },
+	{ WL_PARAM(struct shm_params, populate, "populate"), PT_ENUM,
+	  "fallocate", populates, 0, 0, NULL,
+	  "how the file is filled, untimed" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, 1024, NULL,
 	  "workers, each removing its own file of size at the same time" },
 	{ WL_RUN_PARAM(mode), PT_ENUM, "threads", wl_modes, 0, 0, NULL,
@@ -177,17 +158,20 @@ static int no_pmd_shmem(struct fb_err *e)
 	return 0;
 }
 
+static bool is_pmd(const struct wl_case *c)
+{
+	return prm(c)->folio.bytes == WL_FOLIO_PMD;
+}
+
+/* The folio's bytes: pmd's are the machine's. */
 static uint64_t folio_bytes(const struct wl_case *c)
 {
-	const char *f = prm(c)->folio;
-	uint64_t b = 4096;
+	uint64_t b;
 
-	if (!strcmp(f, "pmd")) {
-		if (read_file_u64(THP "/hpage_pmd_size", &b))
-			b = 2 << 20;
-	} else {
-		parse_size(f, &b);
-	}
+	if (!is_pmd(c))
+		return prm(c)->folio.bytes;
+	if (read_file_u64(THP "/hpage_pmd_size", &b))
+		b = 2 << 20;
 	return b;
 }
 
@@ -242,13 +226,13 @@ static bool private_mount(const struct wl_case *c)
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	uint64_t size = prm(c)->size, folio = folio_bytes(c), avail;
-	uint64_t nw = c->run.threads;
+	uint64_t nw = c->ps.run.threads;
 	char need[32], have[32], shortby[32], path[256], asked[32];
 	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
 	struct statvfs sv;
 	struct statfs sf;
 
-	if (folio > 4096 && !strcmp(prm(c)->folio, "pmd")) {
+	if (folio > 4096 && is_pmd(c)) {
 		if (no_pmd_shmem(e))
 			return WL_SKIP;
 	} else if (folio > 4096) {
@@ -256,7 +240,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 			 (unsigned long long)(folio >> 10));
 		if (no_mthp() || access(path, F_OK)) {
 			fb_errf(e, "this kernel offers no %s shmem folios "
-				"(no %s)", prm(c)->folio, path);
+				"(no %s)", prm(c)->folio.text, path);
 			return WL_SKIP;
 		}
 	}
@@ -619,7 +603,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	const char *op = ops[st->op];
-	bool pmd = !strcmp(prm(c)->folio, "pmd");
+	bool pmd = is_pmd(c);
 	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
 	uint64_t other = 0, blocks = 0, larger = 0;
 	int64_t huge;

@@ -36,7 +36,10 @@ enum op { OP_TRUNCATE };
 static const char *const ops[] = { [OP_TRUNCATE] = "truncate", NULL };
 static const char *const op_words[] = { [OP_TRUNCATE] = "ftruncate() to 0" };
 
-/* A case's params, filled by the runner (threads and mode are its own). */
+/*
+ * A case's params, as the config gave them (threads and mode are the
+ * runner's).
+ */
 struct st_params {
 	uint64_t count, pages;
 	const char *dir;	/* LOOP_DIR or an absolute path */
@@ -45,28 +48,19 @@ struct st_params {
 };
 WL_PARAMS_STRUCT(struct st_params);
 
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (strcmp(val, LOOP_DIR) && val[0] != '/') {
-		snprintf(buf, n, "not \"%s\" nor an absolute path", LOOP_DIR);
-		return -1;
-	}
-	return 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct st_params, count), PT_UINT, "10000", NULL, 1,
-	  100000000, NULL, "truncates timed" },
-	{ WL_PARAM(struct st_params, pages), PT_UINT, "1024", NULL, 1, 1u << 26,
-	  NULL, "pages written before each truncate" },
-	{ WL_PARAM(struct st_params, dir), PT_STRING, LOOP_DIR, NULL, 0, 0,
-	  check_dir,
+	{ WL_PARAM(struct st_params, count, "count"), PT_UINT, "10000", NULL,
+	  1, 100000000, NULL, "truncates timed" },
+	{ WL_PARAM(struct st_params, pages, "pages"), PT_UINT, "1024", NULL,
+	  1, 1u << 26, NULL, "pages written before each truncate" },
+	{ WL_PARAM(struct st_params, dir, "dir"), PT_DIR, LOOP_DIR, NULL, 0, 0,
+	  NULL,
 	  "ext4-loop: an ext4 on a loop device over a file in the runner's "
-	  "scratch on /dev/shm; or any directory" },
-	{ WL_PARAM(struct st_params, op), PT_ENUM, "truncate", ops, 0, 0, NULL,
-	  "the timed call: ftruncate to 0", op_words },
-	{ WL_PARAM(struct st_params, wsize), PT_SIZE, "64k", NULL, 512,
-	  64 << 20, NULL,
+	  "scratch on /dev/shm; or any directory", .own = LOOP_DIR },
+	{ WL_PARAM(struct st_params, op, "op"), PT_ENUM, "truncate", ops, 0, 0,
+	  NULL, "the timed call: ftruncate to 0", op_words },
+	{ WL_PARAM(struct st_params, wsize, "wsize"), PT_SIZE, "64k", NULL,
+	  512, 64 << 20, NULL,
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "
 	  "per page" },
@@ -161,7 +155,7 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 	if (loop_dir(c) && loopfs_check(e))
 		return WL_SKIP;
 	/* every worker has a file of its own */
-	len *= c->run.threads;
+	len *= c->ps.run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
 	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
