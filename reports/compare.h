@@ -263,7 +263,7 @@ struct report_row {
 enum report_say {
 	REPORT_SAY_NONE,	/* no words: "key=value" */
 	REPORT_SAY_WORDS,	/* its own: "ftruncate() to 0" */
-	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB", "8 GiB file" */
+	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB file" */
 	REPORT_SAY_FOLIOS,	/* the folios it is made of: "4K folios" */
 };
 

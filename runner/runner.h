@@ -15,7 +15,7 @@
 /* One point of a sweep. */
 struct plan_case {
 	const struct workload *wl;
-	struct wl_params_set ps;		/* as the config asks; texts owned */
+	struct wl_params_set ps;		/* asked; owns its texts */
 	char *title;				/* "op=unlink size=8G folio=4k" */
 	unsigned runs, warmup;
 	int entry;				/* of the suite[] it came from */

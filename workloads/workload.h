@@ -100,8 +100,8 @@ struct param {
 	 * order of .choices ("ftruncate() to 0"); NULL: "key=value"
 	 */
 	const char *const *words;
-	enum wl_say say;		/* how reports say it; WL_SAY_KEY: key=value */
-	const char *own;		/* PT_DIR: the word for the runner's own */
+	enum wl_say say;		/* in reports; WL_SAY_KEY: key=value */
+	const char *own;		/* PT_DIR: word for the runner's own */
 };
 
 #define WL_PARAM(st, f, key)						\
@@ -148,7 +148,7 @@ struct metric {
  * The strings it points to belong to the config's case.
  */
 struct wl_params_set {
-	struct wl_run_params run;	/* threads (1 where the table has none), mode */
+	struct wl_run_params run;	/* threads (1 if not a param), mode */
 	union {
 		max_align_t align;
 		unsigned char b[WL_PARAMS_MAX];
