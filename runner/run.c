@@ -14,16 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "workloads/params.h"
+#include "workloads/sys/fs.h"
 #include "workloads/sys/sys.h"
 
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
 
 volatile sig_atomic_t stop_sig;
 
@@ -337,7 +334,7 @@ static int begin_run(struct runner *rn)
 	const struct run_opts *o = rn->o;
 	struct meta *meta = &rn->meta;
 	struct db_run row = { 0 };
-	struct statfs sf;
+	unsigned long magic;
 	const char *base[2] = { rn->cfg.scratch, rn->cfg.disk_scratch };
 	char *out[2] = { rn->scratch, rn->disk_scratch };
 	size_t len = 0;
@@ -348,8 +345,8 @@ static int begin_run(struct runner *rn)
 	if (r)
 		return db_failed("cannot open database", rn->db_path, r,
 				 rn->db.err);
-	if (!o->db_path && !statfs(rn->db_path, &sf) &&
-	    sf.f_type == TMPFS_MAGIC)
+	if (!o->db_path && !fs_magic(rn->db_path, &magic) &&
+	    magic == TMPFS_MAGIC)
 		say_err("warning: database %s is on tmpfs: it is lost at "
 			"reboot", rn->db_path);
 	meta_collect(meta);

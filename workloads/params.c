@@ -130,7 +130,7 @@ static int parse_dir(const struct param *p, const char *s, double num,
 	(void)num;
 	(void)shown;
 	if (s[0] != '/' && !(p->own && !strcmp(s, p->own))) {
-		if (p->own)
+		if (p->own && p->own[0] != '/')
 			return whyf(why, "\"%s\": not \"%s\" nor an absolute "
 					 "path", s, p->own);
 		return whyf(why, "\"%s\": not an absolute path", s);

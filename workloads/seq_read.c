@@ -15,21 +15,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define HAVE_TSC 1
 #endif
 
+#include "need.h"
+#include "sys/fs.h"
 #include "sys/hist.h"
 #include "sys/perf.h"
 #include "sys/sys.h"
 
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
+/* dir's word for the runner's own scratch (on /dev/shm by default) */
+#define OWN_DIR "/dev/shm"
 
 #define MIB		(1024.0 * 1024.0)
 #define MAX_THREADS	1024
@@ -62,10 +61,10 @@ static int check_file(const char *val, char *buf, size_t n)
 }
 
 static const struct param params[] = {
-	{ WL_PARAM(struct sr_params, dir, "dir"), PT_DIR, "/dev/shm", NULL,
-	  0, 0, NULL,
+	{ WL_PARAM(struct sr_params, dir, "dir"), PT_DIR, OWN_DIR, NULL, 0, 0,
+	  NULL,
 	  "directory of the file(s); the default uses the runner's own "
-	  "scratch on /dev/shm" },
+	  "scratch on /dev/shm", .own = OWN_DIR },
 	{ WL_PARAM(struct sr_params, size, "size"), PT_SIZE, "1G", NULL, 4096,
 	  1ull << 40, NULL,
 	  "bytes of each file read before wrapping to its start",
@@ -174,9 +173,10 @@ struct state {
 	char perf_why[200];	/* which counters are not supported, why */
 };
 
+/* "/dev/shm", or another name of the runner's scratch base */
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(prm(c)->dir, "/dev/shm");
+	return wl_dir_own(prm(c)->dir, OWN_DIR, c->scratch_base);
 }
 
 static bool given_file(const struct wl_case *c)
@@ -193,10 +193,11 @@ static int nfiles_of(const struct wl_case *c)
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	uint64_t size = prm(c)->size, bs = prm(c)->bs, need, avail;
-	char dir[4200], a[32], b[32], d[32];
+	uint64_t size = prm(c)->size, bs = prm(c)->bs, need;
+	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
 	unsigned threads = (unsigned)c->ps.run.threads;
-	struct statvfs sv;
+	enum wl_verdict v;
+	char a[32], b[32];
 	struct stat sb;
 
 	format_size(size, b, sizeof(b));
@@ -231,31 +232,10 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		return WL_OK;
 	}
 	need = size * (uint64_t)nfiles_of(c);
-	human_size(need, a, sizeof(a));
-	snprintf(dir, sizeof(dir), "%s",
-		 default_dir(c) ? c->scratch_base : prm(c)->dir);
-	if (statvfs(dir, &sv)) {
-		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
-		return WL_REFUSE;
-	}
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (avail < need) {
-		human_size(avail, b, sizeof(b));
-		human_size(need - avail, d, sizeof(d));
-		fb_errf(e, "needs %s free in %s, has %s: short by %s", a, dir,
-			b, d);
-		return WL_REFUSE;
-	}
+	if ((v = wl_need_space(dir, need, "", e)))
+		return v;
 	/* the files must stay cached (on tmpfs they are memory) */
-	if (!meminfo_bytes("MemAvailable", &avail) &&
-	    avail < need + (256 << 20)) {
-		human_size(avail, b, sizeof(b));
-		human_size(need + (256 << 20) - avail, d, sizeof(d));
-		fb_errf(e, "needs %s of memory for the page cache plus 256 "
-			"MiB, MemAvailable is %s: short by %s", a, b, d);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	return wl_need_memory(need, " for the page cache", e);
 }
 
 /*
@@ -410,8 +390,8 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 {
 	const size_t chunk = 1 << 20;
 	char hs[32], *buf;
+	unsigned long magic;
 	uint64_t off;
-	struct statfs sf;
 
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
@@ -447,7 +427,7 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	}
 	free(buf);
 	/* on a disk filesystem, writeback must not run behind the reads */
-	if (!fstatfs(fd, &sf) && sf.f_type != TMPFS_MAGIC && fdatasync(fd))
+	if (!fs_fd_magic(fd, &magic) && magic != TMPFS_MAGIC && fdatasync(fd))
 		return fb_errf(e, "cannot fdatasync %s: %s", path,
 			       strerror(errno));
 	return 0;
@@ -490,18 +470,8 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 /* The runner's scratch, or our own scratch dir inside the given dir. */
 static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 {
-	int r;
-
-	if (default_dir(c)) {
-		snprintf(st->dir, sizeof(st->dir), "%s", c->scratch);
-		return 0;
-	}
-	/* made once, reused by later repetitions */
-	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
-	if (r)
-		return fb_errf(e, "cannot make a scratch directory in %s: %s",
-			       prm(c)->dir, strerror(-r));
-	return 0;
+	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, st->dir,
+			    sizeof(st->dir), e);
 }
 
 static int setup(struct wl_case *c, struct fb_err *e)

@@ -30,11 +30,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "need.h"
 #include "shadow_truncate.h"
 #include "sys/fuse_zero.h"
 #include "sys/memcg.h"
@@ -45,9 +45,8 @@
 #ifndef __NR_cachestat
 #define __NR_cachestat	451	/* the same on every architecture */
 #endif
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC	0x01021994
-#endif
+/* dir's word for the runner's own disk scratch */
+#define OWN_DIR		"scratch"
 
 /* linux/mman.h of 6.5+; Debian 12's headers lack them */
 struct fb_cachestat_range {
@@ -115,10 +114,10 @@ static const struct param params[] = {
 	  NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ WL_PARAM(struct sh_params, dir, "dir"), PT_DIR, "scratch", NULL, 0,
-	  0, NULL,
+	{ WL_PARAM(struct sh_params, dir, "dir"), PT_DIR, OWN_DIR, NULL, 0, 0,
+	  NULL,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
-	  "disk scratch)", .own = "scratch" },
+	  "disk scratch)", .own = OWN_DIR },
 	{ WL_PARAM(struct sh_params, op, "op"), PT_ENUM, "truncate", opnames,
 	  0, 0, NULL, "the timed call: truncate(2) to 0 or unlink(2)",
 	  op_words },
@@ -238,28 +237,10 @@ static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
 	return prm(c)->reclaim == RECLAIM_MEMORY;
 }
 
+/* "scratch", or another name of the runner's disk scratch base */
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(prm(c)->dir, "scratch");
-}
-
-/* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
-static enum wl_verdict check_disk_dir(const char *dir, struct fb_err *e)
-{
-	struct statfs sf;
-
-	if (statfs(dir, &sf)) {
-		fb_errf(e, "cannot use directory %s: %s", dir,
-			strerror(errno));
-		return WL_REFUSE;
-	}
-	if (sf.f_type == TMPFS_MAGIC) {
-		fb_errf(e, "fs=dir needs a disk filesystem: %s is tmpfs, "
-			"whose sparse files cache nothing and leave no shadow "
-			"entries", dir);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	return wl_dir_own(prm(c)->dir, OWN_DIR, c->disk_scratch_base);
 }
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
@@ -276,8 +257,11 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		if (fuse_zero_available(e))
 			return WL_SKIP;
 	} else {
-		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
-				   prm(c)->dir, e);
+		/* a file system whose page cache leaves shadows */
+		v = wl_need_disk(default_dir(c) ? c->disk_scratch_base :
+				 prm(c)->dir, "fs=dir", "whose sparse files "
+				 "cache nothing and leave no shadow entries",
+				 e);
 		if (v != WL_OK)
 			return v;
 	}
@@ -506,23 +490,13 @@ static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 	} else {
 		/*
 		 * A directory of our own in dir, journalled, so a killed
-		 * run's file goes at the next start; but never the runner's
-		 * own disk scratch, which has the same name.
+		 * run's file goes at the next start.
 		 */
-		if (!strcmp(c->disk_scratch_base, prm(c)->dir)) {
-			snprintf(st->path, sizeof(st->path),
-				 "%s/shadow-truncate.%d", c->disk_scratch,
-				 c->rep);
-		} else {
-			r = sys_scratch(prm(c)->dir, st->dir,
-					sizeof(st->dir));
-			if (r)
-				return fb_errf(e, "cannot make a directory "
-					       "in %s: %s", prm(c)->dir,
-					       strerror(-r));
-			snprintf(st->path, sizeof(st->path),
-				 "%s/shadow-truncate.%d", st->dir, c->rep);
-		}
+		if (wl_files_dir(prm(c)->dir, false, NULL, st->dir,
+				 sizeof(st->dir), e))
+			return -1;
+		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
+			 st->dir, c->rep);
 	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)

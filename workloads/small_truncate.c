@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "need.h"
+#include "sys/fs.h"
 #include "sys/hist.h"
 #include "sys/loopfs.h"
 #include "sys/sys.h"
@@ -148,9 +148,9 @@ static uint64_t page_size(void)
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	uint64_t len = prm(c)->pages * page_size(), need, mem, avail;
-	char dir[4200], a[32], b[32], d[32];
-	struct statvfs sv;
+	uint64_t len = prm(c)->pages * page_size(), need;
+	const char *dir = loop_dir(c) ? c->scratch_base : prm(c)->dir;
+	enum wl_verdict v;
 
 	if (loop_dir(c) && loopfs_check(e))
 		return WL_SKIP;
@@ -158,33 +158,13 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 	len *= c->ps.run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
-	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
-	snprintf(dir, sizeof(dir), "%s",
-		 loop_dir(c) ? c->scratch_base : prm(c)->dir);
-	if (statvfs(dir, &sv)) {
-		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
-		return WL_REFUSE;
-	}
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (avail < need) {
-		human_size(need, a, sizeof(a));
-		human_size(avail, b, sizeof(b));
-		human_size(need - avail, d, sizeof(d));
-		fb_errf(e, "needs %s free in %s%s, has %s: short by %s", a, dir,
-			loop_dir(c) ? " for the ext4 image" : "", b, d);
-		return WL_REFUSE;
-	}
-	if (!meminfo_bytes("MemAvailable", &avail) && avail < mem) {
-		human_size(mem, a, sizeof(a));
-		human_size(avail, b, sizeof(b));
-		human_size(mem - avail, d, sizeof(d));
-		fb_errf(e, "needs %s of memory (%s, 256 MiB spare), "
-			"MemAvailable is %s: short by %s", a,
-			loop_dir(c) ? "image and page cache" : "page cache",
-			b, d);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	v = wl_need_space(dir, need, loop_dir(c) ? " for the ext4 image" : "",
+			  e);
+	if (v != WL_OK)
+		return v;
+	return wl_need_memory(loop_dir(c) ? need + len : len,
+			      loop_dir(c) ? " for the image and page cache" :
+			      " for the page cache", e);
 }
 
 /* Pages of the file in the page cache; -errno. */
@@ -244,12 +224,8 @@ static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
 		return 0;
 	}
-	/* made once, reused by later repetitions */
-	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
-	if (r)
-		return fb_errf(e, "cannot make a scratch directory in %s: %s",
-			       prm(c)->dir, strerror(-r));
-	return 0;
+	return wl_files_dir(prm(c)->dir, false, NULL, st->dir,
+			    sizeof(st->dir), e);
 }
 
 static int fill(struct wl_case *c, struct state *st, struct worker *wk,
@@ -541,7 +517,7 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
-	struct statfs sf;
+	unsigned long magic;
 	struct stat sb;
 	int i;
 
@@ -549,8 +525,8 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	wl_note(s, "bytes_each", (double)st->len);
 	if (st->folios >= 0)
 		wl_note(s, "folios", (double)st->folios);
-	if (!fstatfs(st->w[0].fd, &sf))
-		wl_note(s, "fs_magic", (double)sf.f_type);
+	if (!fs_fd_magic(st->w[0].fd, &magic))
+		wl_note(s, "fs_magic", (double)magic);
 	snprintf(s->text, sizeof(s->text), "%.180s; page cache counted with %s",
 		 st->loop ? "ext4 on a loop device over a file in /dev/shm" :
 		 st->dir, note_of(s, "cachestat") ? "cachestat(2)" :
