@@ -243,13 +243,34 @@ static bool default_dir(const struct wl_case *c)
 	return wl_dir_own(prm(c)->dir, OWN_DIR, c->disk_scratch_base);
 }
 
+/* Can this machine's memory cgroup evict the cache as asked?  Else why. */
+static int reclaim_offered(const struct wl_case *c, struct fb_err *e)
+{
+	struct memcg m;
+	char rp[4200];
+
+	if (memcg_detect(&m, e))
+		return -1;
+	/* the reader's last eviction writes it whatever reclaim is */
+	if (m.version == MEMCG_V2)
+		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
+	if (m.version == MEMCG_V2 && access(rp, F_OK))
+		return fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
+			       "a kernel before 5.19): the page cache cannot "
+			       "be reclaimed on demand", rp);
+	if (prm(c)->reclaim == RECLAIM_MEMORY && m.version != MEMCG_V2)
+		return fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; "
+			       "this machine has the memory controller on "
+			       "cgroup v1 (reclaim=limit works on both)");
+	return 0;
+}
+
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	char a[32], b[32], d[32], asked[32];
 	uint64_t given_limit = prm(c)->limit.bytes;
 	enum wl_verdict v;
 	struct plan p;
-	struct memcg m;
 	int r;
 
 	format_size(prm(c)->size, asked, sizeof(asked));
@@ -265,27 +286,8 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		if (v != WL_OK)
 			return v;
 	}
-	if (memcg_detect(&m, e))
+	if (reclaim_offered(c, e))
 		return WL_SKIP;
-	if (m.version == MEMCG_V2) {
-		char rp[4200];
-
-		/* the reader's last eviction writes it whatever reclaim is */
-		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
-		if (access(rp, F_OK)) {
-			fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
-				"a kernel before 5.19): the page cache cannot "
-				"be reclaimed on demand", rp);
-			return WL_SKIP;
-		}
-	}
-	if (prm(c)->reclaim == RECLAIM_MEMORY &&
-	    m.version != MEMCG_V2) {
-		fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
-			"machine has the memory controller on cgroup v1 "
-			"(reclaim=limit works on both)");
-		return WL_SKIP;
-	}
 	r = make_plan(c, &p);
 	if (r == -EIO) {
 		fb_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
