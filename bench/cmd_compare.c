@@ -183,17 +183,8 @@ static void note_bounded(struct db *db, const char *label)
 	strbuf_release(&b.rows);
 }
 
-/* Formats that write files for the user's own tools, not a report. */
-enum report_files { FILES_NONE, FILES_MINISTAT, FILES_BENCHSTAT };
-
-static enum report_files files_format(const char *name)
-{
-	if (!strcmp(name, "ministat"))
-		return FILES_MINISTAT;
-	if (!strcmp(name, "benchstat"))
-		return FILES_BENCHSTAT;
-	return FILES_NONE;
-}
+/* What compare writes besides a report: files for the user's own tools. */
+#define FILES	(REPORT_OUT_MINISTAT | REPORT_OUT_BENCHSTAT)
 
 /* benchstat: DIR/LABEL.txt for each side, LABEL as a file name. */
 static int benchstat_files(struct db *db, const struct report_cmp *c,
@@ -259,12 +250,12 @@ out:
 
 /* Write them into dir; an exit code, its message printed. */
 static int files_write(struct db *db, const struct report_cmp *c,
-		       enum report_files files, const char *dir, bool samples)
+		       enum report_output files, const char *dir, bool samples)
 {
 	struct strbuf err = STRBUF_INIT;
 	int r, ex = EX_OK;
 
-	if (files == FILES_BENCHSTAT)
+	if (files == REPORT_OUT_BENCHSTAT)
 		return benchstat_files(db, c, dir);
 	r = report_write_ministat(dir, c, samples, db->path, &err);
 	if (r) {
@@ -306,7 +297,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
 		"[--strict] BASE PATCH\n"
 		"       bench compare --aa [--db FILE] [--format FORMAT] "
@@ -350,7 +341,7 @@ struct compare {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
-	enum report_files files;
+	enum report_output files;
 	const char *outdir, *base, *patch;
 	bool strict, aa, per_worker, samples;
 };
@@ -380,11 +371,10 @@ static int parse(int argc, char **argv, struct compare *k)
 		case 'd': k->rc.db_arg = optarg; break;
 		case 'c': k->rc.cfg_arg = optarg; break;
 		case 'f':
-			k->files = files_format(optarg);
-			if (k->files == FILES_NONE &&
-			    report_format_parse(optarg, &k->fmt))
+			if (report_format_parse(optarg, FILES, &k->fmt,
+						&k->files))
 				return report_cmd_unknown_format(optarg,
-						"ministat, benchstat");
+								 FILES);
 			break;
 		case 'o': k->outdir = optarg; break;
 		case 'S': k->samples = true; break;
@@ -419,18 +409,17 @@ static int check_args(int argc, char **argv, struct compare *k)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (k->files != FILES_NONE && (!k->outdir || !k->outdir[0])) {
+	if (k->files != REPORT_OUT_NONE && (!k->outdir || !k->outdir[0])) {
 		fb_err("--format %s writes files: name their directory with "
-		       "-o DIR", k->files == FILES_MINISTAT ? "ministat" :
-		       "benchstat");
+		       "-o DIR", report_output_name(k->files));
 		return EX_USAGE;
 	}
-	if (k->files == FILES_NONE && k->outdir) {
+	if (k->files == REPORT_OUT_NONE && k->outdir) {
 		fb_err("-o is for --format ministat and benchstat; the "
 		       "other formats go to standard output");
 		return EX_USAGE;
 	}
-	if (k->samples && k->files != FILES_MINISTAT) {
+	if (k->samples && k->files != REPORT_OUT_MINISTAT) {
 		fb_err("--samples is for --format ministat");
 		return EX_USAGE;
 	}
@@ -522,7 +511,7 @@ int cmd_compare(int argc, char **argv)
 		return ex;
 	k.opts.aa = k.aa;
 	/* people read one row a case; machines get every metric */
-	k.opts.primary_only = k.files != FILES_NONE ||
+	k.opts.primary_only = k.files != REPORT_OUT_NONE ||
 			      (k.fmt != REPORT_CSV && k.fmt != REPORT_JSON);
 	k.rc.lo.shown = k.opts.primary_only ? &k.opts : NULL;
 	ex = report_cmd_load(&k.rc, k.base, k.patch, k.aa);
@@ -533,7 +522,7 @@ int cmd_compare(int argc, char **argv)
 	ex = warn_sides(&k, &c);
 	if (ex)
 		goto out;
-	if (k.files != FILES_NONE)
+	if (k.files != REPORT_OUT_NONE)
 		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
 	else if ((ex = report_cmd_print(&c, k.fmt)))
 		goto out;

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] "
 		"[--strict] LABEL\n"
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
@@ -43,12 +43,16 @@ static void usage(FILE *f)
 	strbuf_release(&names);
 }
 
+/* What export writes besides a report. */
+#define OUTPUTS	(REPORT_OUT_BENCHSTAT | REPORT_OUT_RUN_JSON)
+
 struct export {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
 	const char *run;	/* --run UUID */
-	bool strict, run_json, benchstat;
+	enum report_output out;	/* benchstat, run-json */
+	bool strict;
 };
 
 /* The options into x: an exit code, -1 for --help (printed). */
@@ -72,15 +76,10 @@ static int parse(int argc, char **argv, struct export *x)
 		case 'c': x->rc.cfg_arg = optarg; break;
 		case 'r': x->run = optarg; break;
 		case 'f':
-			if (!strcmp(optarg, "run-json")) {
-				x->run_json = true;
-				break;
-			}
-			x->benchstat = !strcmp(optarg, "benchstat");
-			if (!x->benchstat &&
-			    report_format_parse(optarg, &x->fmt))
+			if (report_format_parse(optarg, OUTPUTS, &x->fmt,
+						&x->out))
 				return report_cmd_unknown_format(optarg,
-								 "benchstat");
+								 OUTPUTS);
 			break;
 		case 's': x->strict = true; break;
 		case 'h':
@@ -98,7 +97,7 @@ static int run_doc(int argc, struct export *x)
 {
 	int ex;
 
-	if (!x->run || !x->run_json || optind < argc) {
+	if (!x->run || x->out != REPORT_OUT_RUN_JSON || optind < argc) {
 		fb_err("--run UUID goes with --format run-json, and without a "
 		       "label");
 		usage(stderr);
@@ -134,7 +133,7 @@ int cmd_export(int argc, char **argv)
 
 	if (ex)
 		return ex < 0 ? EX_OK : ex;
-	if (x.run || x.run_json) {
+	if (x.run || x.out == REPORT_OUT_RUN_JSON) {
 		ex = run_doc(argc, &x);
 		goto out;
 	}
@@ -150,11 +149,12 @@ int cmd_export(int argc, char **argv)
 	/* people read one row a case; machines get every metric */
 	x.opts.primary_only = x.fmt != REPORT_CSV && x.fmt != REPORT_JSON;
 	x.rc.lo.shown = x.opts.primary_only ? &x.opts : NULL;
-	x.rc.lo.runs_only = x.benchstat;	/* it reads the values itself */
+	/* benchstat reads the values itself */
+	x.rc.lo.runs_only = x.out == REPORT_OUT_BENCHSTAT;
 	ex = report_cmd_load(&x.rc, argv[optind], NULL, false);
 	if (ex)
 		goto out;
-	if (x.benchstat) {
+	if (x.out == REPORT_OUT_BENCHSTAT) {
 		ex = print_benchstat(&x.rc);
 		goto out;
 	}

@@ -65,12 +65,12 @@ int report_cmd_db_path(const char *db_arg, const char *cfg_arg, char **out)
 	return EX_OK;
 }
 
-int report_cmd_unknown_format(const char *name, const char *more)
+int report_cmd_unknown_format(const char *name, unsigned allowed)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, NULL);
-	fb_err("unknown format '%s' (%s, %s)", name, names.buf, more);
+	report_format_names(&names, NULL, allowed);
+	fb_err("unknown format '%s' (%s)", name, names.buf);
 	strbuf_release(&names);
 	return EX_USAGE;
 }

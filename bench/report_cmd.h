@@ -44,10 +44,10 @@ int report_cmd_db_exit(int r);
  */
 int report_cmd_db_name(const char *path, const char *what);
 /*
- * Refuse --format name, naming the report formats and more (the command's
- * own file formats): EX_USAGE, said.
+ * Refuse --format name, naming the report formats and the outputs the
+ * command allows (enum report_output): EX_USAGE, said.
  */
-int report_cmd_unknown_format(const char *name, const char *more);
+int report_cmd_unknown_format(const char *name, unsigned allowed);
 /* The exit code of a report_side_load() status, its message printed. */
 int report_cmd_load_exit(int status, const struct strbuf *err);
 

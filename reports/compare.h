@@ -56,13 +56,31 @@ enum report_format {
 	REPORT_CSV,
 	REPORT_JSON,
 };
-/* "text", "changelog", ... into *f; -1 for a name that is none of them. */
-int report_format_parse(const char *name, enum report_format *f);
 /*
- * The names --format takes, "text, changelog, ...", from the one table
- * of the formats; mark (when not NULL) follows the default, text.
+ * What --format takes besides a report: files for the user's own tools,
+ * or one run's document; a command allows some of them (a mask).
  */
-void report_format_names(struct strbuf *sb, const char *mark);
+enum report_output {
+	REPORT_OUT_NONE = 0,		/* a report in an enum report_format */
+	REPORT_OUT_MINISTAT = 1 << 0,	/* ministat's files, one a side */
+	REPORT_OUT_BENCHSTAT = 1 << 1,	/* Go's benchmark format */
+	REPORT_OUT_RUN_JSON = 1 << 2,	/* one run, schema/run.schema.json */
+};
+/*
+ * "text", "changelog", ... into *f (*out REPORT_OUT_NONE), or one of the
+ * outputs allowed ("benchstat") into *out; -1 for a name that is none.
+ */
+int report_format_parse(const char *name, unsigned allowed,
+			enum report_format *f, enum report_output *out);
+/* An output's name: "ministat". */
+const char *report_output_name(enum report_output out);
+/*
+ * The names --format takes, "text, changelog, ...", then the outputs
+ * allowed, from the one table of the formats; mark (when not NULL)
+ * follows the default, text.
+ */
+void report_format_names(struct strbuf *sb, const char *mark,
+			 unsigned allowed);
 
 struct report_run {
 	int64_t id;
