@@ -170,10 +170,25 @@ static void release_rings(struct profile *p)
 	p->npu = 0;
 }
 
+/* Why the kernel refused, with what would change its mind. */
 static void turn_off(struct profile *p, const char *fmt, int cpu, int err)
 {
+	char par[32] = "?";
+	int n;
+
 	p->on = false;
-	snprintf(p->off, sizeof(p->off), fmt, cpu, strerror(err));
+	n = snprintf(p->off, sizeof(p->off), fmt, cpu, strerror(err));
+	if (n < 0 || (size_t)n >= sizeof(p->off))
+		return;
+	read_file_str("/proc/sys/kernel/perf_event_paranoid", par,
+		      sizeof(par));
+	if (err == EACCES || err == EPERM)
+		snprintf(p->off + n, sizeof(p->off) - (size_t)n, " (a CPU's "
+			 "events need CAP_PERFMON or kernel.perf_event_paranoid"
+			 " <= 0; it is %s)", par);
+	else if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
+		snprintf(p->off + n, sizeof(p->off) - (size_t)n, " (a kernel "
+			 "without CONFIG_PERF_EVENTS?)");
 }
 
 void profile_init(struct profile *p, bool ask, uint64_t period)
