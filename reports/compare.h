@@ -65,6 +65,7 @@ enum report_output {
 	REPORT_OUT_MINISTAT = 1 << 0,	/* ministat's files, one a side */
 	REPORT_OUT_BENCHSTAT = 1 << 1,	/* Go's benchmark format */
 	REPORT_OUT_RUN_JSON = 1 << 2,	/* one run, schema/run.schema.json */
+	REPORT_OUT_FOLDED = 1 << 3,	/* kernel profiles, folded stacks */
 };
 /*
  * "text", "changelog", ... into *f (*out REPORT_OUT_NONE), or one of the

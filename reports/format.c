@@ -25,6 +25,7 @@ static const struct {
 } outputs[] = {
 	{ REPORT_OUT_MINISTAT, "ministat" },
 	{ REPORT_OUT_BENCHSTAT, "benchstat" },
+	{ REPORT_OUT_FOLDED, "folded" },
 	{ REPORT_OUT_RUN_JSON, "run-json" },
 };
 
