@@ -84,11 +84,32 @@ int db_schema_version(struct db *db)
 	return v;
 }
 
+int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n)
+{
+	char sql[64];
+	sqlite3_stmt *st;
+	int v = 0;
+
+	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (v >= 0)
+		return 0;
+	snprintf(why, n, "its user_version is %d, and no foliobench schema "
+		 "version is negative", v);
+	return DB_NOT_DB;
+}
+
 /* Why the first read failed: this layer's code, db->err filled. */
 static int open_error(struct db *db)
 {
 	int rc = sqlite3_extended_errcode(db->h), r = classify(rc);
 
+	if (db_negative_version(db->h, "main", db->err, sizeof(db->err)))
+		return DB_NOT_DB;
 	snprintf(db->err, sizeof(db->err), "%s", sqlite3_errmsg(db->h));
 	/* a WAL database on a read-only file system cannot make its -shm */
 	if (access(db->path, W_OK) && errno == EROFS) {
