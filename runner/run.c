@@ -46,6 +46,8 @@ void say_err(const char *fmt, ...)
 /* A database error, said for people; returns it, for bench/ to map. */
 int db_failed(const char *what, const char *path, int r, const char *err)
 {
+	char why[64];
+
 	switch (r) {
 	case DB_BUSY:
 	case DB_READONLY:
@@ -57,6 +59,11 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 		break;
 	case DB_CORRUPT:
 	case DB_NOT_DB:
+		/* a directory, a device: nothing for integrity_check to see */
+		if (r == DB_NOT_DB && db_file_kind(path, why, sizeof(why))) {
+			say_err("%s %s: %s", what, path, why);
+			break;
+		}
 		say_err("%s %s: %s, or a damaged one (%s); see sqlite3 %s "
 			"'PRAGMA integrity_check'", what, path, db_strerror(r),
 			err, path);

@@ -339,6 +339,34 @@ int db_file_kind(const char *path, char *why, size_t n)
 	return DB_NOT_DB;
 }
 
+/*
+ * A database to be made where no directory holds it: why filled ("its
+ * directory nodir does not exist"), where SQLite says only "unable to open
+ * database file"; -1, else 0.
+ */
+static int no_dir(const char *path, char *why, size_t n)
+{
+	struct strbuf dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int r = 0;
+
+	if (!access(path, F_OK) || (errno != ENOENT && errno != ENOTDIR))
+		return 0;
+	strbuf_addf(&dir, "%.*s", slash == path ? 1 : slash ?
+		    (int)(slash - path) : 1, slash ? path : ".");
+	if (stat(dir.buf, &st)) {
+		snprintf(why, n, "its directory %s does not exist", dir.buf);
+		r = -1;
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s, where it would be, is not a directory",
+			 dir.buf);
+		r = -1;
+	}
+	strbuf_release(&dir);
+	return r;
+}
+
 /* Does path have a -wal or -shm beside it? */
 static bool wal_files(const char *path)
 {
@@ -385,6 +413,8 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 	}
 	if (db_file_kind(path, db->err, sizeof(db->err)))
 		return DB_NOT_DB;
+	if (mode == OPEN_CREATE && no_dir(path, db->err, sizeof(db->err)))
+		return DB_ERR;
 again:
 	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
 		fail(db, "cannot open");

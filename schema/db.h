@@ -56,6 +56,13 @@ int db_open_read(struct db *db, const char *path);
  * be kept)?  0 or -1 with why filled.
  */
 int db_path_check(const char *path, char *why, size_t n);
+/*
+ * A database is a regular file: DB_NOT_DB with why ("it is a directory",
+ * "it is not a regular file") for a directory or a device, where SQLite
+ * would say "disk I/O error" or find an empty database; DB_OK otherwise
+ * (also when path does not exist).
+ */
+int db_file_kind(const char *path, char *why, size_t n);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 

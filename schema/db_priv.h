@@ -65,13 +65,6 @@ const char *db_read_query(const char *path);
  * SQLite's message for it is "not an error".
  */
 int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
-/*
- * A database is a regular file: DB_NOT_DB with why ("it is a directory",
- * "it is not a regular file") for a directory or a device, where SQLite
- * would say "disk I/O error" or find an empty database; DB_OK otherwise
- * (also when path does not exist).
- */
-int db_file_kind(const char *path, char *why, size_t n);
 /* A unit of time, alone or per something ("ns", "ns/folio"). */
 bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */

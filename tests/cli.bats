@@ -254,6 +254,27 @@ load fixtures/fixture
 	[ -c /dev/null ] && [ ! -e "$T/out.db" ]
 }
 
+@test "run and merge say why a database cannot be opened or made: a directory, a device, no directory for it" {
+	local db
+	mkdir "$T/dir"
+	touch "$T/file"
+	fb_config '[ { "workload": "seq-read", "size": "1M", "duration": "10ms" } ]' 0 1
+	# said as the reading commands say it, not "a damaged one" and
+	# integrity_check, not "unable to open database file"
+	for db in "$T/dir|65|it is a directory" "/dev/null|65|it is not a regular file" \
+		  "$T/no/sub/r.db|74|its directory $T/no/sub does not exist" \
+		  "$T/file/r.db|74|$T/file, where it would be, is not a directory"; do
+		IFS='|' read -r db code want <<< "$db"
+		run "$BENCH" run --config "$T/config.json" --db "$db" --quiet
+		assert_failure "$code"
+		assert_output "bench: cannot open database $db: $want"
+	done
+	run "$BENCH" merge "$T/no/out.db" "$DB"
+	assert_failure 74
+	assert_output "bench: cannot open $T/no/out.db: its directory $T/no does not exist"
+	[ ! -e "$T/no" ] && [ -c /dev/null ]
+}
+
 @test "config messages: a CPU listed twice, a number past 2^53 as written" {
 	local c
 	for c in '"1,1"' '"0-2,1"'; do
