@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,12 +207,19 @@ static int journal_wal(struct db *db)
 
 int db_path_check(const char *path, char *why, size_t n)
 {
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
 	if (!path[0])
 		snprintf(why, n, "an empty name is not a file; name the "
 			 "database file (results.db)");
 	else if (!strcmp(path, ":memory:"))
 		snprintf(why, n, "an in-memory database keeps nothing; name "
 			 "a file (results.db)");
+	/* SQLite's files beside it, the longest NAME-journal, need room */
+	else if (strlen(base) > NAME_MAX - strlen("-journal"))
+		snprintf(why, n, "its name is %zu bytes: with -journal beside "
+			 "it, past the %d a file name may have (at most %zu)",
+			 strlen(base), NAME_MAX, NAME_MAX - strlen("-journal"));
 	else
 		return 0;
 	return -1;

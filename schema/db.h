@@ -53,7 +53,8 @@ int db_open(struct db *db, const char *path, bool create);
 int db_open_read(struct db *db, const char *path);
 /*
  * Is path a name db_open takes: not empty, not ":memory:" (nothing would
- * be kept)?  0 or -1 with why filled.
+ * be kept), a file name with room for its -journal beside it?  0 or -1
+ * with why filled.
  */
 int db_path_check(const char *path, char *why, size_t n);
 /*

@@ -275,6 +275,31 @@ load fixtures/fixture
 	[ ! -e "$T/no" ] && [ -c /dev/null ]
 }
 
+@test "a database name with no room for its -journal (over 247 bytes) is refused before anything is made; 247 is used" {
+	local long ok
+	long=$(printf 'd%.0s' $(seq 1 245)).db	# 248 bytes
+	ok=$(printf 'd%.0s' $(seq 1 244)).db	# 247
+	fx_known "$DB"
+	why="its name is 248 bytes: with -journal beside it, past the 255 a file name may have (at most 247)"
+	run "$BENCH" merge "$T/$long" "$DB"
+	assert_failure 64
+	assert_output "bench: the output database \"$T/$long\": $why"
+	fb_config '[ { "workload": "seq-read", "size": "1M", "duration": "10ms" } ]' 0 1
+	run "$BENCH" run --config "$T/config.json" --db "$T/$long" --quiet
+	assert_failure 64
+	assert_output "bench: --db \"$T/$long\": $why"
+	sed -i "s|\"database\": \"[^\"]*\"|\"database\": \"$T/$long\"|" "$T/config.json"
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 78
+	assert_output --partial "$why"
+	[ -z "$(find "$T" -name 'ddd*')" ]
+	run "$BENCH" merge "$T/$ok" "$DB"
+	assert_success
+	run "$BENCH" runs --db "$T/$ok"
+	assert_success
+	assert_line --partial "6.18.0-base"
+}
+
 @test "config messages: a CPU listed twice, a number past 2^53 as written" {
 	local c
 	for c in '"1,1"' '"0-2,1"'; do
