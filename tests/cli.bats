@@ -308,10 +308,26 @@ load fixtures/fixture
 		assert_failure 78
 		assert_output "bench: $T/c.json: cpus: $c: CPU 1 is listed twice"
 	done
-	printf '{ "runs": 9007199254740993, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
+	# a number as written, not as a double holds it (2^53 + 1 reads as
+	# 2^53, 1e300 as 1.0000000000000001e+300)
+	for c in runs:9007199254740993 runs:-9007199254740993 runs:1e300 \
+		 runs:123456789012345678901234567890 steal_max:9007199254740992.5; do
+		printf '{ "%s": %s, "suite": [ { "workload": "seq-read" } ] }\n' "${c%%:*}" "${c#*:}" > "$T/c.json"
+		run "$BENCH" check --config "$T/c.json"
+		assert_failure 78
+		assert_output "bench: $T/c.json: ${c%%:*}: ${c#*:} is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	done
+	printf '{ "suite": [ { "workload": "seq-read", "threads": [1, 2e20] } ] }\n' > "$T/c.json"
 	run "$BENCH" check --config "$T/c.json"
 	assert_failure 78
-	assert_output "bench: $T/c.json: runs: 9007199254740992 is not a whole number from 1 to 100000"
+	assert_output "bench: $T/c.json: suite[0].threads[1]: 2e20 is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	# 2^53 itself is exact, however written: judged as a value
+	for c in 9007199254740992 9007199254740992.0 9.007199254740992e15; do
+		printf '{ "runs": %s, "suite": [ { "workload": "seq-read" } ] }\n' "$c" > "$T/c.json"
+		run "$BENCH" check --config "$T/c.json"
+		assert_failure 78
+		assert_output "bench: $T/c.json: runs: 9007199254740992 is not a whole number from 1 to 100000"
+	done
 	printf '{ "runs": 2.5, "steal_max": 100.25, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
 	run "$BENCH" check --config "$T/c.json"
 	assert_failure 78
