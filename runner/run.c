@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,12 +157,29 @@ static void store_kmsg(struct db *db, int64_t run_id, struct kmsg_scan *km)
 	km->said = km->n;
 }
 
-/* Every end of a run: its kernel log first, then its status. */
+/*
+ * Every end of a run: its kernel log first, then its status.  On a full
+ * disk the status is tried again after a checkpoint (the -wal's frames
+ * move into the file and the -wal is cut short); where it still cannot be
+ * written the run stays `running` in the file, and that is said, with who
+ * will see it dead.
+ */
 static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
 		       const char *status, const char *reason)
 {
+	int r;
+
 	store_kmsg(db, run_id, km);
-	db_run_end(db, run_id, status, reason);
+	r = db_run_end(db, run_id, status, reason);
+	if (r == DB_FULL) {
+		db_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+		r = db_run_end(db, run_id, status, reason);
+	}
+	if (r)
+		say_err("cannot mark the run %s in %s: %s (%s); it stays "
+			"'running' there: `bench runs` shows it dead, and the "
+			"next `bench run` or `bench check` marks it aborted",
+			status, db->path, db_strerror(r), db->err);
 }
 
 /* A fault after the run's row exists: the run ends failed. */
@@ -269,6 +287,24 @@ static bool runner_alive(int pid, const char *started_at)
 		return true;
 	/* btime and started_at are whole seconds */
 	return born <= timegm(&tm) + 2;
+}
+
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at)
+{
+	char host[sizeof(((struct utsname *)0)->nodename)], boot[64];
+	struct utsname u;
+
+	if (uname(&u))
+		return false;
+	snprintf(host, sizeof(host), "%s", u.nodename);
+	label_sanitize(host);	/* as meta_collect stores it */
+	if (!hostname || strcmp(hostname, host))
+		return false;
+	boot_id_get(boot, sizeof(boot));
+	if (!boot_id || strcmp(boot_id, boot))
+		return true;
+	return started_at && !runner_alive(pid, started_at);
 }
 
 /* The runs of this host that a dead runner left `running` end aborted. */

@@ -1051,7 +1051,8 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		"THEN ': ' || u.last_error || ' (' || u.attempts || "
 		"CASE u.attempts WHEN 1 THEN ' try)' ELSE ' tries)' END "
 		"ELSE '' END, '; ') FROM uploads u WHERE u.run_id = r.id), "
-		"coalesce(r.kernel_warnings, -1) FROM runs r ORDER BY r.id",
+		"coalesce(r.kernel_warnings, -1), r.hostname, "
+		"coalesce(r.pid, 0) FROM runs r ORDER BY r.id",
 		-1, &st, NULL) != SQLITE_OK)
 		return fail(db, "prepare");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -1067,6 +1068,8 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 			.nsamples = sqlite3_column_int64(st, 8),
 			.upload = (const char *)sqlite3_column_text(st, 9),
 			.kernel_warnings = sqlite3_column_int64(st, 10),
+			.hostname = (const char *)sqlite3_column_text(st, 11),
+			.pid = sqlite3_column_int(st, 12),
 		};
 
 		r = fn(&row, arg);

@@ -178,6 +178,8 @@ struct db_run_row {
 	int64_t id;
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
+	const char *hostname;
+	int pid;			/* the runner's; 0 where none stored */
 	int64_t nsamples;
 	int64_t kernel_warnings;	/* -1: the kernel log was not read */
 	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */

@@ -6,6 +6,8 @@
 
 load test_helper
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	fb_setup
 	MNT=$T/small
@@ -27,7 +29,7 @@ bench_run() {
 	run "$BENCH" run --config "$T/config.json" --db "$DB" --quiet
 }
 
-@test "disk full mid-run: exit 74, what was committed is kept, integrity ok, the next run works" {
+@test "disk full mid-run: exit 74, what was committed is kept, integrity ok, the run shown dead, the next run works" {
 	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]' 0 1000
 	"$BENCH" run --config "$T/config.json" --db "$DB" --quiet >"$T/out" 2>"$T/err" &
 	BG=$!
@@ -45,6 +47,12 @@ bench_run() {
 	[ "$rc" -eq 74 ]
 	run cat "$T/err"
 	assert_line "bench: cannot store a sample in $DB: the disk is full (database or disk is full); what was stored before is kept"
+	# the run's end cannot be written either: said, with who sees it dead
+	assert_line --regexp "^bench: cannot mark the run failed in $DB: the disk is full \(.*\); it stays 'running' there: \`bench runs\` shows it dead, and the next \`bench run\` or \`bench check\` marks it aborted\$"
+	run --separate-stderr "$BENCH" runs --db "$DB"
+	assert_success
+	assert_line --index 1 --regexp "^1 +[-0-9a-f]{36} .* dead +[-0-9T:]+Z "
+	assert_equal "$stderr" "bench: warning: 1 run stored as running is dead: its runner is gone (it died, or could not write the end: a full disk); the next \`bench run\` or \`bench check\` marks it aborted"
 	run q "PRAGMA integrity_check"
 	assert_output ok
 	# every sample committed before is there, whole, with its values
