@@ -5,6 +5,7 @@
 # always unmounted at teardown.
 
 load test_helper
+load fixtures/fixture
 
 bats_require_minimum_version 1.5.0
 
@@ -132,4 +133,15 @@ complete"
 	assert_success
 	run q "select count(*), sum(status = 'complete') from runs"
 	assert_output "2|2"
+}
+
+@test "compare -o DIR on a full disk: exit 74 saying the disk is full, for benchstat and ministat" {
+	local fmt
+	fx_known "$T/k.db"
+	dd if=/dev/zero of="$MNT/filler" bs=64k 2>/dev/null || true
+	for fmt in benchstat ministat; do
+		run "$BENCH" compare --db "$T/k.db" --format "$fmt" -o "$MNT/$fmt" 6.18.0-base 6.18.0-patch
+		assert_failure 74
+		assert_line --regexp "^bench: cannot write $MNT/$fmt/.*: No space left on device\$"
+	done
 }
