@@ -32,6 +32,17 @@ plan_config() {
 JSON
 }
 
+# plan_boot SIDE KEY VALUE...: set keys of plan.SIDE.boot in the config.
+plan_boot() {
+	python3 - "$T/config.json" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for k, v in zip(sys.argv[3::2], sys.argv[4::2]):
+    c["plan"][sys.argv[2]]["boot"][k] = v
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+
 KEXEC="kexec -l /boot/vmlinuz-6.18.0-patch --initrd=/boot/initrd.img-6.18.0-patch --command-line='root=/dev/vda1 ro console=ttyS0' && systemctl kexec"
 GRUB="grub-reboot '$GRUB_ENTRY' && systemctl reboot"
 
@@ -209,13 +220,7 @@ PY
 	touch "$T/vmlinuz" "$T/initrd"
 	while IFS='|' read -r k i want; do
 		plan_config 4
-		python3 - "$T/config.json" "$k" "$i" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["plan"]["patch"]["boot"]["kernel"] = sys.argv[2]
-c["plan"]["patch"]["boot"]["initrd"] = sys.argv[3]
-json.dump(c, open(sys.argv[1], "w"))
-PY
+		plan_boot patch kernel "$k" initrd "$i"
 		run "$BENCH" nightly --config "$T/config.json" --reboot --label base
 		assert_failure 78
 		assert_output "bench: $T/config.json: plan.patch.boot.$want; --reboot could not boot patch"
@@ -231,12 +236,7 @@ BAD
 	local e want
 	while IFS='|' read -r e want; do
 		plan_config 4
-		python3 - "$T/config.json" "$e" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["plan"]["base"]["boot"]["grub"] = sys.argv[2]
-json.dump(c, open(sys.argv[1], "w"))
-PY
+		plan_boot base grub "$e"
 		run "$BENCH" nightly --config "$T/config.json" --reboot --label patch
 		assert_failure 78
 		assert_output "bench: $T/config.json: plan.base.boot.grub: \"$e\": $want; --reboot could not boot base"
@@ -256,7 +256,7 @@ BAD
 	for e in "Debian GNU/Linux" 0 "uefi-firmware" \
 		 "gnulinux-advanced-6f0c1d2e-1111-4a4a-9b9b-0123456789ab>2" \
 		 "1>gnulinux-6.18.0-base-advanced-6f0c1d2e-1111-4a4a-9b9b-0123456789ab"; do
-		sed -i "s|\"grub\": \"[^\"]*\"|\"grub\": \"$e\"|" "$T/config.json"
+		plan_boot base grub "$e"
 		run --separate-stderr "$BENCH" plan --config "$T/config.json" --db "$DB"
 		assert_success
 		assert_equal "$stderr" ""
