@@ -127,6 +127,7 @@ static int migrate(struct db *db)
 {
 	int v = db_schema_version(db), i;
 	char pragma[64];
+	bool series = v < 10;	/* run_series is to be made */
 
 	if (v < 0)
 		return fail(db, "cannot read the schema version");
@@ -163,9 +164,14 @@ static int migrate(struct db *db)
 		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 s->version);
-		/* run_series is made from the samples (db_series.c) */
+		/*
+		 * run_series is made from the samples (db_series.c) at the
+		 * last step, once every column the builder reads is there
+		 * (samples.profiled, 11)
+		 */
 		if ((r = exec(db, s->sql)) ||
-		    (s->version == 10 && (r = db_series_missing(db))) ||
+		    (series && i == schema_nsteps - 1 &&
+		     (r = db_series_missing(db))) ||
 		    (r = exec(db, pragma))) {
 			char keep[400];
 
