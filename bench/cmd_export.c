@@ -5,7 +5,8 @@
  * database, 67 unknown label, 68 no complete run, 69 refused by --strict
  * (the kernel printed warnings during its runs), 70 internal error,
  * 72 empty database, 74 I/O error, 76 newer schema, 78 the config that
- * names the database does not load.
+ * names the database does not load; --format folded, 69 also where the
+ * label's runs hold no kernel profile.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] "
 		"[--strict] LABEL\n"
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
@@ -35,7 +36,11 @@ static void usage(FILE *f)
 		"./config.json,\n                   else the example)\n"
 		"  --format FORMAT  %s,\n"
 		"                   benchstat (every sample in Go's "
-		"benchmark format)\n"
+		"benchmark format),\n"
+		"                   folded (the kernel profiles of `bench run "
+		"--profile`, a line\n"
+		"                   a stack, the case its first frame: "
+		"flamegraph.pl reads it)\n"
 		"  --run UUID       one run, whole, as the JSON document of\n"
 		"                   schema/run.schema.json (--format run-json)\n"
 		"  --strict         refuse a kernel that printed warnings "
@@ -43,12 +48,17 @@ static void usage(FILE *f)
 	strbuf_release(&names);
 }
 
+/* What export writes besides a report. */
+#define OUTPUTS	(REPORT_OUT_BENCHSTAT | REPORT_OUT_FOLDED |	\
+		 REPORT_OUT_RUN_JSON)
+
 struct export {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
 	const char *run;	/* --run UUID */
-	bool strict, run_json, benchstat;
+	enum report_output out;	/* benchstat, folded, run-json */
+	bool strict;
 };
 
 /* The options into x: an exit code, -1 for --help (printed). */
@@ -72,15 +82,10 @@ static int parse(int argc, char **argv, struct export *x)
 		case 'c': x->rc.cfg_arg = optarg; break;
 		case 'r': x->run = optarg; break;
 		case 'f':
-			if (!strcmp(optarg, "run-json")) {
-				x->run_json = true;
-				break;
-			}
-			x->benchstat = !strcmp(optarg, "benchstat");
-			if (!x->benchstat &&
-			    report_format_parse(optarg, &x->fmt))
+			if (report_format_parse(optarg, OUTPUTS, &x->fmt,
+						&x->out))
 				return report_cmd_unknown_format(optarg,
-								 "benchstat");
+								 OUTPUTS);
 			break;
 		case 's': x->strict = true; break;
 		case 'h':
@@ -98,7 +103,7 @@ static int run_doc(int argc, struct export *x)
 {
 	int ex;
 
-	if (!x->run || !x->run_json || optind < argc) {
+	if (!x->run || x->out != REPORT_OUT_RUN_JSON || optind < argc) {
 		fb_err("--run UUID goes with --format run-json, and without a "
 		       "label");
 		usage(stderr);
@@ -125,6 +130,28 @@ static int print_benchstat(struct report_cmd *rc)
 	return EX_OK;
 }
 
+/* The label's kernel profiles as folded stacks. */
+static int print_folded(struct report_cmd *rc, const char *label)
+{
+	size_t lines = 0;
+	int r = report_print_folded(stdout, &rc->db, rc->a.db_label, &lines,
+				    &rc->err);
+
+	if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_EDATA)
+		return report_cmd_load_exit(r, &rc->err);
+	if (r) {
+		fb_err("cannot write the export: %s", strerror(-r));
+		return EX_IOERR;
+	}
+	if (!lines) {
+		fb_err("label '%s' has no kernel profile: its runs were not "
+		       "profiled (bench run --profile), or the kernel would "
+		       "not give one (cases.profile says why)", label);
+		return EX_UNAVAILABLE;
+	}
+	return EX_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export x = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
@@ -134,7 +161,7 @@ int cmd_export(int argc, char **argv)
 
 	if (ex)
 		return ex < 0 ? EX_OK : ex;
-	if (x.run || x.run_json) {
+	if (x.run || x.out == REPORT_OUT_RUN_JSON) {
 		ex = run_doc(argc, &x);
 		goto out;
 	}
@@ -150,12 +177,18 @@ int cmd_export(int argc, char **argv)
 	/* people read one row a case; machines get every metric */
 	x.opts.primary_only = x.fmt != REPORT_CSV && x.fmt != REPORT_JSON;
 	x.rc.lo.shown = x.opts.primary_only ? &x.opts : NULL;
-	x.rc.lo.runs_only = x.benchstat;	/* it reads the values itself */
+	/* they read the values themselves */
+	x.rc.lo.runs_only = x.out == REPORT_OUT_BENCHSTAT ||
+			    x.out == REPORT_OUT_FOLDED;
 	ex = report_cmd_load(&x.rc, argv[optind], NULL, false);
 	if (ex)
 		goto out;
-	if (x.benchstat) {
+	if (x.out == REPORT_OUT_BENCHSTAT) {
 		ex = print_benchstat(&x.rc);
+		goto out;
+	}
+	if (x.out == REPORT_OUT_FOLDED) {
+		ex = print_folded(&x.rc, argv[optind]);
 		goto out;
 	}
 	ex = report_cmd_compare(&x.rc, false, &x.opts, &c);

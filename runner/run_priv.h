@@ -14,6 +14,7 @@
 #include "runner.h"
 #include "kmsg.h"
 #include "meta.h"
+#include "profile.h"
 #include "schema/db.h"
 
 /* Per case: the values of each metric over valid measured samples. */
@@ -26,12 +27,11 @@ struct tally {
 
 /* A case as preflight left it, and where its workers run. */
 struct prepared {
-	struct wl_value v[WL_MAX_PARAMS];	/* as preflight left them */
+	/* its params as preflight left them: what runs and is stored */
+	struct wl_params_set ps;
 	int nworkers;
 	bool processes;
 	int *pus;				/* [nworkers] */
-	char str[WL_MAX_PARAMS][128];		/* the .str of adapted values */
-	char *params_json;	/* what will run, where preflight adapted it */
 	enum wl_verdict verdict;
 	struct fb_err e;			/* why not WL_OK */
 	char info[384];
@@ -58,6 +58,8 @@ struct runner {
 	struct db db;
 	struct meta meta;
 	struct kmsg_scan km;
+	struct profile prof;	/* asked: the kernel sampled in timed calls */
+	bool prof_said;		/* why it is off was said */
 	char scratch[4200], disk_scratch[4200];
 	int64_t run_id;
 	int nfailed;
@@ -73,12 +75,15 @@ void say_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int db_failed(const char *what, const char *path, int r, const char *err);
 /* A fault after the run's row exists: the run ends failed; returns ret. */
 int give_up(struct runner *rn, int ret);
+/* Profiling asked and off: why, said once. */
+void profile_say_off(struct runner *rn);
 
 /* prepare.c: each case made ready. */
+/* The case of pc as pr holds it (pr->ps), to hand its workload. */
 void case_init(struct wl_case *c, const struct plan_case *pc,
-	       const struct wl_value *v, const struct placement *pl,
-	       const struct config *cfg, const char *scratch,
-	       const char *disk_scratch, const struct prepared *pr);
+	       const struct placement *pl, const struct config *cfg,
+	       const char *scratch, const char *disk_scratch,
+	       const struct prepared *pr);
 /* Phase 3: preflight every case before anything is made. */
 int preflight_all(struct runner *rn);
 /* Flag (or, with say, print) worker counts whose PUs are oversubscribed. */

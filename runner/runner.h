@@ -15,8 +15,7 @@
 /* One point of a sweep. */
 struct plan_case {
 	const struct workload *wl;
-	struct wl_value v[WL_MAX_PARAMS];	/* .str owned */
-	char *params_json;			/* canonical, table order */
+	struct wl_params_set ps;		/* asked; owns its texts */
 	char *title;				/* "op=unlink size=8G folio=4k" */
 	unsigned runs, warmup;
 	int entry;				/* of the suite[] it came from */
@@ -48,6 +47,8 @@ struct config {
 	enum place placement;
 	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
+	bool profile;			/* sample the kernel in timed calls */
+	uint64_t profile_period;	/* ns of its cpu-clock */
 	char *json;			/* the effective config, for the run row */
 	struct config_plan plan;
 	struct dashboard_cfg dash;	/* target DASHBOARD_NONE: no section */
@@ -114,6 +115,7 @@ struct run_opts {
 	const char *only;
 	int runs;		/* -1: from config */
 	bool quiet;
+	bool profile;		/* --profile: as the config's "profile": true */
 	bool check_only;	/* `bench check` */
 	/*
 	 * Called once a run is complete and stored, the runner's lock
@@ -146,5 +148,13 @@ enum runner_code {
 
 /* `bench run` and `bench check`; returns 0 or a code above. */
 int runner_main(const struct run_opts *o, const char *version);
+
+/*
+ * A run stored as running whose runner is gone: of this host (hostname as
+ * runs store it), and of an earlier boot or of a pid that is dead or
+ * started after the run did.  What cannot be told (another host) is not.
+ */
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at);
 
 #endif

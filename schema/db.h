@@ -53,9 +53,17 @@ int db_open(struct db *db, const char *path, bool create);
 int db_open_read(struct db *db, const char *path);
 /*
  * Is path a name db_open takes: not empty, not ":memory:" (nothing would
- * be kept)?  0 or -1 with why filled.
+ * be kept), a file name with room for its -journal beside it?  0 or -1
+ * with why filled.
  */
 int db_path_check(const char *path, char *why, size_t n);
+/*
+ * A database is a regular file: DB_NOT_DB with why ("it is a directory",
+ * "it is not a regular file") for a directory or a device, where SQLite
+ * would say "disk I/O error" or find an empty database; DB_OK otherwise
+ * (also when path does not exist).
+ */
+int db_file_kind(const char *path, char *why, size_t n);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 
@@ -120,6 +128,9 @@ int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
 int db_case_status(struct db *db, int64_t case_id, const char *status,
 		   const char *reason, const char *info);
 
+/* cases.profile: {"off": why} or the profile so far (schema 11). */
+int db_case_profile(struct db *db, int64_t case_id, const char *json);
+
 struct db_value {
 	const char *metric, *unit, *better;
 	double value;
@@ -141,13 +152,27 @@ struct db_worker {
 	const char *metrics_json;
 };
 
-/* What schema 4 adds to a sample: its workers and noise record. */
+/* A folded kernel call chain of a profiled call, and its samples. */
+struct db_stack {
+	const char *stack;
+	uint64_t count;
+};
+
+/*
+ * What schema 4 adds to a sample: its workers and noise record; schema 11:
+ * whether its timed call was profiled, the call's stacks (added to the
+ * case's) and the case's profile as it now stands.
+ */
 struct db_sample_more {
 	int workers;
 	const char *noise_json;		/* NULL: none */
 	bool noisy;
 	const struct db_worker *w;	/* [nw], may be 0 */
 	int nw;
+	bool profiled;
+	const struct db_stack *stacks;	/* [nstacks], each stack once */
+	size_t nstacks;
+	const char *profile_json;	/* cases.profile; NULL: left as it is */
 };
 
 /* db_sample_add with the workers and the noise record (more may be NULL). */
@@ -170,6 +195,8 @@ struct db_run_row {
 	int64_t id;
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
+	const char *hostname;
+	int pid;			/* the runner's; 0 where none stored */
 	int64_t nsamples;
 	int64_t kernel_warnings;	/* -1: the kernel log was not read */
 	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */
