@@ -403,7 +403,13 @@ static bool read_only_fs(const char *path)
 
 static int open_mode(struct db *db, const char *path, enum open_mode mode)
 {
-	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY :
+	/*
+	 * A reader's connection is used by one thread (the reports have no
+	 * other): no mutex a call (SQLite's serialized mode took 20% of the
+	 * CPU time of a compare reading 10^6 samples' series, issue 31).
+	 */
+	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY |
+					SQLITE_OPEN_NOMUTEX :
 		    SQLITE_OPEN_READWRITE |
 		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
 	struct strbuf uri = STRBUF_INIT;
@@ -448,7 +454,8 @@ again:
 		db_close(db);
 		db_uri(&uri, path, "?immutable=1");
 		name = uri.buf;
-		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+			SQLITE_OPEN_URI;
 		tidy = false;
 		goto again;
 	}
@@ -475,6 +482,12 @@ again:
 		return open_mode(db, path, OPEN_WRITE);
 	}
 	if (mode == OPEN_READ) {
+		/*
+		 * Pages read in place, not copied by a read(2) each (a fifth
+		 * of the same compare's CPU time); as much of the file as
+		 * this SQLite maps (SQLITE_MAX_MMAP_SIZE), the rest is read.
+		 */
+		exec(db, "PRAGMA mmap_size = 4294967296");
 		r = migrate(db);	/* writes nothing: refuses a newer one */
 		if (r)
 			db_close(db);
