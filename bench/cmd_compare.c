@@ -149,10 +149,10 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
  * of sampling: the table leaves them out unless --profiled takes them.
  * Say so for each label that has some, and when that leaves a label
  * without a timed sample, say that rather than show an empty table.
- * *all: a label whose every sample was left out.
+ * all: the labels whose every sample was left out.
  */
 static void warn_profiled(struct db *db, const char *label, bool taken,
-			  bool *all)
+			  struct strbuf *all)
 {
 	int64_t n = 0, total = 0;
 
@@ -169,7 +169,7 @@ static void warn_profiled(struct db *db, const char *label, bool taken,
 			"times hold the cost of sampling); --profiled takes "
 			"them, --profile compares the profiles", label,
 			(long long)n);
-		*all = true;
+		strbuf_addf(all, "%s%s", all->len ? " and " : "", label);
 	} else
 		fb_warn("%lld of %lld samples of %s were timed while the "
 			"kernel was profiled: left out (their times hold the "
@@ -398,7 +398,7 @@ struct compare {
 	const char *outdir, *base, *patch;
 	bool strict, aa, per_worker, samples;
 	bool profile;			/* --profile */
-	bool all_profiled;		/* a label left without a sample */
+	struct strbuf all_profiled;	/* labels left without a sample */
 	size_t prof_top, prof_min;
 };
 
@@ -616,7 +616,8 @@ static int load_profile(struct compare *k, struct report_cmp *c,
 int cmd_compare(int argc, char **argv)
 {
 	struct compare k = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
-			     .opts = REPORT_CMD_OPTS };
+			     .opts = REPORT_CMD_OPTS,
+			     .all_profiled = STRBUF_INIT };
 	struct report_cmp c = { 0 };
 	struct report_prof prof = { 0 };
 	int r, ex = parse(argc, argv, &k);
@@ -643,10 +644,12 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (k.files != FILES_NONE)
 		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
-	else if (k.all_profiled && !c.nrows && k.fmt == REPORT_TEXT)
-		printf("No timed sample to compare: every sample of %s was "
-		       "taken while profiled (--profiled takes them).\n",
-		       k.aa ? k.base : "a label");
+	else if (k.all_profiled.len && k.fmt == REPORT_TEXT)
+		/* a table of one side would read as cases lost */
+		printf("No table: every timed sample of %s was taken while "
+		       "the kernel was profiled,\nand such samples hold the "
+		       "cost of sampling (--profiled compares them).\n",
+		       k.all_profiled.buf);
 	else if ((ex = report_cmd_print(&c, k.fmt)))
 		goto out;
 	if (k.profile && k.fmt == REPORT_TEXT &&
@@ -659,6 +662,7 @@ int cmd_compare(int argc, char **argv)
 		ex = r;
 out:
 	report_prof_release(&prof);
+	strbuf_release(&k.all_profiled);
 	report_cmp_release(&c);
 	report_cmd_release(&k.rc);
 	return ex;

@@ -333,8 +333,8 @@ static void case_medians(struct report_prof_case *pcase,
 			continue;
 		for (k = 0; k < 2; k++) {
 			pcase->s[k].median = k ? r->vb : r->va;
-			free(pcase->s[k].median_unit);
-			pcase->s[k].median_unit = xstrdup(x->unit);
+			if (isfinite(pcase->s[k].median))
+				pcase->s[k].median_unit = xstrdup(x->unit);
 		}
 		break;
 	}

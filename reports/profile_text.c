@@ -87,7 +87,8 @@ static bool case_gap(FILE *f, const struct report_prof *p,
 static void fn_row(struct tbl *t, const struct report_prof_case *c,
 		   const struct report_prof_fn *fn)
 {
-	const char *unit = c->s[0].median_unit ? c->s[0].median_unit : "";
+	const char *unit = c->s[0].median_unit ? c->s[0].median_unit :
+			   c->s[1].median_unit ? c->s[1].median_unit : "";
 	bool has[2] = { fn->incl[0] > 0, fn->incl[1] > 0 };
 	char sa[16], sb[16], sd[16], ia[16], ib[16], id[16];
 	char ca[48], cb[48], cd[64];
@@ -135,14 +136,17 @@ static void one_case(FILE *f, const struct report_prof *p,
 	if (case_gap(f, p, c))
 		return;
 	tbl_row(&t, "  function", "self base", "patch", "change",
-		"children base", "patch", "change", "cost base", "patch",
+		"with children base", "patch", "change", "cost base", "patch",
 		"change", "");
 	for (i = 0; i < n; i++)
 		fn_row(&t, c, &c->fn[i]);
 	tbl_print(f, &t);
-	if (!c->s[0].median_unit)
-		fprintf(f, "  (no cost: the case's headline metric is not a "
-			"time of the call)\n");
+	for (k = 0; k < 2; k++)
+		if (!c->s[k].median_unit)
+			fprintf(f, "  no cost on %s: it has no time of the "
+				"call (a rate is the case's headline metric, "
+				"or no sample is in its table)\n",
+				p->label[k]);
 	if (n < c->nfn)
 		fprintf(f, "  %zu more function%s (--profile-top)\n",
 			c->nfn - n, c->nfn - n == 1 ? "" : "s");
@@ -154,13 +158,19 @@ int report_prof_print(FILE *f, const struct report_prof *p)
 	size_t i;
 	int k;
 
-	fprintf(f, "\nKernel profile of the timed calls, %s against %s: each "
-		"function's share of\nthe call's samples (each boot's "
-		"shares, averaged over the boots), self and\nwith children "
-		"(a function once a stack), and as cost: that share of the\n"
-		"case's mean of boot medians.  Top %zu a case by the change "
-		"of the cost\nwith children (of the share where a case has "
-		"no time).\n", p->label[1], p->label[0], p->top);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "Kernel profile of the timed calls, %s against %s: "
+		    "each function's share of the call's samples (each "
+		    "boot's shares, averaged over the boots), self and with "
+		    "children (a function once a stack), and as cost: that "
+		    "share of the case's mean of boot medians.  Top %zu a "
+		    "case by the change of the cost with children (of the "
+		    "share where a case has no time).", p->label[1],
+		    p->label[0], p->top);
+	fputc('\n', f);
+	tbl_wrap(f, sb.buf, WRAP_COLS, "");
+	strbuf_release(&sb);
 	for (k = 0; k < 2; k++)
 		if (p->none[k])
 			fprintf(f, "\nprofile: %s has none: %s\n", p->label[k],
