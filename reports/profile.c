@@ -366,6 +366,44 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int node_name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct report_prof_node *n = arg;
+
+	return strcmp(n[*(const size_t *)a].name, n[*(const size_t *)b].name);
+}
+
+/*
+ * Each list of siblings (the roots' too) linked anew in the order of
+ * their names, as flamegraph.pl draws them: a graph of the same stacks
+ * is the same graph.  Returns the first root.
+ */
+static size_t sort_siblings(struct report_prof_case *c)
+{
+	size_t *v = xcalloc(c->nnode + 1, sizeof(*v)), i, j, n, root = 0;
+	size_t parent;
+
+	for (parent = 0; parent <= c->nnode && c->nnode; parent++) {
+		size_t first = parent == c->nnode ? 0 : c->node[parent].child;
+
+		n = 0;
+		for (i = first; i != SIZE_MAX; i = c->node[i].next)
+			v[n++] = i;
+		if (n < 1)
+			continue;
+		qsort_r(v, n, sizeof(*v), node_name_cmp, c->node);
+		for (j = 0; j + 1 < n; j++)
+			c->node[v[j]].next = v[j + 1];
+		c->node[v[n - 1]].next = SIZE_MAX;
+		if (parent == c->nnode)
+			root = v[0];
+		else
+			c->node[parent].child = v[0];
+	}
+	free(v);
+	return root;
+}
+
 static void case_finish(struct report_prof *p, struct report_prof_case *c,
 			struct pcase *pc, const struct report_cmp *cmp)
 {
@@ -380,6 +418,7 @@ static void case_finish(struct report_prof *p, struct report_prof_case *c,
 	}
 	for (i = 0; i < pc->nst; i++)
 		add_stack(c, pc, &pc->st[i]);
+	c->root = sort_siblings(c);
 	case_medians(c, cmp);
 	for (i = 0; i < c->nfn; i++)
 		for (k = 0; k < 2; k++)

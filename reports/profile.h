@@ -60,8 +60,9 @@ struct report_prof_case {
 	/* sorted by the change of the cost with children, largest first */
 	struct report_prof_fn *fn;
 	size_t nfn;
-	struct report_prof_node *node;	/* roots first, parents before */
-	size_t nnode;
+	/* siblings linked in the order of their names, from root */
+	struct report_prof_node *node;
+	size_t nnode, root;
 };
 
 struct report_prof {
