@@ -87,18 +87,27 @@ static void pct(struct out *o, double v)
 	put(o, "%.1f%%", 100 * v);
 }
 
-/* The frame's <title>: its path's share on each side and the change. */
+/*
+ * The frame's <title>: its name on a line of its own, then its path's
+ * share of the call on each side (and that share of the side's median),
+ * the change, and the kernel that alone has the path.
+ */
 static void frame_title(struct out *o, const struct flame *fl,
 			const struct report_prof_node *n)
 {
-	int k;
+	int k, shown = 0, only = -1;
 
 	put(o, "<title>");
 	esc(o, n->name);
+	put(o, "\nwith children, of the call:");
 	for (k = 0; k < 2; k++) {
 		if (!fl->label[k] || !fl->c->s[k].has)
 			continue;
-		put(o, "%s", k && fl->c->s[0].has ? ", " : ": ");
+		if (!n->incl[k]) {
+			only = !k;
+			continue;
+		}
+		put(o, "%s ", shown++ ? "," : "");
 		esc(o, fl->label[k]);
 		put(o, " ");
 		pct(o, n->incl[k]);
@@ -111,12 +120,13 @@ static void frame_title(struct out *o, const struct flame *fl,
 			put(o, " (%s)", v);
 		}
 	}
-	if (fl->diff) {
+	if (fl->diff)
 		put(o, "; %+.1f points", 100 * (n->incl[1] - n->incl[0]));
-		if (!n->incl[0])
-			put(o, ", only patch");
+	if (fl->diff && only >= 0) {
+		put(o, "; only on ");
+		esc(o, fl->label[only]);
 	}
-	put(o, " of the call, with children</title>");
+	put(o, "</title>");
 }
 
 /* Frame n at x, then its children left to right, by name. */

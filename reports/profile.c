@@ -313,6 +313,16 @@ static bool unit_is_call(const char *unit)
 	       !strcmp(unit, "s") || report_unit_counted(unit);
 }
 
+/* A row's name without the metric it ends in where metrics vary. */
+static char *case_name(const char *name, const char *metric)
+{
+	size_t n = strlen(name), m = strlen(metric);
+
+	if (n > m && name[n - m - 1] == ' ' && !strcmp(name + n - m, metric))
+		n -= m + 1;
+	return xstrndup(name, n);
+}
+
 /* The case's medians from compare's row of it: its headline metric. */
 static void case_medians(struct report_prof_case *pcase,
 			 const struct report_cmp *cmp)
@@ -327,10 +337,12 @@ static void case_medians(struct report_prof_case *pcase,
 		if (strcmp(x->workload, pcase->workload) ||
 		    strcmp(x->params, pcase->params))
 			continue;
-		if (!pcase->name)
-			pcase->name = xstrdup(r->name);
-		if (!r->primary || !unit_is_call(x->unit))
+		if (!r->primary)
 			continue;
+		if (!pcase->name)
+			pcase->name = case_name(r->name, x->metric);
+		if (!unit_is_call(x->unit))
+			break;
 		for (k = 0; k < 2; k++) {
 			pcase->s[k].median = k ? r->vb : r->va;
 			if (isfinite(pcase->s[k].median))

@@ -123,7 +123,11 @@ static void one_case(FILE *f, const struct report_prof *p,
 	size_t i, n = c->nfn < p->top ? c->nfn : p->top;
 	int k;
 
-	fprintf(f, "\n%s %s\n", c->workload, c->name);
+	/* a table of several workloads names each row's already */
+	if (!strncmp(c->name, c->workload, strlen(c->workload)))
+		fprintf(f, "\n%s\n", c->name);
+	else
+		fprintf(f, "\n%s %s\n", c->workload, c->name);
 	for (k = 0; k < 2; k++) {
 		strbuf_reset(&sb);
 		if (c->s[k].has)

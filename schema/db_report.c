@@ -692,8 +692,8 @@ int db_report_prof_each(struct db *db, const char *label,
 
 	return db_each(db, "cannot read the cases' profiles", row_prof, &w,
 		       "SELECT r.id, c.id, r.boot_id, c.workload, c.params, "
-		       "json_valid(c.profile) AND "
-		       "json_type(c.profile) = 'object', "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_type(c.profile) = 'object' ELSE 0 END, "
 		       "CASE WHEN json_valid(c.profile) THEN "
 		       "json_extract(c.profile, '$.off') END, "
 		       "CASE WHEN json_valid(c.profile) THEN "
