@@ -1032,7 +1032,8 @@ static int side_load(struct loads *ls, const char *label,
 		} else if (!r) {
 			r = db_report_values_each_kept(db, label,
 						       l->drop_noisy,
-						       l->profiled, shown ? keep_value :
+						       l->profiled,
+						       shown ? keep_value :
 						       NULL, &k,
 						       load_value_all, ls);
 		}
