@@ -5,7 +5,8 @@
  * database, 67 unknown label, 68 no complete run, 69 refused by --strict
  * (the kernel printed warnings during its runs), 70 internal error,
  * 72 empty database, 74 I/O error, 76 newer schema, 78 the config that
- * names the database does not load.
+ * names the database does not load; --format folded, 69 also where the
+ * label's runs hold no kernel profile.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -35,7 +36,11 @@ static void usage(FILE *f)
 		"./config.json,\n                   else the example)\n"
 		"  --format FORMAT  %s,\n"
 		"                   benchstat (every sample in Go's "
-		"benchmark format)\n"
+		"benchmark format),\n"
+		"                   folded (the kernel profiles of `bench run "
+		"--profile`, a line\n"
+		"                   a stack, the case its first frame: "
+		"flamegraph.pl reads it)\n"
 		"  --run UUID       one run, whole, as the JSON document of\n"
 		"                   schema/run.schema.json (--format run-json)\n"
 		"  --strict         refuse a kernel that printed warnings "
@@ -48,7 +53,7 @@ struct export {
 	struct report_opts opts;
 	enum report_format fmt;
 	const char *run;	/* --run UUID */
-	bool strict, run_json, benchstat;
+	bool strict, run_json, benchstat, folded;
 };
 
 /* The options into x: an exit code, -1 for --help (printed). */
@@ -77,10 +82,11 @@ static int parse(int argc, char **argv, struct export *x)
 				break;
 			}
 			x->benchstat = !strcmp(optarg, "benchstat");
-			if (!x->benchstat &&
+			x->folded = !strcmp(optarg, "folded");
+			if (!x->benchstat && !x->folded &&
 			    report_format_parse(optarg, &x->fmt))
-				return report_cmd_unknown_format(optarg,
-								 "benchstat");
+				return report_cmd_unknown_format(
+					optarg, "benchstat, folded");
 			break;
 		case 's': x->strict = true; break;
 		case 'h':
@@ -125,6 +131,28 @@ static int print_benchstat(struct report_cmd *rc)
 	return EX_OK;
 }
 
+/* The label's kernel profiles as folded stacks. */
+static int print_folded(struct report_cmd *rc, const char *label)
+{
+	size_t lines = 0;
+	int r = report_print_folded(stdout, &rc->db, rc->a.db_label, &lines,
+				    &rc->err);
+
+	if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_EDATA)
+		return report_cmd_load_exit(r, &rc->err);
+	if (r) {
+		fb_err("cannot write the export: %s", strerror(-r));
+		return EX_IOERR;
+	}
+	if (!lines) {
+		fb_err("label '%s' has no kernel profile: its runs were not "
+		       "profiled (bench run --profile), or the kernel would "
+		       "not give one (cases.profile says why)", label);
+		return EX_UNAVAILABLE;
+	}
+	return EX_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export x = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
@@ -150,12 +178,17 @@ int cmd_export(int argc, char **argv)
 	/* people read one row a case; machines get every metric */
 	x.opts.primary_only = x.fmt != REPORT_CSV && x.fmt != REPORT_JSON;
 	x.rc.lo.shown = x.opts.primary_only ? &x.opts : NULL;
-	x.rc.lo.runs_only = x.benchstat;	/* it reads the values itself */
+	/* they read the values themselves */
+	x.rc.lo.runs_only = x.benchstat || x.folded;
 	ex = report_cmd_load(&x.rc, argv[optind], NULL, false);
 	if (ex)
 		goto out;
 	if (x.benchstat) {
 		ex = print_benchstat(&x.rc);
+		goto out;
+	}
+	if (x.folded) {
+		ex = print_folded(&x.rc, argv[optind]);
 		goto out;
 	}
 	ex = report_cmd_compare(&x.rc, false, &x.opts, &c);

@@ -11,13 +11,17 @@
 
 static const char run_usage[] =
 "usage: bench run [--config FILE] [--db FILE] [--label NAME]\n"
-"                 [--only WORKLOAD,...] [--runs N] [--upload] [--quiet]\n"
+"                 [--only WORKLOAD,...] [--runs N] [--profile] [--upload]\n"
+"                 [--quiet]\n"
 "\n"
 "  -c, --config FILE   configuration (default ./config.json, else the example)\n"
 "  -d, --db FILE       results database (default: the config's, results.db)\n"
 "  -l, --label NAME    label of this kernel (default: uname -r)\n"
 "  -o, --only LIST     run only these workloads\n"
 "  -n, --runs N        repetitions per case (default: the config's, 5)\n"
+"  -p, --profile       sample the kernel in each timed call (as the config's\n"
+"                      \"profile\": true); profiled samples are left out of\n"
+"                      what reports compare unless asked\n"
 "  -u, --upload        upload the run at its end (as dashboard.upload: true)\n"
 "  -q, --quiet         print only the final table\n"
 "\n"
@@ -43,6 +47,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 		{ "runs", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "upload", no_argument, NULL, 'u' },
+		{ "profile", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -51,7 +56,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:d:l:o:n:qhu", longopts,
+	while ((ch = getopt_long(argc, argv, ":c:d:l:o:n:qhup", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config_path = optarg; break;
@@ -63,6 +68,11 @@ static int parse(int argc, char **argv, struct run_opts *o, bool check,
 			break;
 		case 'o': o->only = optarg; break;
 		case 'q': o->quiet = true; break;
+		case 'p':
+			if (check)	/* bench check profiles nothing */
+				return fb_opt_error('?', argv, check_usage);
+			o->profile = true;
+			break;
 		case 'u':
 			if (check)	/* bench check has no --upload */
 				return fb_opt_error('?', argv, check_usage);

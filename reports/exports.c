@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/outfile.h"
+#include "schema/db_folded.h"
 #include "schema/db_report.h"
 
 #define NAME_MAX_LEN	200
@@ -513,6 +514,79 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 		bs_flush(&w);
 	bs_release(&w);
 	if (r == REPORT_ENOMEM || r == REPORT_EDATA)
+		return r;
+	if (r)
+		return report_db_status(db, r, err);
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+/* --- folded stacks ------------------------------------------------------ */
+
+struct fold_walk {
+	FILE *f;
+	struct db *db;
+	const char *label;
+	struct strbuf *err;
+	char *workload, *params;	/* the case whose frame is in frame */
+	struct strbuf frame;
+	size_t lines;
+};
+
+/* " key=value" into the case's frame, ';' (a frame's end) as ','. */
+static int frame_kv(const char *key, const char *value, void *arg)
+{
+	struct strbuf *sb = arg;
+	const char *p;
+
+	strbuf_addf(sb, " %s=", key);
+	for (p = value; *p; p++)
+		strbuf_addch(sb, *p == ';' || *p == '\n' ? ',' : *p);
+	return 0;
+}
+
+static int fold_row(const char *workload, const char *params,
+		    const char *stack, int64_t count, void *arg)
+{
+	struct fold_walk *w = arg;
+	int r;
+
+	if (!w->params || strcmp(w->params, params) ||
+	    strcmp(w->workload, workload)) {
+		free(w->params);
+		free(w->workload);
+		w->params = xstrdup(params);
+		w->workload = xstrdup(workload);
+		strbuf_reset(&w->frame);
+		strbuf_addstr(&w->frame, workload);
+		r = db_report_params_each(w->db, params, frame_kv, &w->frame);
+		if (r == DB_ERR) {
+			strbuf_addf(w->err, "case %s of label '%s' has params "
+				    "that are not a JSON object: %s", workload,
+				    w->label, params);
+			return REPORT_EDATA;
+		}
+		if (r)
+			return r;
+	}
+	fprintf(w->f, "%s;%s %lld\n", w->frame.buf, stack, (long long)count);
+	w->lines++;
+	return 0;
+}
+
+int report_print_folded(FILE *f, struct db *db, const char *label,
+			size_t *lines, struct strbuf *err)
+{
+	struct fold_walk w = { .f = f, .db = db, .label = label, .err = err,
+			       .frame = STRBUF_INIT };
+	int r = db_folded_each(db, label, fold_row, &w);
+
+	free(w.params);
+	free(w.workload);
+	strbuf_release(&w.frame);
+	*lines = w.lines;
+	if (r == REPORT_EDATA)
 		return r;
 	if (r)
 		return report_db_status(db, r, err);

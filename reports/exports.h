@@ -42,4 +42,16 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 					   const char *metric),
 			   const char *tool_version, struct strbuf *err);
 
+/*
+ * The kernel profiles of label's complete runs (`bench run --profile`) as
+ * folded stacks, "frame;frame;... count" a line, the form Brendan Gregg's
+ * flamegraph.pl and difffolded.pl read: each case's stacks summed over the
+ * runs, under a first frame that names the case ("shmem-remove op=unlink
+ * size=256M ..."), so that one file holds every case (one flame a case) and
+ * `grep '^shmem-remove op=unlink'` picks one.  *lines: how many; 0, or
+ * REPORT_EDB/REPORT_EDATA with err set, or -errno when the stream fails.
+ */
+int report_print_folded(FILE *f, struct db *db, const char *label,
+			size_t *lines, struct strbuf *err);
+
 #endif

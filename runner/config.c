@@ -13,13 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile.h"
 #include "schema/db.h"
 #include "workloads/params.h"
 
 static const char *const top_keys[] = {
 	"database", "label", "runs", "warmup", "cpu", "scratch",
 	"disk_scratch", "suite", "cpus", "placement", "steal_max",
-	"dashboard", "plan", NULL,
+	"dashboard", "plan", "profile", "profile_period", NULL,
 };
 static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 
@@ -386,6 +387,7 @@ static void config_defaults(struct config *cfg, const char *path)
 	cfg->cpus_node = -1;
 	cfg->placement = PLACE_SCATTER;
 	cfg->steal_max = 2;
+	cfg->profile_period = PROFILE_PERIOD_NS;
 	cfg->plan.boots = 4;
 	cfg->plan.effect = NAN;
 }
@@ -440,6 +442,46 @@ static cJSON *parse_json(struct cfg_ctx *x, const char *text)
 	}
 	cJSON_Delete(root);
 	return NULL;
+}
+
+/* "FILE: line L, column C: KEY: VALUE WHY"; -1. */
+static int value_errf(struct cfg_ctx *x, const cJSON *v, const char *key,
+		      const char *why)
+{
+	char *s = cfg_show(v);
+	int line, col;
+
+	cfg_value_line_col(x, v, &line, &col);
+	cfg_errf(x, "line %d, column %d: %s: %s %s", line, col, key, s, why);
+	free(s);
+	return -1;
+}
+
+/*
+ * profile (true or false: sample the kernel during each timed call) and
+ * profile_period (a duration: the cpu-clock's period).
+ */
+static int load_profile(struct cfg_ctx *x, struct config *cfg,
+			const cJSON *root)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "profile");
+	uint64_t ns;
+
+	if (v && !cJSON_IsBool(v))
+		return value_errf(x, v, "profile", "is not true or false");
+	cfg->profile = v && cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(root, "profile_period");
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v) || parse_duration(v->valuestring, &ns))
+		return value_errf(x, v, "profile_period", "is not a duration "
+				  "(\"100us\", \"1ms\")");
+	if (ns < PROFILE_PERIOD_MIN_NS || ns > PROFILE_PERIOD_MAX_NS)
+		return value_errf(x, v, "profile_period", "is not from 10us "
+				  "(the kernel's shortest cpu-clock period) "
+				  "to 1s");
+	cfg->profile_period = ns;
+	return 0;
 }
 
 /* A scratch directory is journalled and mended wherever a runner runs. */
@@ -600,7 +642,8 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 	x.root = root;
 	if (!root || cfg_check_values(&x, root, "") ||
 	    cfg_check_dups(&x, root, "") || load_top(&x, cfg, root) ||
-	    load_placement(&x, cfg, root) || load_suite(&x, cfg, root))
+	    load_placement(&x, cfg, root) || load_profile(&x, cfg, root) ||
+	    load_suite(&x, cfg, root))
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "plan");
 	if (v && cfg_load_plan(&x, cfg, v))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "noise.h"
 #include "workers.h"
@@ -74,14 +75,33 @@ static void metrics_json(const struct workload *w, const struct wl_sample *s,
 	strbuf_addf(sb, "}");
 }
 
+/* A profiled call's stacks and the case's profile, for the sample's row. */
+static void more_profile(const struct profile *p, const struct profile_call *pc,
+			 struct db_sample_more *more, struct strbuf *pj)
+{
+	struct db_stack *st = xcalloc(pc->n + 1, sizeof(*st));
+	size_t i;
+
+	for (i = 0; i < pc->n; i++) {
+		st[i].stack = pc->st[i].stack;
+		st[i].count = pc->st[i].count;
+	}
+	profile_json(p, pj);
+	more->profiled = true;
+	more->stacks = st;
+	more->nstacks = pc->n;
+	more->profile_json = strbuf_str(pj);
+}
+
 static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
 			const struct wl_sample *s, int cpu,
-			const struct noise *z, const struct rep_workers *rw)
+			const struct noise *z, const struct rep_workers *rw,
+			const struct profile *p, const struct profile_call *pc)
 {
 	const struct workload *w = c->wl;
 	struct db_value vals[WL_MAX_METRICS];
 	struct db_sample_more more = { 0 };
-	struct strbuf nj = STRBUF_INIT;
+	struct strbuf nj = STRBUF_INIT, pj = STRBUF_INIT;
 	char *vj = verify_json(s, cpu);
 	int i, nv = 0, r;
 
@@ -102,9 +122,13 @@ static int store_sample(struct db *db, int64_t case_id, const struct wl_case *c,
 	more.noisy = z->noisy;
 	more.w = rw ? rw->dw : NULL;
 	more.nw = rw ? rw->n : 0;
+	if (p)
+		more_profile(p, pc, &more, &pj);
 	r = db_sample_add_more(db, case_id, c->rep, c->warmup, !s->invalid,
 			       s->invalid ? s->reason : NULL, cpu, vj, vals, nv,
 			       &more);
+	free((void *)more.stacks);
+	strbuf_release(&pj);
 	strbuf_release(&nj);
 	free(vj);
 	return r;
@@ -131,10 +155,12 @@ static void noise_start(void *arg)
 static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			const struct config *cfg, struct wl_sample *s,
 			struct noise *z, struct rep_workers *rw, int *cpu,
+			struct profile *p, struct profile_call *pc,
 			struct fb_err *e)
 {
 	struct noise_arg na = { z, pr->pus, pr->nworkers };
 	struct wl_sample *ws;
+	int *pfd = NULL;
 	uint64_t first = UINT64_MAX, last = 0, latest = 0;
 	int64_t busy = -1;	/* the runner's thread ran during a call */
 	int64_t wait = 0;	/* the workers' on a run queue; -1 unknown */
@@ -149,8 +175,15 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		free(ws);
 		return fb_errf(e, "out of memory");
 	}
-	if (workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
-			e)) {
+	if (p) {
+		pfd = xcalloc((size_t)n, sizeof(*pfd));
+		for (i = 0; i < n; i++)
+			pfd[i] = profile_fd(p, i);
+	}
+	i = workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
+			pfd, e);
+	free(pfd);
+	if (i) {
 		free(ws);
 		return -1;
 	}
@@ -171,6 +204,9 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			latest = r->t_begin;
 		if (r->t_end > last)
 			last = r->t_end;
+		if (p)
+			profile_collect(p, i, r->t_begin, r->t_end,
+					pr->processes ? r->tid : getpid(), pc);
 		if (r->runner_ns > busy)
 			busy = r->runner_ns;
 		wait = wait < 0 || r->runq_wait_ns < 0 ? -1 :
@@ -221,19 +257,24 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 /* One repetition of a case the runner's own thread measures. */
 static int rep_inline(struct wl_case *c, const struct prepared *pr,
 		      const struct config *cfg, struct wl_sample *s,
-		      struct noise *z, int *cpu, struct fb_err *e)
+		      struct noise *z, int *cpu, struct profile *p,
+		      struct profile_call *pc, struct fb_err *e)
 {
 	struct rusage u0, u1;
 	uint64_t t0, t1, call;
 	int64_t q0, q1;
-	int r, fd = noise_schedstat_open();
+	int r, fd = noise_schedstat_open(), pfd = p ? profile_fd(p, 0) : -1;
 
 	noise_begin(z, pr->pus, pr->nworkers);
 	getrusage(RUSAGE_SELF, &u0);
 	q0 = noise_schedstat(fd, 1);
+	if (pfd >= 0)
+		profile_start(pfd);
 	t0 = now_ns();
 	r = c->wl->run(c, s, e);
 	t1 = now_ns();
+	if (pfd >= 0)
+		profile_stop(pfd);
 	q1 = noise_schedstat(fd, 1);
 	call = t1 - t0;
 	if (fd >= 0)
@@ -244,6 +285,8 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
 		t0 = s->t_begin;
 		t1 = s->t_end;
 	}
+	if (pfd >= 0)
+		profile_collect(p, 0, t0, t1, getpid(), pc);
 	z->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
 	z->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
 	noise_end(z, pr->pus, pr->nworkers, t1 - t0, cfg->steal_max);
@@ -266,6 +309,8 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	struct wl_sample s;
 	struct noise z;
 	struct rep_workers rw = { 0 };
+	struct profile_call call = { 0 };
+	struct profile *prof = NULL;
 	int cpu = -1, r;
 
 	memset(&s, 0, sizeof(s));
@@ -274,17 +319,22 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 		  rn->disk_scratch, pr);
 	c.rep = (int)rep;
 	c.warmup = rep < pc->warmup;
+	/* warm-ups are not profiled: the profile is of the timed calls */
+	if (rn->prof.on && rn->prof.npu && !c.warmup)
+		prof = &rn->prof;
 	progress_rep_begin(&rn->cfg, i, rep);
 	r = pc->wl->setup ? pc->wl->setup(&c, e) : 0;
 	if (!r && !stop_sig)
 		r = pc->wl->parallel ?
-		    rep_parallel(&c, pr, &rn->cfg, &s, &z, &rw, &cpu, e) :
-		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, e);
+		    rep_parallel(&c, pr, &rn->cfg, &s, &z, &rw, &cpu, prof,
+				 &call, e) :
+		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, prof, &call, e);
 	if (!r && !stop_sig && pc->wl->verify)
 		r = pc->wl->verify(&c, &s, e);
 	if (pc->wl->teardown)
 		pc->wl->teardown(&c);
 	if (stop_sig || r) {
+		profile_call_release(&call);
 		rep_workers_release(&rw);
 		if (r && !stop_sig)
 			*fail = e->msg[0] ? e->msg : "failed";
@@ -293,7 +343,14 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	if (!pc->wl->parallel && cpu != c.cpu)
 		wl_invalid(&s, "ran on CPU %d, not on the pinned CPU %d", cpu,
 			   c.cpu);
-	r = store_sample(&rn->db, case_id, &c, &s, cpu, &z, &rw);
+	if (prof) {
+		profile_call_done(prof, &call);
+		wl_note(&s, "profile_samples", (double)call.samples);
+		if (call.lost)
+			wl_note(&s, "profile_lost", (double)call.lost);
+	}
+	r = store_sample(&rn->db, case_id, &c, &s, cpu, &z, &rw, prof, &call);
+	profile_call_release(&call);
 	rep_workers_release(&rw);
 	if (r) {
 		progress_undraw();

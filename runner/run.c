@@ -179,6 +179,8 @@ static int settle(struct runner *rn)
 	if (o->runs > 0)
 		for (i = 0; i < rn->cfg.ncases; i++)
 			rn->cfg.cases[i].runs = (unsigned)o->runs;
+	if (o->profile)
+		rn->cfg.profile = true;
 	rn->db_path = o->db_path ? o->db_path : rn->cfg.database;
 	if (db_path_check(rn->db_path, why, sizeof(why))) {
 		struct strbuf q = STRBUF_INIT;
@@ -387,6 +389,8 @@ static int begin_run(struct runner *rn)
 		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
 		       meta->uuid, row.label, meta->release, meta->boot_id,
 		       rn->pl.cpu);
+	profile_init(&rn->prof, rn->cfg.profile, rn->cfg.profile_period);
+	profile_say_off(rn);
 	for (i = 0; i < 2; i++) {
 		r = sys_scratch(base[i], out[i], sizeof(rn->scratch));
 		if (r) {
@@ -397,6 +401,59 @@ static int begin_run(struct runner *rn)
 		}
 	}
 	return RUNNER_OK;
+}
+
+/* Asked and not had: said once, the run goes on unprofiled. */
+void profile_say_off(struct runner *rn)
+{
+	if (!rn->cfg.profile || rn->prof.on || rn->prof_said)
+		return;
+	progress_undraw();
+	say_err("warning: no kernel profile: %s; the run goes on "
+		"unprofiled", rn->prof.off);
+	rn->prof_said = true;
+}
+
+/*
+ * A profiled case's events on its workers' PUs, and cases.profile: the
+ * profile so far, or why there is none.
+ */
+static void profile_case_begin(struct runner *rn, int64_t case_id,
+			       const struct prepared *pr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!rn->cfg.profile)
+		return;
+	if (rn->prof.on)
+		profile_case_open(&rn->prof, pr->pus, pr->nworkers);
+	profile_say_off(rn);
+	profile_json(&rn->prof, &sb);
+	if (db_case_profile(&rn->db, case_id, strbuf_str(&sb)))
+		say_err("warning: cannot store the case's profile: %s",
+			rn->db.err);
+	strbuf_release(&sb);
+}
+
+/* "; profile: 12345 samples in 5 calls", and where they are too few. */
+static void profile_summary(const struct runner *rn, struct strbuf *sb)
+{
+	const struct profile *p = &rn->prof;
+	char tick[32];
+
+	if (!p->on || !p->calls)
+		return;
+	strbuf_addf(sb, "; profile %llu sample%s in %llu call%s",
+		    (unsigned long long)p->samples, p->samples == 1 ? "" : "s",
+		    (unsigned long long)p->calls, p->calls == 1 ? "" : "s");
+	format_duration(p->period, tick, sizeof(tick));
+	if (p->samples < PROFILE_FEW * p->calls)
+		strbuf_addf(sb, " (too few to compare: fewer than %d a call, "
+			    "a tick is %s)", PROFILE_FEW, tick);
+	if (p->lost)
+		strbuf_addf(sb, ", %llu lost (a call longer than the ring "
+			    "holds: raise profile_period)",
+			    (unsigned long long)p->lost);
 }
 
 /* Phase 5, once a case: its row, its warm-ups and repetitions, its line. */
@@ -436,6 +493,7 @@ static int run_case(struct runner *rn, int i)
 		progress_undraw();
 		printf("%s %s: %s\n", pc->wl->name, pc->title, pr->info);
 	}
+	profile_case_begin(rn, case_id, pr);
 	for (rep = 0; rep < nreps && !stop_sig; rep++) {
 		r = one_rep(rn, i, rep, case_id, &e, &fail);
 		if (r == RUNNER_DONE)
@@ -444,6 +502,7 @@ static int run_case(struct runner *rn, int i)
 			return r;
 	}
 	progress_undraw();
+	profile_case_close(&rn->prof);
 	if (stop_sig)
 		return RUNNER_OK;
 	if (fail) {
@@ -459,6 +518,7 @@ static int run_case(struct runner *rn, int i)
 		struct strbuf sb = STRBUF_INIT;
 
 		case_summary(pc->wl, &rn->tl[i], &sb);
+		profile_summary(rn, &sb);
 		printf("%s %s: %s\n", pc->wl->name, pc->title, strbuf_str(&sb));
 		fflush(stdout);
 		strbuf_release(&sb);
@@ -566,6 +626,7 @@ static int finish(struct runner *rn, int ret)
 		ret = exit_for_signal();
 	}
 	kmsg_release(&rn->km);
+	profile_release(&rn->prof);
 	db_close(&rn->db);
 	/* the lock is released: an upload may take its time */
 	/* bench/'s hook: it returns an exit code, passed on as it is */

@@ -14,6 +14,7 @@
 #include "runner.h"
 #include "kmsg.h"
 #include "meta.h"
+#include "profile.h"
 #include "schema/db.h"
 
 /* Per case: the values of each metric over valid measured samples. */
@@ -58,6 +59,8 @@ struct runner {
 	struct db db;
 	struct meta meta;
 	struct kmsg_scan km;
+	struct profile prof;	/* asked: the kernel sampled in timed calls */
+	bool prof_said;		/* why it is off was said */
 	char scratch[4200], disk_scratch[4200];
 	int64_t run_id;
 	int nfailed;
@@ -73,6 +76,8 @@ void say_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int db_failed(const char *what, const char *path, int r, const char *err);
 /* A fault after the run's row exists: the run ends failed; returns ret. */
 int give_up(struct runner *rn, int ret);
+/* Profiling asked and off: why, said once. */
+void profile_say_off(struct runner *rn);
 
 /* prepare.c: each case made ready. */
 void case_init(struct wl_case *c, const struct plan_case *pc,

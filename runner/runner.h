@@ -48,6 +48,8 @@ struct config {
 	enum place placement;
 	double steal_max;		/* percent of a sample's wall time */
 	unsigned runs, warmup;
+	bool profile;			/* sample the kernel in timed calls */
+	uint64_t profile_period;	/* ns of its cpu-clock */
 	char *json;			/* the effective config, for the run row */
 	struct config_plan plan;
 	struct dashboard_cfg dash;	/* target DASHBOARD_NONE: no section */
@@ -114,6 +116,7 @@ struct run_opts {
 	const char *only;
 	int runs;		/* -1: from config */
 	bool quiet;
+	bool profile;		/* --profile: as the config's "profile": true */
 	bool check_only;	/* `bench check` */
 	/*
 	 * Called once a run is complete and stored, the runner's lock

@@ -5,6 +5,7 @@
  */
 #include "workers.h"
 #include "noise.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,9 +174,13 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	/* the runner's thread's time on a CPU, this one's on a run queue */
 	b0 = noise_schedstat(busy_fd, 0);
 	q0 = noise_schedstat(self_fd, 1);
+	if (r->prof_fd >= 0)
+		profile_start(r->prof_fd);
 	r->t_begin = now_ns();
 	r->rc = c->wl->run(c, &r->s, &r->e);
 	r->t_end = now_ns();
+	if (r->prof_fd >= 0)
+		profile_stop(r->prof_fd);
 	q1 = noise_schedstat(self_fd, 1);
 	b1 = noise_schedstat(busy_fd, 0);
 	r->pu_after = sched_getcpu();
@@ -416,7 +421,7 @@ static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
 
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		struct fb_err *e)
+		const int *prof_fds, struct fb_err *e)
 {
 	struct warg *a;
 	struct shared *sh;
@@ -458,6 +463,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		sh->res[i].pu_before = sh->res[i].pu_after = -1;
 		sh->res[i].migrations = -1;
 		sh->res[i].runner_ns = -1;
+		sh->res[i].prof_fd = prof_fds ? prof_fds[i] : -1;
 	}
 	r = processes ? run_processes(w, sh, a, before, arg, e) :
 			run_threads(w, sh, a, before, arg, e);

@@ -27,6 +27,7 @@ struct worker_res {
 	int64_t runq_wait_ns;	/* its own wait on a run queue meanwhile; -1 */
 	uint64_t t_begin, t_end;	/* the timed region, CLOCK_MONOTONIC */
 	pid_t tid;
+	int prof_fd;		/* its PU's profile event, -1 none */
 	int pin_errno;		/* binding to pu failed */
 	bool prep_failed;	/* the workload's prepare failed: e says why */
 	bool ran;
@@ -47,11 +48,12 @@ struct workers {
  * called once every worker waits at the barrier, just before it opens
  * (the runner reads its noise counters there).  Returns 0 when every
  * worker was started and has finished (its own result says how it went);
- * -1 with e set when they could not be started.
+ * -1 with e set when they could not be started.  prof_fds (NULL: none):
+ * each worker's profile event, enabled around its timed call alone.
  */
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		struct fb_err *e);
+		const int *prof_fds, struct fb_err *e);
 /* "ran on PU 0, not on its PU 1" and the like, for worker i; "" if fine. */
 void workers_check(const struct workers *w, int i, char *why, size_t n);
 void workers_release(struct workers *w);

@@ -793,6 +793,12 @@ int db_case_status(struct db *db, int64_t case_id, const char *status,
 			reason, info, case_id);
 }
 
+int db_case_profile(struct db *db, int64_t case_id, const char *json)
+{
+	return db_stmt(db, "UPDATE cases SET profile = ? WHERE id = ?", "ti",
+		       json, case_id);
+}
+
 int db_sample_add(struct db *db, int64_t case_id, int rep, bool warmup,
 		  bool valid, const char *invalid_reason, int cpu,
 		  const char *verify_json, const struct db_value *v, int nv)
@@ -852,6 +858,26 @@ static int add_workers(struct db *db, int64_t sid,
 	return DB_OK;
 }
 
+/* A profiled call: its stacks added to the case's, the case's profile. */
+static int add_profile(struct db *db, int64_t case_id, int64_t sid,
+		       const struct db_sample_more *m)
+{
+	size_t i;
+	int r;
+
+	r = db_stmt(db, "UPDATE samples SET profiled = 1 WHERE id = ?", "i",
+		    sid);
+	for (i = 0; !r && i < m->nstacks; i++)
+		r = db_stmt(db, "INSERT INTO profile_stacks (case_id, stack, "
+			    "count) VALUES (?1, ?2, ?3) ON CONFLICT (case_id, "
+			    "stack) DO UPDATE SET count = count + ?3", "iti",
+			    case_id, m->stacks[i].stack,
+			    (int64_t)m->stacks[i].count);
+	if (!r && m->profile_json)
+		r = db_case_profile(db, case_id, m->profile_json);
+	return r;
+}
+
 int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 		       bool valid, const char *invalid_reason, int cpu,
 		       const char *verify_json, const struct db_value *v,
@@ -890,6 +916,8 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	}
 	if (more) {
 		r = add_workers(db, sid, more);
+		if (!r && more->profiled)
+			r = add_profile(db, case_id, sid, more);
 		if (r)
 			goto err;
 	}

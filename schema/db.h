@@ -120,6 +120,9 @@ int db_case_add(struct db *db, int64_t run_id, int seq, const char *workload,
 int db_case_status(struct db *db, int64_t case_id, const char *status,
 		   const char *reason, const char *info);
 
+/* cases.profile: {"off": why} or the profile so far (schema 11). */
+int db_case_profile(struct db *db, int64_t case_id, const char *json);
+
 struct db_value {
 	const char *metric, *unit, *better;
 	double value;
@@ -141,13 +144,27 @@ struct db_worker {
 	const char *metrics_json;
 };
 
-/* What schema 4 adds to a sample: its workers and noise record. */
+/* A folded kernel call chain of a profiled call, and its samples. */
+struct db_stack {
+	const char *stack;
+	uint64_t count;
+};
+
+/*
+ * What schema 4 adds to a sample: its workers and noise record; schema 11:
+ * whether its timed call was profiled, the call's stacks (added to the
+ * case's) and the case's profile as it now stands.
+ */
 struct db_sample_more {
 	int workers;
 	const char *noise_json;		/* NULL: none */
 	bool noisy;
 	const struct db_worker *w;	/* [nw], may be 0 */
 	int nw;
+	bool profiled;
+	const struct db_stack *stacks;	/* [nstacks], each stack once */
+	size_t nstacks;
+	const char *profile_json;	/* cases.profile; NULL: left as it is */
 };
 
 /* db_sample_add with the workers and the noise record (more may be NULL). */

@@ -201,8 +201,8 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 	"JOIN samples s ON s.case_id = c.id " \
 	"JOIN sample_values v ON v.sample_id = s.id " \
 	"WHERE r.label = ?1 AND r.status = 'complete' " \
-	"AND s.warmup = 0 AND s.valid = 1 AND (?2 = 0 OR s.noisy = 0) " \
-	"AND (?3 = 1 OR s.profiled = 0) " \
+	"AND s.warmup = 0 AND s.valid = 1 AND (?3 = 1 OR s.profiled = 0) " \
+	"AND (?2 = 0 OR s.noisy = 0) " \
 	filter "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid"
 
 struct keep_call {
@@ -576,7 +576,7 @@ int db_report_bounded_each(struct db *db, const char *label,
 		       "JOIN cases c ON c.run_id = r.id "
 		       "JOIN samples s ON s.case_id = c.id "
 		       "WHERE r.label = ?1 AND r.status = 'complete' "
-		       "AND s.warmup = 0 AND s.valid = 1 "
+		       "AND s.warmup = 0 AND s.valid = 1 AND s.profiled = 0 "
 		       "AND instr(s.verify, 'coverage_bounded') "
 		       "AND json_extract(s.verify, '$.coverage_bounded') = 1 "
 		       "ORDER BY c.workload, c.params", "t", label);
@@ -621,7 +621,7 @@ int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
 		       "JOIN samples s ON s.case_id = c.id "
 		       "JOIN sample_workers w ON w.sample_id = s.id "
 		       "WHERE r.label = ?1 AND r.status = 'complete' "
-		       "AND s.warmup = 0 AND s.valid = 1 "
+		       "AND s.warmup = 0 AND s.valid = 1 AND s.profiled = 0 "
 		       "AND (?2 = 0 OR s.noisy = 0) "
 		       "ORDER BY c.workload, c.params, w.worker, r.started_at, "
 		       "s.rep", "ti", label, (int64_t)drop_noisy);

@@ -2,6 +2,8 @@
  * Each run's valid values kept per series (run_series, schema 10), so that
  * the reports read a label's runs and not its samples: made from the
  * samples when a run ends, by merge for what it copied, by the migration.
+ * A profiled sample (schema 11) is left out, as from the samples-level
+ * reads of db_report.c: its time holds the cost of the sampling.
  */
 #include <math.h>
 #include <stdio.h>
@@ -232,7 +234,7 @@ static int row(struct db *db, sqlite3_stmt *st, void *arg)
 	"json_extract(s.verify, '$.coverage_bounded') = 1 " \
 	"FROM cases c JOIN samples s ON s.case_id = c.id " \
 	"JOIN sample_values v ON v.sample_id = s.id " \
-	"WHERE " where " AND s.warmup = 0 AND s.valid = 1 " \
+	"WHERE " where " AND s.warmup = 0 AND s.valid = 1 AND s.profiled = 0 " \
 	"ORDER BY c.run_id, c.seq, s.rep, v.rowid"
 
 /* The ids of the runs without their mark. */

@@ -152,3 +152,25 @@ narrow_ascii() {
 		printf "line %d is %d columns: %s\n", NR, length($0), $0
 		bad = 1 } END { exit bad }' <<< "$output"
 }
+
+# The newest two linux-image-6.1.0-N-amd64-unsigned .debs of the kernel
+# cache (FOLIOBENCH_KERNEL_CACHE), fetched first when fewer than two are
+# there: the guests of vm.bats and lava.bats boot them.
+fb_kernels() {
+	local kc=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
+	local have names
+	have=$(ls "$kc"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb \
+		2>/dev/null | sort -V | tail -n 2)
+	if [ "$(printf '%s\n' "$have" | grep -c .)" -lt 2 ]; then
+		names=$(apt-cache search --names-only \
+			'^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
+			awk '{ print $1 }' | sort -V | tail -n 2)
+		[ "$(printf '%s\n' "$names" | grep -c .)" -eq 2 ] || return 1
+		mkdir -p "$kc" &&
+		(cd "$kc" && apt-get download $names > /dev/null 2>&1) ||
+			return 1
+		have=$(ls "$kc"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb |
+			sort -V | tail -n 2)
+	fi
+	printf '%s\n' "$have"
+}
