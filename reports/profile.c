@@ -264,14 +264,40 @@ static size_t node_get(struct report_prof_case *c, struct pcase *pc,
 	return c->nnode++;
 }
 
-/* Is the frame of len bytes at f among the frames of stack before f? */
+/*
+ * The length of a frame's name without the suffix a compiler gave a part
+ * of the function (f.part.0, f.isra.0, f.constprop.0, f.cold, f.llvm.123):
+ * two kernels built apart split and clone a function differently, and a
+ * profile that named the pieces apart would show f gone and f.part.0 come
+ * where nothing changed but the compiler's choice.
+ */
+static size_t name_len(const char *p, size_t len)
+{
+	static const char *const sfx[] = { ".part.", ".isra.", ".constprop.",
+					   ".cold", ".llvm.", ".lto_priv." };
+	size_t i, k, n;
+
+	for (i = 1; i < len; i++) {
+		if (p[i] != '.')
+			continue;
+		for (k = 0; k < ARRAY_SIZE(sfx); k++) {
+			n = strlen(sfx[k]);
+			if (len - i >= n && !strncmp(p + i, sfx[k], n))
+				return i;
+		}
+	}
+	return len;
+}
+
+/* Is the function of name f (len bytes) among the frames before f? */
 static bool seen_before(const char *stack, const char *f, size_t len)
 {
 	const char *p = stack, *e;
 
 	for (; p < f; p = e + 1) {
 		e = strchr(p, ';');
-		if ((size_t)(e - p) == len && !strncmp(p, f, len))
+		if (name_len(p, (size_t)(e - p)) == len &&
+		    !strncmp(p, f, len))
 			return true;
 	}
 	return false;
@@ -287,7 +313,7 @@ static void add_stack(struct report_prof_case *c, struct pcase *pc,
 
 	for (; *p; p = *e ? e + 1 : e) {
 		e = p + strcspn(p, ";");
-		len = (size_t)(e - p);
+		len = name_len(p, (size_t)(e - p));
 		if (!len)
 			continue;
 		f = fn_get(c, pc, p, len);
@@ -311,6 +337,27 @@ static bool unit_is_call(const char *unit)
 		return false;
 	return report_unit_seconds(unit, u, sizeof(u)) != 1 ||
 	       !strcmp(unit, "s") || report_unit_counted(unit);
+}
+
+/*
+ * A case no row of the table has (every sample of it profiled): named by
+ * its params, "op=unlink size=64M", from the flat object stored.
+ */
+static char *params_name(const char *params)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = params;
+	char key[64], val[128];
+	int n;
+
+	while ((p = strchr(p, '"')) &&
+	       sscanf(p, "\"%63[^\"]\":\"%127[^\"]\"%n", key, val, &n) == 2) {
+		strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", key, val);
+		p += n;
+	}
+	if (!sb.len)
+		strbuf_addstr(&sb, params);
+	return strbuf_detach(&sb, NULL);
 }
 
 /* A row's name without the metric it ends in where metrics vary. */
@@ -351,7 +398,7 @@ static void case_medians(struct report_prof_case *pcase,
 		break;
 	}
 	if (!pcase->name)
-		pcase->name = xstrdup(pcase->params);
+		pcase->name = params_name(pcase->params);
 }
 
 static double fn_key(const struct report_prof_fn *f, bool cost)

@@ -84,8 +84,36 @@ static bool case_gap(FILE *f, const struct report_prof *p,
 	return true;
 }
 
+/* Do two functions have the same shares, to well below what is shown? */
+static bool same_numbers(const struct report_prof_fn *a,
+			 const struct report_prof_fn *b)
+{
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (fabs(a->self[k] - b->self[k]) > 1e-9 ||
+		    fabs(a->incl[k] - b->incl[k]) > 1e-9 ||
+		    (a->incl[k] > 0) != (b->incl[k] > 0))
+			return false;
+	return true;
+}
+
+/*
+ * How many functions from c->fn[i] on have its numbers: the frames that
+ * only pass the call on (entry_SYSCALL_64, do_syscall_64, ...) have the
+ * same shares and costs, and take one row, not the whole top.
+ */
+static size_t alike(const struct report_prof_case *c, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < c->nfn && same_numbers(&c->fn[i], &c->fn[j]))
+		j++;
+	return j - i;
+}
+
 static void fn_row(struct tbl *t, const struct report_prof_case *c,
-		   const struct report_prof_fn *fn)
+		   const struct report_prof_fn *fn, size_t more)
 {
 	const char *unit = c->s[0].median_unit ? c->s[0].median_unit :
 			   c->s[1].median_unit ? c->s[1].median_unit : "";
@@ -110,9 +138,31 @@ static void fn_row(struct tbl *t, const struct report_prof_case *c,
 	cost_change(fn, unit, cd, sizeof(cd));
 	/* indented under the case's name */
 	strbuf_addf(&name, "  %s", fn->name);
+	if (more)
+		strbuf_addf(&name, " (+%zu alike)", more);
 	tbl_row(t, name.buf, sa, sb, sd, ia, ib, id, ca, cb, cd,
 		!has[1] ? "only base" : !has[0] ? "only patch" : "");
 	strbuf_release(&name);
+}
+
+/* Which functions each "(+N alike)" row of the first n stands for. */
+static void alike_names(FILE *f, const struct report_prof_case *c, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, same;
+
+	for (i = 0; i < n; i += same) {
+		same = alike(c, i);
+		if (same < 2)
+			continue;
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s (+%zu alike):", c->fn[i].name, same - 1);
+		for (j = i + 1; j < i + same; j++)
+			strbuf_addf(&sb, " %s%s", c->fn[j].name,
+				    j + 1 < i + same ? "," : "");
+		tbl_wrap_hang(f, sb.buf, WRAP_COLS, "  ", "    ");
+	}
+	strbuf_release(&sb);
 }
 
 static void one_case(FILE *f, const struct report_prof *p,
@@ -120,7 +170,7 @@ static void one_case(FILE *f, const struct report_prof *p,
 {
 	struct tbl t = { .ncol = 11, .align = "lrrrrrrrrrl", .heading = true };
 	struct strbuf sb = STRBUF_INIT;
-	size_t i, n = c->nfn < p->top ? c->nfn : p->top;
+	size_t i, n, shown;
 	int k;
 
 	/* a table of several workloads names each row's already */
@@ -142,9 +192,15 @@ static void one_case(FILE *f, const struct report_prof *p,
 	tbl_row(&t, "  function", "self base", "patch", "change",
 		"with children base", "patch", "change", "cost base", "patch",
 		"change", "");
-	for (i = 0; i < n; i++)
-		fn_row(&t, c, &c->fn[i]);
+	for (i = 0, shown = 0; i < c->nfn && shown < p->top; shown++) {
+		size_t same = alike(c, i);
+
+		fn_row(&t, c, &c->fn[i], same - 1);
+		i += same;
+	}
+	n = i;
 	tbl_print(f, &t);
+	alike_names(f, c, n);
 	for (k = 0; k < 2; k++)
 		if (!c->s[k].median_unit)
 			fprintf(f, "  no cost on %s: it has no time of the "

@@ -29,12 +29,10 @@ UNLINK_TABLE='shmem-remove op=unlink
   filemap_remove_folio              50.0%  10.0%  -40.0 pt               50.0%   10.0%  -40.0 pt   50.12 ms   8.03 ms  -42.10 ms
   __clear_shadow_entry              22.5%      -  -22.5 pt               22.5%       -  -22.5 pt   22.56 ms         -  -22.56 ms  only base
   shmem_truncate_range              27.5%  30.0%   +2.5 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  do_syscall_64                      0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  do_unlinkat                        0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  entry_SYSCALL_64                   0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  evict                              0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  shmem_evict_inode                  0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
-  xas_find                              -  20.0%  +20.0 pt                   -   20.0%  +20.0 pt          -  16.05 ms  +16.05 ms  only patch'
+  do_syscall_64 (+4 alike)           0.0%   0.0%   +0.0 pt              100.0%  100.0%   +0.0 pt   100.2 ms   80.2 ms   -20.0 ms
+  xas_find                              -  20.0%  +20.0 pt                   -   20.0%  +20.0 pt          -  16.05 ms  +16.05 ms  only patch
+  do_syscall_64 (+4 alike): do_unlinkat, entry_SYSCALL_64, evict,
+    shmem_evict_inode'
 
 # The lines of $output from the one that is $1 on, up to a blank line.
 block() {
@@ -42,7 +40,7 @@ block() {
 		on { print }' <<< "$output"
 }
 
-@test "text: unlink's functions by the change of their cost, shares averaged over boots, a recursive function once a stack" {
+@test "text: unlink's functions by the change of their cost, shares averaged over boots, a recursive function once a stack, frames of the same numbers one row" {
 	fxp_known "$DB"
 	run --separate-stderr "$BENCH" compare --db "$DB" --profile \
 		6.18.0-base 6.18.0-patch
@@ -79,8 +77,8 @@ block() {
 		--profile-min 40 6.18.0-base 6.18.0-patch
 	run block 'shmem-remove op=ftruncate'
 	# every function is the whole call: a tie, by name
-	assert_line --index 4 --regexp '^  do_syscall_64 +0.0% +0.0% +\+0.0 pt +100.0% +100.0% +\+0.0 pt +50.12 ms +50.17 ms +\+50 µs$'
-	assert_line --index 9 --regexp '^  shmem_truncate_range +100.0% +100.0% +\+0.0 pt +100.0% +100.0% +\+0.0 pt +50.12 ms +50.17 ms +\+50 µs$'
+	assert_line --index 4 --regexp '^  do_syscall_64 \(\+4 alike\) +0.0% +0.0% +\+0.0 pt +100.0% +100.0% +\+0.0 pt +50.12 ms +50.17 ms +\+50 µs$'
+	assert_line --index 5 --regexp '^  shmem_truncate_range +100.0% +100.0% +\+0.0 pt +100.0% +100.0% +\+0.0 pt +50.12 ms +50.17 ms +\+50 µs$'
 	run --separate-stderr "$BENCH" compare --db "$DB" --profile \
 		6.18.0-base 6.18.0-patch
 	run block 'shmem-remove op=punch-hole'
@@ -311,6 +309,31 @@ print("red" if bytes([255, 50, 50]) in zlib.decompress(idat) else "none")' "$ART
 	assert_success
 	run grep -c 'class="flame' "$T/none.html"
 	assert_output 0
+}
+
+@test "a function the compiler split (.part.0, .isra.0, .constprop.0, .cold) is the function on either kernel" {
+	fx_known "$DB"
+	local b
+	for b in 0 1 2 3; do
+		fxp_profile "$DB" 6.18.0-base "base-boot-$b" unlink
+		fxp_stacks "$DB" 6.18.0-base "base-boot-$b" unlink \
+			"$FXP_TRUNC;truncate_folio_batch_exceptionals.part.0 60" \
+			"$FXP_TRUNC;truncate_folio_batch_exceptionals;truncate_folio_batch_exceptionals.part.0;xas_store.isra.0 40"
+		fxp_profile "$DB" 6.18.0-patch "patch-boot-$b" unlink
+		fxp_stacks "$DB" 6.18.0-patch "patch-boot-$b" unlink \
+			"$FXP_TRUNC;truncate_folio_batch_exceptionals 50" \
+			"$FXP_TRUNC;truncate_folio_batch_exceptionals;xas_store.constprop.0.isra.0 30" \
+			"$FXP_TRUNC;folio_batch_remove_exceptionals.cold 20"
+	done
+	run --separate-stderr "$BENCH" compare --db "$DB" --profile --format json \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	run jq -r '.profile.cases[0].functions[] | select(.function |
+		test("exceptionals|xas_store")) | [.function,
+		.with_children.base, .with_children.patch, .only // "-"] | @tsv' <<< "$output"
+	assert_output "$(printf 'truncate_folio_batch_exceptionals\t1\t0.8\t-
+folio_batch_remove_exceptionals\t0\t0.2\tpatch
+xas_store\t0.4\t0.3\t-')"
 }
 
 @test "end to end: two real runs, profiled by rows written into them, compare and report" {
