@@ -288,9 +288,24 @@ while i < len(d):
 	i += 12 + n
 print("red" if bytes([255, 50, 50]) in zlib.decompress(idat) else "none")' "$ART/profile-flame.png"
 	assert_output red
-	if [ -d /var/cache/foliobench ] && [ -w /var/cache/foliobench ]; then
-		cp "$ART/profile-flame.png" /var/cache/foliobench/profile-flame.png
-	fi
+}
+
+@test "report: --profiled plots the profiled samples and draws their cases' flame graphs; without it, says they are left out" {
+	fxp_known "$DB"
+	fxp_profiled "$DB" 6.18.0-base
+	fxp_profiled "$DB" 6.18.0-patch
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" \
+		6.18.0-base 6.18.0-patch
+	assert_success
+	assert_equal "$(head -n 2 <<< "$stderr")" "bench: warning: 36 of 36 samples of 6.18.0-base were timed while the kernel was profiled: left out (their times hold the cost of sampling), and with them every case of it and its flame graphs; --profiled takes them
+bench: warning: 24 of 24 samples of 6.18.0-patch were timed while the kernel was profiled: left out (their times hold the cost of sampling), and with them every case of it and its flame graphs; --profiled takes them"
+	run grep -c '<svg [^>]*class="flame"' "$T/r.html"
+	assert_output 0
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" \
+		--profiled 6.18.0-base 6.18.0-patch
+	assert_success
+	run grep -c '<svg [^>]*class="flame"' "$T/r.html"
+	assert_output 2
 }
 
 @test "report: a kernel alone draws its profile without colours of change; without profiles the page has no flame graph" {
