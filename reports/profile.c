@@ -408,13 +408,12 @@ static double fn_key(const struct report_prof_fn *f, bool cost)
 	return fabs(f->incl[1] - f->incl[0]);
 }
 
-/* Whether the cost sorts: both medians known (set before qsort). */
-static bool sort_by_cost;
-
-static int fn_cmp(const void *a, const void *b)
+/* By the change of the cost (*by_cost: both medians known), or share. */
+static int fn_cmp(const void *a, const void *b, void *by_cost)
 {
 	const struct report_prof_fn *x = a, *y = b;
-	double kx = fn_key(x, sort_by_cost), ky = fn_key(y, sort_by_cost);
+	bool cost = *(const bool *)by_cost;
+	double kx = fn_key(x, cost), ky = fn_key(y, cost);
 
 	if (kx != ky)
 		return kx < ky ? 1 : -1;
@@ -467,6 +466,7 @@ static void case_finish(struct report_prof *p, struct report_prof_case *c,
 			struct pcase *pc, const struct report_cmp *cmp)
 {
 	const struct report_side *side[2] = { cmp->a, cmp->b };
+	bool by_cost;
 	size_t i;
 	int k;
 
@@ -484,9 +484,9 @@ static void case_finish(struct report_prof *p, struct report_prof_case *c,
 			if (isfinite(c->s[k].median) && c->s[k].has)
 				c->fn[i].cost[k] = c->fn[i].incl[k] *
 						   c->s[k].median;
-	sort_by_cost = isfinite(c->s[0].median) && isfinite(c->s[1].median) &&
-		       c->s[0].has && c->s[1].has;
-	qsort(c->fn, c->nfn, sizeof(*c->fn), fn_cmp);
+	by_cost = isfinite(c->s[0].median) && isfinite(c->s[1].median) &&
+		  c->s[0].has && c->s[1].has;
+	qsort_r(c->fn, c->nfn, sizeof(*c->fn), fn_cmp, &by_cost);
 }
 
 static void pcase_release(struct pcase *pc)
