@@ -17,16 +17,21 @@
 #define FLAME_ROW	17.0
 /*
  * Frames a graph draws at most: past this, the narrowest go (their
- * children are narrower still).  A frame is about 300 bytes, so a case
- * adds at most some 180 KB to the page (issue 31: a page under 5 MB).
+ * children are narrower still).  A frame is 255 bytes (the control
+ * profiles, 2026-12-06), so a case adds at most some 150 KB; and the
+ * graphs of a page share FLAME_PAGE frames, so that a page of many cases
+ * stays well under issue 31's 5 MB (about 2 MB of graphs at most).
  */
 #define FLAME_MAX	600
+#define FLAME_PAGE	8000
+#define FLAME_LEAST	100
 /* Narrower than this (of FLAME_W) a frame is not drawn: below a pixel. */
 #define FLAME_MIN_W	1.0
 /* The change that saturates the colour at least: smaller never does. */
 #define FLAME_SAT	0.02
 
 struct flame {
+	const struct report_prof *p;
 	const struct report_prof_case *c;
 	int w;			/* the side whose shares are the widths */
 	bool diff;		/* both sides: colour by the change */
@@ -44,8 +49,8 @@ static int dbl_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The narrowest width drawn: FLAME_MIN_W, or more to keep FLAME_MAX. */
-static double min_width(const struct report_prof_case *c, int w)
+/* The narrowest width drawn: FLAME_MIN_W, or more to keep max frames. */
+static double min_width(const struct report_prof_case *c, int w, size_t max)
 {
 	double *v = xcalloc(c->nnode ? c->nnode : 1, sizeof(*v)), m;
 	size_t i;
@@ -53,13 +58,24 @@ static double min_width(const struct report_prof_case *c, int w)
 	for (i = 0; i < c->nnode; i++)
 		v[i] = c->node[i].incl[w] * FLAME_W;
 	qsort(v, c->nnode, sizeof(*v), dbl_desc);
-	m = c->nnode > FLAME_MAX ? fmax(v[FLAME_MAX - 1], FLAME_MIN_W) :
-				   FLAME_MIN_W;
-	/* ties at the edge go too: never more than FLAME_MAX */
-	if (c->nnode > FLAME_MAX && v[FLAME_MAX] >= m)
+	m = c->nnode > max ? fmax(v[max - 1], FLAME_MIN_W) : FLAME_MIN_W;
+	/* ties at the edge go too: never more than max */
+	if (c->nnode > max && v[max] >= m)
 		m = nextafter(m, INFINITY);
 	free(v);
 	return m;
+}
+
+/* Frames a graph of p may draw: FLAME_MAX, less on a page of many. */
+static size_t max_frames(const struct report_prof *p)
+{
+	size_t i, n = 0, share;
+
+	for (i = 0; i < p->n; i++)
+		n += (p->c[i].s[0].has || p->c[i].s[1].has) && !p->c[i].few;
+	share = n ? FLAME_PAGE / n : FLAME_MAX;
+	return share > FLAME_MAX ? FLAME_MAX :
+	       share < FLAME_LEAST ? FLAME_LEAST : share;
 }
 
 static void fill(const struct flame *fl, const struct report_prof_node *n,
@@ -216,7 +232,7 @@ static void flame_svg(struct out *o, struct flame *fl, const char *idp)
 	double x = 0;
 	size_t i;
 
-	fl->min_w = min_width(c, fl->w);
+	fl->min_w = min_width(c, fl->w, max_frames(fl->p));
 	fl->depth = max_depth(c, fl->w, fl->min_w);
 	put(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
 	    "class=\"flame\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
@@ -244,7 +260,8 @@ static double max_change(const struct report_prof_case *c)
 void html_flame(struct out *o, const struct report_prof *p,
 		const struct report_prof_case *c, const char *idp)
 {
-	struct flame fl = { .c = c, .label = { p->label[0], p->label[1] } };
+	struct flame fl = { .p = p, .c = c,
+			    .label = { p->label[0], p->label[1] } };
 	int k;
 
 	if (!c->s[0].has && !c->s[1].has)

@@ -308,6 +308,32 @@ bench: warning: 24 of 24 samples of 6.18.0-patch were timed while the kernel was
 	assert_output 2
 }
 
+@test "report: a profile of a thousand paths draws its 600 widest frames at most, and says how narrow a frame it left out" {
+	fx_known "$DB"
+	local b n stacks=()
+	# 500 paths root;mN;fN of 1000 + N samples: 1001 frames, all wider
+	# than the least drawn (0.1% of the call)
+	for n in $(seq 1 500); do
+		stacks+=("root;m$n;f$n $((1000 + n))")
+	done
+	for b in 0 1 2 3; do
+		fxp_profile "$DB" 6.18.0-base "base-boot-$b" unlink
+		fxp_stacks "$DB" 6.18.0-base "base-boot-$b" unlink "${stacks[@]}"
+	done
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/big.html" 6.18.0-base
+	assert_success
+	sed -n '/class="flame" viewBox/,/<\/svg>/p' "$T/big.html" > "$T/flame.svg"
+	run grep -c '<rect ' "$T/flame.svg"
+	# the 600th and 601st widest tie (mN and fN): both go
+	assert_output 599
+	run grep -c -x '<g><title>\(m500\|f500\|m202\|f202\)' "$T/flame.svg"
+	assert_output 4
+	run grep -c -x '<g><title>\(m201\|f201\|m1\)' "$T/flame.svg"
+	assert_output 0
+	# m202, 1202 of 625250 samples: 1.92 of the 1000 units
+	grep -q 'Frames narrower than 0.2% of the call are left out.' "$T/big.html"
+}
+
 @test "report: a kernel alone draws its profile without colours of change; without profiles the page has no flame graph" {
 	fxp_known "$DB"
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/one.html" 6.18.0-base
