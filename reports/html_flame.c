@@ -226,6 +226,73 @@ static void only_base(struct out *o, const struct flame *fl)
 		put(o, " of the call, with children.</p>\n");
 }
 
+/* Rows of the table beside a graph: compare --profile's first. */
+#define FLAME_TOP	5
+
+static void share_td(struct out *o, double v, bool has)
+{
+	if (has)
+		put(o, "<td class=\"num\">%.1f%%</td>", 100 * v);
+	else
+		put(o, "<td class=\"num\">-</td>");
+}
+
+static void cost_td(struct out *o, const struct flame *fl, double v,
+		    double ref, bool sign)
+{
+	char buf[64];
+
+	if (!isfinite(v) || !fl->unit) {
+		put(o, "<td class=\"num\">-</td>");
+		return;
+	}
+	report_value(fabs(v), ref, fl->unit, false, buf, sizeof(buf));
+	put(o, "<td class=\"num\">%s", sign ? v < 0 ? "-" : "+" : "");
+	esc(o, buf);
+	put(o, "</td>");
+}
+
+/*
+ * The functions whose cost (or share) with children changed most, as
+ * compare --profile sorts them: the graph's numbers in a table.
+ */
+static void top_table(struct out *o, const struct flame *fl)
+{
+	const struct report_prof_case *c = fl->c;
+	size_t i, n = c->nfn < FLAME_TOP ? c->nfn : FLAME_TOP;
+
+	put(o, "<table class=\"flame-top\"><tr><th>function (with "
+	    "children)</th><th>");
+	esc(o, fl->label[0]);
+	put(o, "</th><th>");
+	esc(o, fl->label[1]);
+	put(o, "</th><th>change</th><th>cost, ");
+	esc(o, fl->label[0]);
+	put(o, "</th><th>cost, ");
+	esc(o, fl->label[1]);
+	put(o, "</th><th>change</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		const struct report_prof_fn *f = &c->fn[i];
+		bool a = f->incl[0] > 0, b = f->incl[1] > 0;
+		double ref = fmax(fabs(f->cost[0]), fabs(f->cost[1])), d;
+
+		put(o, "<tr><td class=\"code\">");
+		esc(o, f->name);
+		put(o, "</td>");
+		share_td(o, f->incl[0], a);
+		share_td(o, f->incl[1], b);
+		d = 100 * (f->incl[1] - f->incl[0]);
+		/* no "-0.0": a change that rounds to none is none */
+		put(o, "<td class=\"num\">%+.1f pt</td>",
+		    fabs(d) < 0.05 ? 0.0 : d);
+		cost_td(o, fl, a ? f->cost[0] : NAN, ref, false);
+		cost_td(o, fl, b ? f->cost[1] : NAN, ref, false);
+		cost_td(o, fl, f->cost[1] - f->cost[0], ref, true);
+		put(o, "</tr>\n");
+	}
+	put(o, "</table>\n");
+}
+
 static void flame_svg(struct out *o, struct flame *fl, const char *idp)
 {
 	const struct report_prof_case *c = fl->c;
@@ -315,6 +382,8 @@ void html_flame(struct out *o, const struct report_prof *p,
 	}
 	put(o, "Frames narrower than %.1f%% of the call are left out."
 	    "</figcaption></figure>\n", 100 * fl.min_w / FLAME_W);
-	if (fl.diff)
+	if (fl.diff) {
 		only_base(o, &fl);
+		top_table(o, &fl);
+	}
 }

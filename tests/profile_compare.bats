@@ -244,6 +244,8 @@ FLAME_JS='(() => {
 			.filter(t => t.startsWith("xas_find\n")),
 		few: [...document.querySelectorAll(".flame-few")].map(p => p.textContent),
 		gone: [...document.querySelectorAll(".flame-gone")].map(p => p.textContent),
+		top: [...document.querySelectorAll("table.flame-top tr")]
+			.slice(0, 3).map(r => [...r.cells].map(c => c.textContent)),
 		scripts: document.scripts.length,
 		height: g[0].getBoundingClientRect().height };
 	const fig = g[0].closest("figure");
@@ -269,6 +271,9 @@ FLAME_JS='(() => {
 	# 20-point xas_find paths pale red, the unchanged ones grey
 	run jq -c '.frames | to_entries | map([.key] + .value) | sort' "$T/v.json"
 	assert_output '[["delete_from_page_cache_batch","#ff3232",600,true],["do_syscall_64","#ebebeb",1000,true],["do_unlinkat","#ebebeb",1000,true],["entry_SYSCALL_64","#ebebeb",1000,true],["evict","#ebebeb",1000,true],["filemap_remove_folio","#7070ff",100,true],["shmem_evict_inode","#ebebeb",1000,true],["shmem_truncate_range","#ebebeb",1000,true],["xas_find","#ffadad",200,true]]'
+	# the table beside the graph: compare --profile's first rows
+	run jq -c '.top' "$T/v.json"
+	assert_output '[["function (with children)","6.18.0-base","6.18.0-patch","change","cost, 6.18.0-base","cost, 6.18.0-patch","change"],["delete_from_page_cache_batch","-","60.0%","+60.0 pt","-","48.15 ms","+48.15 ms"],["filemap_remove_folio","50.0%","10.0%","-40.0 pt","50.12 ms","8.03 ms","-42.10 ms"]]'
 	run jq -r '.titles[0], .gone[0]' "$T/v.json"
 	assert_output 'xas_find
 with children, of the call: 6.18.0-patch 20.0% (16.05 ms); +20.0 points; only on 6.18.0-patch
