@@ -218,17 +218,8 @@ static void note_bounded(struct db *db, const char *label)
 	strbuf_release(&b.rows);
 }
 
-/* Formats that write files for the user's own tools, not a report. */
-enum report_files { FILES_NONE, FILES_MINISTAT, FILES_BENCHSTAT };
-
-static enum report_files files_format(const char *name)
-{
-	if (!strcmp(name, "ministat"))
-		return FILES_MINISTAT;
-	if (!strcmp(name, "benchstat"))
-		return FILES_BENCHSTAT;
-	return FILES_NONE;
-}
+/* What compare writes besides a report: files for the user's own tools. */
+#define FILES	(REPORT_OUT_MINISTAT | REPORT_OUT_BENCHSTAT)
 
 /* benchstat: DIR/LABEL.txt for each side, LABEL as a file name. */
 static int benchstat_files(struct db *db, const struct report_cmp *c,
@@ -276,7 +267,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 		r = report_print_benchstat(f, db, side[i], report_cmd_primary,
 					   fb_version, &err);
 		if (fclose(f) && !r)
-			r = -EIO;
+			r = -(errno ? errno : EIO);	/* ENOSPC: said */
 		if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_ENOMEM)
 			ex = report_cmd_load_exit(r, &err);
 		else if (r) {
@@ -294,17 +285,21 @@ out:
 
 /* Write them into dir; an exit code, its message printed. */
 static int files_write(struct db *db, const struct report_cmp *c,
-		       enum report_files files, const char *dir, bool samples)
+		       enum report_output files, const char *dir, bool samples)
 {
 	struct strbuf err = STRBUF_INIT;
 	int r, ex = EX_OK;
 
-	if (files == FILES_BENCHSTAT)
+	if (files == REPORT_OUT_BENCHSTAT)
 		return benchstat_files(db, c, dir);
 	r = report_write_ministat(dir, c, samples, db->path, &err);
 	if (r) {
 		fb_err("%s", strbuf_str(&err));
-		ex = r == -EEXIST || r == -EPERM ? EX_USAGE : EX_CANTCREAT;
+		/* a file made but not written (ENOSPC, EIO): an I/O error,
+		 * as benchstat's */
+		ex = r == -EEXIST || r == -EPERM ? EX_USAGE :
+		     r == -ENOSPC || r == -EIO || r == -EDQUOT ? EX_IOERR :
+		     EX_CANTCREAT;
 	}
 	strbuf_release(&err);
 	return ex;
@@ -341,7 +336,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
 		"[--strict] BASE PATCH\n"
 		"       bench compare --aa [--db FILE] [--format FORMAT] "
@@ -394,7 +389,7 @@ struct compare {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
-	enum report_files files;
+	enum report_output files;
 	const char *outdir, *base, *patch;
 	bool strict, aa, per_worker, samples;
 	bool profile;			/* --profile */
@@ -448,11 +443,10 @@ static int parse(int argc, char **argv, struct compare *k)
 		case 'd': k->rc.db_arg = optarg; break;
 		case 'c': k->rc.cfg_arg = optarg; break;
 		case 'f':
-			k->files = files_format(optarg);
-			if (k->files == FILES_NONE &&
-			    report_format_parse(optarg, &k->fmt))
+			if (report_format_parse(optarg, FILES, &k->fmt,
+						&k->files))
 				return report_cmd_unknown_format(optarg,
-						"ministat, benchstat");
+								 FILES);
 			break;
 		case 'o': k->outdir = optarg; break;
 		case 'S': k->samples = true; break;
@@ -497,18 +491,17 @@ static int check_args(int argc, char **argv, struct compare *k)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (k->files != FILES_NONE && (!k->outdir || !k->outdir[0])) {
+	if (k->files != REPORT_OUT_NONE && (!k->outdir || !k->outdir[0])) {
 		fb_err("--format %s writes files: name their directory with "
-		       "-o DIR", k->files == FILES_MINISTAT ? "ministat" :
-		       "benchstat");
+		       "-o DIR", report_output_name(k->files));
 		return EX_USAGE;
 	}
-	if (k->files == FILES_NONE && k->outdir) {
+	if (k->files == REPORT_OUT_NONE && k->outdir) {
 		fb_err("-o is for --format ministat and benchstat; the "
 		       "other formats go to standard output");
 		return EX_USAGE;
 	}
-	if (k->samples && k->files != FILES_MINISTAT) {
+	if (k->samples && k->files != REPORT_OUT_MINISTAT) {
 		fb_err("--samples is for --format ministat");
 		return EX_USAGE;
 	}
@@ -524,7 +517,7 @@ static int check_args(int argc, char **argv, struct compare *k)
 		       "itself use --aa", k->base);
 		return EX_USAGE;
 	}
-	if (k->profile && (k->files != FILES_NONE ||
+	if (k->profile && (k->files != REPORT_OUT_NONE ||
 			   (k->fmt != REPORT_TEXT && k->fmt != REPORT_JSON))) {
 		fb_err("--profile adds a table to text or json; use --format "
 		       "text or json");
@@ -629,7 +622,7 @@ int cmd_compare(int argc, char **argv)
 		return ex;
 	k.opts.aa = k.aa;
 	/* people read one row a case; machines get every metric */
-	k.opts.primary_only = k.files != FILES_NONE ||
+	k.opts.primary_only = k.files != REPORT_OUT_NONE ||
 			      (k.fmt != REPORT_CSV && k.fmt != REPORT_JSON);
 	k.rc.lo.shown = k.opts.primary_only ? &k.opts : NULL;
 	ex = report_cmd_load(&k.rc, k.base, k.patch, k.aa);
@@ -642,7 +635,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (k.profile && (ex = load_profile(&k, &c, &prof)))
 		goto out;
-	if (k.files != FILES_NONE)
+	if (k.files != REPORT_OUT_NONE)
 		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
 	else if (k.all_profiled.len && k.fmt == REPORT_TEXT)
 		/* a table of one side would read as cases lost */

@@ -249,6 +249,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_cmd rc = REPORT_CMD_INIT;
 	struct report_opts opts = { .primary = report_cmd_primary,
+				    .words = report_cmd_words,
 				    .primary_only = true };
 	const char *out = NULL, *base, *patch;
 	struct report_page pg = { 0 };

@@ -83,6 +83,38 @@ JSON
 # sqlite3 on the test database
 q() { sqlite3 "$DB" "$@"; }
 
+# value of metric $2 of sample $1
+val() { q "select value from sample_values where sample_id = $1 and metric = '$2'"; }
+
+# fb_until WHAT CMD...: poll CMD every 50 ms until it succeeds; after 10 s
+# fail, saying what never happened.
+fb_until() {
+	local what=$1 i
+	shift
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	echo "the run never $what" >&2
+	return 1
+}
+
+# fb_run_until WHAT CMD...: `bench run` of $T/config.json in the
+# background (PID; its output in $T/out and $T/err), returning once CMD
+# says it has reached what a test interrupts.
+fb_run_until() {
+	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
+	PID=$!
+	fb_until "$@"
+}
+
+# Bytes process $1 (all its threads) has read, or written ($2 wchar),
+# through read(2), write(2) and the like: 0 once it is gone.
+fb_io_bytes() {
+	awk -v k="${2:-rchar}:" '$1 == k { print $2; n++ } END { if (!n) print 0 }' \
+		"/proc/$1/io" 2>/dev/null || echo 0
+}
+
 # The schema version this tool migrates to: its newest migration's number.
 fb_schema_latest() {
 	local f
