@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -31,6 +32,7 @@
 #include "common/outfile.h"
 #include "reports/compare.h"
 #include "reports/exports.h"
+#include "reports/profile.h"
 #include "schema/db.h"
 #include "schema/db_vm.h"
 #include "schema/db_report.h"
@@ -140,6 +142,39 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 			(long long)ta, patch, (long long)nb, (long long)tb,
 			drop ? "left out (--drop-noisy)" :
 			"--drop-noisy leaves them out");
+}
+
+/*
+ * Samples timed while the kernel was profiled (schema 11) hold the cost
+ * of sampling: the table leaves them out unless --profiled takes them.
+ * Say so for each label that has some, and when that leaves a label
+ * without a timed sample, say that rather than show an empty table.
+ * all: the labels whose every sample was left out.
+ */
+static void warn_profiled(struct db *db, const char *label, bool taken,
+			  struct strbuf *all)
+{
+	int64_t n = 0, total = 0;
+
+	if (db_report_profiled(db, label, &n, &total) || !n)
+		return;
+	if (taken)
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: taken (--profiled); their times "
+			"hold the cost of sampling", (long long)n,
+			(long long)total, label);
+	else if (n == total) {
+		fb_warn("every timed sample of %s (%lld) was taken while the "
+			"kernel was profiled: none is in the table (their "
+			"times hold the cost of sampling); --profiled takes "
+			"them, --profile compares the profiles", label,
+			(long long)n);
+		strbuf_addf(all, "%s%s", all->len ? " and " : "", label);
+	} else
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: left out (their times hold the "
+			"cost of sampling; --profiled takes them)",
+			(long long)n, (long long)total, label);
 }
 
 struct bounded {
@@ -332,12 +367,21 @@ static void usage(FILE *f)
 		"  --metric M,...   show these metrics (bw,branches_per_s) "
 		"instead of each\n"
 		"                   workload's headline one; they form the "
-		"Holm family\n\n"
+		"Holm family\n"
+		"  --profile        then each case's kernel functions whose "
+		"share of the call\n                   changed most (runs of "
+		"bench run --profile; text, json)\n"
+		"  --profile-top N  functions a case (default %d)\n"
+		"  --profile-min N  fewest samples a side to compare a case "
+		"(default %d)\n"
+		"  --profiled       take the samples timed while profiled "
+		"too (left out by\n                   default: their times "
+		"hold the cost of sampling)\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
 		"database, 74 I/O error, 76 newer schema,\n78 bad config\n",
-		names.buf);
+		names.buf, REPORT_PROF_TOP, REPORT_PROF_MIN);
 	strbuf_release(&names);
 }
 
@@ -348,7 +392,27 @@ struct compare {
 	enum report_output files;
 	const char *outdir, *base, *patch;
 	bool strict, aa, per_worker, samples;
+	bool profile;			/* --profile */
+	struct strbuf all_profiled;	/* labels left without a sample */
+	size_t prof_top, prof_min;
 };
+
+/* A count of --profile-top or --profile-min into *out: an exit code. */
+static int prof_count(const char *opt, const char *arg, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v ||
+	    v > 1000000) {
+		fb_err("%s: '%s' is not a count from 1 to 1000000", opt, arg);
+		return EX_USAGE;
+	}
+	*out = (size_t)v;
+	return EX_OK;
+}
 
 /* The options into k: an exit code, -1 for --help (printed). */
 static int parse(int argc, char **argv, struct compare *k)
@@ -363,9 +427,13 @@ static int parse(int argc, char **argv, struct compare *k)
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", no_argument, NULL, 'S' },
 		{ "metric", required_argument, NULL, 'm' },
+		{ "profile", no_argument, NULL, 'P' },
+		{ "profile-top", required_argument, NULL, 'T' },
+		{ "profile-min", required_argument, NULL, 'M' },
+		{ "profiled", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, ex;
 
 	opterr = 0;
 	optind = 1;
@@ -393,6 +461,16 @@ static int parse(int argc, char **argv, struct compare *k)
 				return EX_USAGE;
 			}
 			k->opts.metrics = optarg;
+			break;
+		case 'P': k->profile = true; break;
+		case 'R': k->rc.lo.profiled = true; break;
+		case 'T':
+		case 'M':
+			ex = prof_count(ch == 'T' ? "--profile-top" :
+					"--profile-min", optarg, ch == 'T' ?
+					&k->prof_top : &k->prof_min);
+			if (ex)
+				return ex;
 			break;
 		case 'h':
 			usage(stdout);
@@ -439,6 +517,16 @@ static int check_args(int argc, char **argv, struct compare *k)
 		       "itself use --aa", k->base);
 		return EX_USAGE;
 	}
+	if (k->profile && (k->files != REPORT_OUT_NONE ||
+			   (k->fmt != REPORT_TEXT && k->fmt != REPORT_JSON))) {
+		fb_err("--profile adds a table to text or json; use --format "
+		       "text or json");
+		return EX_USAGE;
+	}
+	if (!k->profile && (k->prof_top || k->prof_min)) {
+		fb_err("--profile-top and --profile-min are for --profile");
+		return EX_USAGE;
+	}
 	if (k->per_worker && (k->fmt == REPORT_CSV || k->fmt == REPORT_JSON)) {
 		fb_err("--per-worker adds a text table; use it with text, "
 		       "changelog or markdown");
@@ -467,6 +555,9 @@ static int warn_sides(struct compare *k, const struct report_cmp *c)
 		return ex;
 	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy,
 		   rc->a.clock.counted);
+	warn_profiled(&rc->db, a, rc->lo.profiled, &k->all_profiled);
+	if (!k->aa)
+		warn_profiled(&rc->db, b, rc->lo.profiled, &k->all_profiled);
 	note_bounded(&rc->db, a);
 	if (!k->aa)
 		note_bounded(&rc->db, b);
@@ -501,11 +592,27 @@ static int print_workers(struct compare *k)
 	return EX_OK;
 }
 
+/* --profile: the profiles of c's cases, for the text or in the json. */
+static int load_profile(struct compare *k, struct report_cmp *c,
+			struct report_prof *p)
+{
+	int r = report_prof_load(&k->rc.db, c, k->prof_min ? k->prof_min :
+				 REPORT_PROF_MIN, k->prof_top ? k->prof_top :
+				 REPORT_PROF_TOP, p, &k->rc.err);
+
+	if (r)
+		return report_cmd_load_exit(r, &k->rc.err);
+	c->profile = p;
+	return EX_OK;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare k = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
-			     .opts = REPORT_CMD_OPTS };
+			     .opts = REPORT_CMD_OPTS,
+			     .all_profiled = STRBUF_INIT };
 	struct report_cmp c = { 0 };
+	struct report_prof prof = { 0 };
 	int r, ex = parse(argc, argv, &k);
 
 	if (ex)
@@ -526,13 +633,29 @@ int cmd_compare(int argc, char **argv)
 	ex = warn_sides(&k, &c);
 	if (ex)
 		goto out;
+	if (k.profile && (ex = load_profile(&k, &c, &prof)))
+		goto out;
 	if (k.files != REPORT_OUT_NONE)
 		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
+	else if (k.all_profiled.len && k.fmt == REPORT_TEXT)
+		/* a table of one side would read as cases lost */
+		printf("No table: every timed sample of %s was taken while "
+		       "the kernel was profiled,\nand such samples hold the "
+		       "cost of sampling (--profiled compares them).\n",
+		       k.all_profiled.buf);
 	else if ((ex = report_cmd_print(&c, k.fmt)))
 		goto out;
+	if (k.profile && k.fmt == REPORT_TEXT &&
+	    report_prof_print(stdout, &prof)) {
+		fb_err("cannot write the report: %m");
+		ex = EX_IOERR;
+		goto out;
+	}
 	if (k.per_worker && (r = print_workers(&k)))
 		ex = r;
 out:
+	report_prof_release(&prof);
+	strbuf_release(&k.all_profiled);
 	report_cmp_release(&c);
 	report_cmd_release(&k.rc);
 	return ex;

@@ -199,6 +199,7 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 			   bool drop_noisy, struct report_side *s,
 			   struct strbuf *err);
 struct report_opts;
+struct report_prof;
 /* How to load a side. */
 struct report_load_opts {
 	int half;			/* as report_side_load's */
@@ -211,6 +212,12 @@ struct report_load_opts {
 	 */
 	const struct report_opts *shown;
 	bool runs_only;			/* the runs and boots, no values */
+	/*
+	 * Take the samples timed while profiled too (schema 11; their
+	 * times hold the cost of sampling): read from the samples, since
+	 * run_series keeps the others only.
+	 */
+	bool profiled;
 };
 int report_side_load_opts(struct db *db, const char *label,
 			  const struct report_load_opts *lo,
@@ -359,6 +366,8 @@ struct report_cmp {
 	/* for JSON: set by the caller, reports/ does not call up to bench/ */
 	const char *tool_version;
 	int schema_version;
+	/* compare --profile: the kernel profiles (reports/profile.h); NULL */
+	const struct report_prof *profile;
 };
 
 /* Compare b against a (b NULL: describe a alone).  REPORT_ENOMEM only. */
