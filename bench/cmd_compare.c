@@ -232,7 +232,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 		r = report_print_benchstat(f, db, side[i], report_cmd_primary,
 					   fb_version, &err);
 		if (fclose(f) && !r)
-			r = -EIO;
+			r = -(errno ? errno : EIO);	/* ENOSPC: said */
 		if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_ENOMEM)
 			ex = report_cmd_load_exit(r, &err);
 		else if (r) {
@@ -260,7 +260,11 @@ static int files_write(struct db *db, const struct report_cmp *c,
 	r = report_write_ministat(dir, c, samples, db->path, &err);
 	if (r) {
 		fb_err("%s", strbuf_str(&err));
-		ex = r == -EEXIST || r == -EPERM ? EX_USAGE : EX_CANTCREAT;
+		/* a file made but not written (ENOSPC, EIO): an I/O error,
+		 * as benchstat's */
+		ex = r == -EEXIST || r == -EPERM ? EX_USAGE :
+		     r == -ENOSPC || r == -EIO || r == -EDQUOT ? EX_IOERR :
+		     EX_CANTCREAT;
 	}
 	strbuf_release(&err);
 	return ex;

@@ -178,6 +178,12 @@ struct report_side {
 	 * are already the clock's (report_clock_unit).
 	 */
 	struct report_clock clock;
+	/*
+	 * The database it was loaded from, open while it is used: asked only
+	 * why a case the other side has is missing here (its samples all
+	 * invalid).  NULL: not asked.
+	 */
+	struct db *db;
 };
 
 /*

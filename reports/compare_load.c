@@ -982,6 +982,7 @@ static int side_load(struct loads *ls, const char *label,
 		struct report_side *s = l[i].s;
 
 		s->db_label = xstrdup(label);
+		s->db = db;
 		if (l[i].half) {
 			struct strbuf sb = STRBUF_INIT;
 

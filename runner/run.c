@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,8 @@ void say_err(const char *fmt, ...)
 /* A database error, said for people; returns it, for bench/ to map. */
 int db_failed(const char *what, const char *path, int r, const char *err)
 {
+	char why[64];
+
 	switch (r) {
 	case DB_BUSY:
 	case DB_READONLY:
@@ -55,6 +58,11 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 		break;
 	case DB_CORRUPT:
 	case DB_NOT_DB:
+		/* a directory, a device: nothing for integrity_check to see */
+		if (r == DB_NOT_DB && db_file_kind(path, why, sizeof(why))) {
+			say_err("%s %s: %s", what, path, why);
+			break;
+		}
 		say_err("%s %s: %s, or a damaged one (%s); see sqlite3 %s "
 			"'PRAGMA integrity_check'", what, path, db_strerror(r),
 			err, path);
@@ -147,12 +155,29 @@ static void store_kmsg(struct db *db, int64_t run_id, struct kmsg_scan *km)
 	km->said = km->n;
 }
 
-/* Every end of a run: its kernel log first, then its status. */
+/*
+ * Every end of a run: its kernel log first, then its status.  On a full
+ * disk the status is tried again after a checkpoint (the -wal's frames
+ * move into the file and the -wal is cut short); where it still cannot be
+ * written the run stays `running` in the file, and that is said, with who
+ * will see it dead.
+ */
 static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
 		       const char *status, const char *reason)
 {
+	int r;
+
 	store_kmsg(db, run_id, km);
-	db_run_end(db, run_id, status, reason);
+	r = db_run_end(db, run_id, status, reason);
+	if (r == DB_FULL) {
+		db_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+		r = db_run_end(db, run_id, status, reason);
+	}
+	if (r)
+		say_err("cannot mark the run %s in %s: %s (%s); it stays "
+			"'running' there: `bench runs` shows it dead, and the "
+			"next `bench run` or `bench check` marks it aborted",
+			status, db->path, db_strerror(r), db->err);
 }
 
 /* A fault after the run's row exists: the run ends failed. */
@@ -262,6 +287,24 @@ static bool runner_alive(int pid, const char *started_at)
 		return true;
 	/* btime and started_at are whole seconds */
 	return born <= timegm(&tm) + 2;
+}
+
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at)
+{
+	char host[sizeof(((struct utsname *)0)->nodename)], boot[64];
+	struct utsname u;
+
+	if (uname(&u))
+		return false;
+	snprintf(host, sizeof(host), "%s", u.nodename);
+	label_sanitize(host);	/* as meta_collect stores it */
+	if (!hostname || strcmp(hostname, host))
+		return false;
+	boot_id_get(boot, sizeof(boot));
+	if (!boot_id || strcmp(boot_id, boot))
+		return true;
+	return started_at && !runner_alive(pid, started_at);
 }
 
 /* The runs of this host that a dead runner left `running` end aborted. */

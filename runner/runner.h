@@ -149,4 +149,12 @@ enum runner_code {
 /* `bench run` and `bench check`; returns 0 or a code above. */
 int runner_main(const struct run_opts *o, const char *version);
 
+/*
+ * A run stored as running whose runner is gone: of this host (hostname as
+ * runs store it), and of an earlier boot or of a pid that is dead or
+ * started after the run did.  What cannot be told (another host) is not.
+ */
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at);
+
 #endif

@@ -398,6 +398,8 @@ static int row_invalid(struct db *db, sqlite3_stmt *st, void *arg)
 		.params = db_col_text(st, 2),
 		.reason = db_col_text(st, 3),
 		.n = sqlite3_column_int64(st, 4),
+		.valid = sqlite3_column_count(st) > 5 &&
+			 sqlite3_column_int(st, 5),
 	};
 
 	(void)db;
@@ -419,6 +421,27 @@ int db_report_invalid_each(struct db *db, const char *label,
 		       "AND s.warmup = 0 AND s.valid = 0 "
 		       "GROUP BY r.id, c.id, s.invalid_reason "
 		       "ORDER BY min(s.id)", "t", label);
+}
+
+int db_report_invalid_case_each(struct db *db, const char *label,
+				const char *workload, const char *params,
+				int (*fn)(const struct db_report_invalid *,
+					  void *),
+				void *arg)
+{
+	struct walk w = { .fn.invalid = fn, .arg = arg };
+
+	return db_each(db, "cannot read invalid samples", row_invalid, &w,
+		       "SELECT r.id, c.workload, c.params, CASE s.valid "
+		       "WHEN 0 THEN coalesce(s.invalid_reason, '') ELSE '' "
+		       "END, count(*), s.valid "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND c.workload = ?2 AND c.params = ?3 "
+		       "AND s.warmup = 0 "
+		       "GROUP BY r.id, c.id, s.valid, s.invalid_reason "
+		       "ORDER BY min(s.id)", "ttt", label, workload, params);
 }
 
 int db_report_params_each(struct db *db, const char *params_json,

@@ -145,10 +145,22 @@ struct db_report_invalid {
 	int64_t run_id;
 	const char *workload, *params, *reason;
 	int64_t n;
+	bool valid;	/* db_report_invalid_case_each's valid ones */
 };
 int db_report_invalid_each(struct db *db, const char *label,
 			   int (*fn)(const struct db_report_invalid *, void *),
 			   void *arg);
+/*
+ * The same for one case (workload, params) of the label, and its valid
+ * samples too (valid set, reason ""): why a case has no value on a side,
+ * asked only of a case one side lacks (an index walk of its cases, never a
+ * pass over every sample).
+ */
+int db_report_invalid_case_each(struct db *db, const char *label,
+				const char *workload, const char *params,
+				int (*fn)(const struct db_report_invalid *,
+					  void *),
+				void *arg);
 
 /* The keys and values of a canonical params object, in its order. */
 int db_report_params_each(struct db *db, const char *params_json,
