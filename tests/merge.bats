@@ -136,7 +136,7 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	assert_failure 65
 	assert_output "bench: $T/a.db is not a foliobench database: table runs has no column label"
 	cp "$T/b.db" "$T/c.db"
-	sqlite3 "$T/b.db" "ALTER TABLE sample_values DROP COLUMN value"
+	sqlite3 "$T/b.db" "DROP INDEX sample_values_suspect; ALTER TABLE sample_values DROP COLUMN value"
 	run "$BENCH" merge "$DB" "$T/b.db"
 	assert_failure 65
 	assert_output "bench: $T/b.db is not a foliobench database: table sample_values has no column value"
