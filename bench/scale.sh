@@ -72,6 +72,37 @@ COMMIT;
 SQL
 EOF
 
+# What is left at the largest size, where perf is there (a software
+# clock: no PMU in a VM): compare's and the merge's CPU time by where it
+# goes, the objects then the functions that take the most.
+profile_top() {
+	command -v perf > /dev/null || {
+		echo "no perf: no profile of what is left"
+		return 0
+	}
+	top=${SIZES##* }
+	for what in compare merge; do
+		rm -f "$WORK"/labrun.db*
+		cp "$lab" "$WORK/labrun.db"
+		case $what in
+		compare) set -- compare --db "$WORK/scale-$top.db" "$BASE" \
+				"$PATCH" ;;
+		merge) set -- merge "$WORK/labrun.db" "$WORK/scale-$top.db" ;;
+		esac
+		if ! perf record -q -e cpu-clock -o "$WORK/perf.data" \
+		     "$BENCH" "$@" > /dev/null 2> "$WORK/err"; then
+			echo "profile of $what: perf record failed:"
+			cat "$WORK/err"
+			continue
+		fi
+		echo "profile of $what at $top samples (perf, cpu-clock):"
+		perf report -i "$WORK/perf.data" --no-children --sort dso \
+			--stdio 2> /dev/null | grep '%' | head -n 5
+		perf report -i "$WORK/perf.data" --no-children --sort sym \
+			--stdio -g none 2> /dev/null | grep '%' | head -n 8
+	done
+}
+
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -179,5 +210,6 @@ END {
 function goal(k, what, ok) {
 	printf "  %-40s %.2f s wall (%.2f s CPU), goal %s: %s\n", k, t[k, top], cpu[k, top], what, ok ? "met" : "NOT met"
 }' shape="$shape" "$WORK/all"
+profile_top
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
