@@ -9,7 +9,7 @@
  * on the way back never makes a second copy.
  */
 #include "reports/schema_check.h"
-#include "reports/upload.h"
+#include "upload/upload.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
