@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -31,6 +32,7 @@
 #include "common/outfile.h"
 #include "reports/compare.h"
 #include "reports/exports.h"
+#include "reports/profile.h"
 #include "schema/db.h"
 #include "schema/db_vm.h"
 #include "schema/db_report.h"
@@ -142,6 +144,39 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
 			"--drop-noisy leaves them out");
 }
 
+/*
+ * Samples timed while the kernel was profiled (schema 11) hold the cost
+ * of sampling: the table leaves them out unless --profiled takes them.
+ * Say so for each label that has some, and when that leaves a label
+ * without a timed sample, say that rather than show an empty table.
+ * all: the labels whose every sample was left out.
+ */
+static void warn_profiled(struct db *db, const char *label, bool taken,
+			  struct strbuf *all)
+{
+	int64_t n = 0, total = 0;
+
+	if (db_report_profiled(db, label, &n, &total) || !n)
+		return;
+	if (taken)
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: taken (--profiled); their times "
+			"hold the cost of sampling", (long long)n,
+			(long long)total, label);
+	else if (n == total) {
+		fb_warn("every timed sample of %s (%lld) was taken while the "
+			"kernel was profiled: none is in the table (their "
+			"times hold the cost of sampling); --profiled takes "
+			"them, --profile compares the profiles", label,
+			(long long)n);
+		strbuf_addf(all, "%s%s", all->len ? " and " : "", label);
+	} else
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: left out (their times hold the "
+			"cost of sampling; --profiled takes them)",
+			(long long)n, (long long)total, label);
+}
+
 struct bounded {
 	const char *label;
 	struct strbuf rows;
@@ -183,17 +218,8 @@ static void note_bounded(struct db *db, const char *label)
 	strbuf_release(&b.rows);
 }
 
-/* Formats that write files for the user's own tools, not a report. */
-enum report_files { FILES_NONE, FILES_MINISTAT, FILES_BENCHSTAT };
-
-static enum report_files files_format(const char *name)
-{
-	if (!strcmp(name, "ministat"))
-		return FILES_MINISTAT;
-	if (!strcmp(name, "benchstat"))
-		return FILES_BENCHSTAT;
-	return FILES_NONE;
-}
+/* What compare writes besides a report: files for the user's own tools. */
+#define FILES	(REPORT_OUT_MINISTAT | REPORT_OUT_BENCHSTAT)
 
 /* benchstat: DIR/LABEL.txt for each side, LABEL as a file name. */
 static int benchstat_files(struct db *db, const struct report_cmp *c,
@@ -241,7 +267,7 @@ static int benchstat_files(struct db *db, const struct report_cmp *c,
 		r = report_print_benchstat(f, db, side[i], report_cmd_primary,
 					   fb_version, &err);
 		if (fclose(f) && !r)
-			r = -EIO;
+			r = -(errno ? errno : EIO);	/* ENOSPC: said */
 		if (r == REPORT_EDB || r == REPORT_EBUSY || r == REPORT_ENOMEM)
 			ex = report_cmd_load_exit(r, &err);
 		else if (r) {
@@ -259,17 +285,21 @@ out:
 
 /* Write them into dir; an exit code, its message printed. */
 static int files_write(struct db *db, const struct report_cmp *c,
-		       enum report_files files, const char *dir, bool samples)
+		       enum report_output files, const char *dir, bool samples)
 {
 	struct strbuf err = STRBUF_INIT;
 	int r, ex = EX_OK;
 
-	if (files == FILES_BENCHSTAT)
+	if (files == REPORT_OUT_BENCHSTAT)
 		return benchstat_files(db, c, dir);
 	r = report_write_ministat(dir, c, samples, db->path, &err);
 	if (r) {
 		fb_err("%s", strbuf_str(&err));
-		ex = r == -EEXIST || r == -EPERM ? EX_USAGE : EX_CANTCREAT;
+		/* a file made but not written (ENOSPC, EIO): an I/O error,
+		 * as benchstat's */
+		ex = r == -EEXIST || r == -EPERM ? EX_USAGE :
+		     r == -ENOSPC || r == -EIO || r == -EDQUOT ? EX_IOERR :
+		     EX_CANTCREAT;
 	}
 	strbuf_release(&err);
 	return ex;
@@ -306,7 +336,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench compare [--db FILE] [--format FORMAT] "
 		"[--strict] BASE PATCH\n"
 		"       bench compare --aa [--db FILE] [--format FORMAT] "
@@ -337,12 +367,21 @@ static void usage(FILE *f)
 		"  --metric M,...   show these metrics (bw,branches_per_s) "
 		"instead of each\n"
 		"                   workload's headline one; they form the "
-		"Holm family\n\n"
+		"Holm family\n"
+		"  --profile        then each case's kernel functions whose "
+		"share of the call\n                   changed most (runs of "
+		"bench run --profile; text, json)\n"
+		"  --profile-top N  functions a case (default %d)\n"
+		"  --profile-min N  fewest samples a side to compare a case "
+		"(default %d)\n"
+		"  --profiled       take the samples timed while profiled "
+		"too (left out by\n                   default: their times "
+		"hold the cost of sampling)\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run (--aa: fewer than 2 "
 		"boots), 69 refused by --strict,\n70 internal error, 72 empty "
 		"database, 74 I/O error, 76 newer schema,\n78 bad config\n",
-		names.buf);
+		names.buf, REPORT_PROF_TOP, REPORT_PROF_MIN);
 	strbuf_release(&names);
 }
 
@@ -350,10 +389,30 @@ struct compare {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
-	enum report_files files;
+	enum report_output files;
 	const char *outdir, *base, *patch;
 	bool strict, aa, per_worker, samples;
+	bool profile;			/* --profile */
+	struct strbuf all_profiled;	/* labels left without a sample */
+	size_t prof_top, prof_min;
 };
+
+/* A count of --profile-top or --profile-min into *out: an exit code. */
+static int prof_count(const char *opt, const char *arg, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v ||
+	    v > 1000000) {
+		fb_err("%s: '%s' is not a count from 1 to 1000000", opt, arg);
+		return EX_USAGE;
+	}
+	*out = (size_t)v;
+	return EX_OK;
+}
 
 /* The options into k: an exit code, -1 for --help (printed). */
 static int parse(int argc, char **argv, struct compare *k)
@@ -368,9 +427,13 @@ static int parse(int argc, char **argv, struct compare *k)
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", no_argument, NULL, 'S' },
 		{ "metric", required_argument, NULL, 'm' },
+		{ "profile", no_argument, NULL, 'P' },
+		{ "profile-top", required_argument, NULL, 'T' },
+		{ "profile-min", required_argument, NULL, 'M' },
+		{ "profiled", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, ex;
 
 	opterr = 0;
 	optind = 1;
@@ -380,11 +443,10 @@ static int parse(int argc, char **argv, struct compare *k)
 		case 'd': k->rc.db_arg = optarg; break;
 		case 'c': k->rc.cfg_arg = optarg; break;
 		case 'f':
-			k->files = files_format(optarg);
-			if (k->files == FILES_NONE &&
-			    report_format_parse(optarg, &k->fmt))
+			if (report_format_parse(optarg, FILES, &k->fmt,
+						&k->files))
 				return report_cmd_unknown_format(optarg,
-						"ministat, benchstat");
+								 FILES);
 			break;
 		case 'o': k->outdir = optarg; break;
 		case 'S': k->samples = true; break;
@@ -399,6 +461,16 @@ static int parse(int argc, char **argv, struct compare *k)
 				return EX_USAGE;
 			}
 			k->opts.metrics = optarg;
+			break;
+		case 'P': k->profile = true; break;
+		case 'R': k->rc.lo.profiled = true; break;
+		case 'T':
+		case 'M':
+			ex = prof_count(ch == 'T' ? "--profile-top" :
+					"--profile-min", optarg, ch == 'T' ?
+					&k->prof_top : &k->prof_min);
+			if (ex)
+				return ex;
 			break;
 		case 'h':
 			usage(stdout);
@@ -419,18 +491,17 @@ static int check_args(int argc, char **argv, struct compare *k)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (k->files != FILES_NONE && (!k->outdir || !k->outdir[0])) {
+	if (k->files != REPORT_OUT_NONE && (!k->outdir || !k->outdir[0])) {
 		fb_err("--format %s writes files: name their directory with "
-		       "-o DIR", k->files == FILES_MINISTAT ? "ministat" :
-		       "benchstat");
+		       "-o DIR", report_output_name(k->files));
 		return EX_USAGE;
 	}
-	if (k->files == FILES_NONE && k->outdir) {
+	if (k->files == REPORT_OUT_NONE && k->outdir) {
 		fb_err("-o is for --format ministat and benchstat; the "
 		       "other formats go to standard output");
 		return EX_USAGE;
 	}
-	if (k->samples && k->files != FILES_MINISTAT) {
+	if (k->samples && k->files != REPORT_OUT_MINISTAT) {
 		fb_err("--samples is for --format ministat");
 		return EX_USAGE;
 	}
@@ -444,6 +515,16 @@ static int check_args(int argc, char **argv, struct compare *k)
 	if (!k->aa && !strcmp(k->base, k->patch)) {
 		fb_err("BASE and PATCH are both '%s'; to compare a label with "
 		       "itself use --aa", k->base);
+		return EX_USAGE;
+	}
+	if (k->profile && (k->files != REPORT_OUT_NONE ||
+			   (k->fmt != REPORT_TEXT && k->fmt != REPORT_JSON))) {
+		fb_err("--profile adds a table to text or json; use --format "
+		       "text or json");
+		return EX_USAGE;
+	}
+	if (!k->profile && (k->prof_top || k->prof_min)) {
+		fb_err("--profile-top and --profile-min are for --profile");
 		return EX_USAGE;
 	}
 	if (k->per_worker && (k->fmt == REPORT_CSV || k->fmt == REPORT_JSON)) {
@@ -474,6 +555,9 @@ static int warn_sides(struct compare *k, const struct report_cmp *c)
 		return ex;
 	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy,
 		   rc->a.clock.counted);
+	warn_profiled(&rc->db, a, rc->lo.profiled, &k->all_profiled);
+	if (!k->aa)
+		warn_profiled(&rc->db, b, rc->lo.profiled, &k->all_profiled);
 	note_bounded(&rc->db, a);
 	if (!k->aa)
 		note_bounded(&rc->db, b);
@@ -508,11 +592,27 @@ static int print_workers(struct compare *k)
 	return EX_OK;
 }
 
+/* --profile: the profiles of c's cases, for the text or in the json. */
+static int load_profile(struct compare *k, struct report_cmp *c,
+			struct report_prof *p)
+{
+	int r = report_prof_load(&k->rc.db, c, k->prof_min ? k->prof_min :
+				 REPORT_PROF_MIN, k->prof_top ? k->prof_top :
+				 REPORT_PROF_TOP, p, &k->rc.err);
+
+	if (r)
+		return report_cmd_load_exit(r, &k->rc.err);
+	c->profile = p;
+	return EX_OK;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare k = { .rc = REPORT_CMD_INIT, .fmt = REPORT_TEXT,
-			     .opts = REPORT_CMD_OPTS };
+			     .opts = REPORT_CMD_OPTS,
+			     .all_profiled = STRBUF_INIT };
 	struct report_cmp c = { 0 };
+	struct report_prof prof = { 0 };
 	int r, ex = parse(argc, argv, &k);
 
 	if (ex)
@@ -522,7 +622,7 @@ int cmd_compare(int argc, char **argv)
 		return ex;
 	k.opts.aa = k.aa;
 	/* people read one row a case; machines get every metric */
-	k.opts.primary_only = k.files != FILES_NONE ||
+	k.opts.primary_only = k.files != REPORT_OUT_NONE ||
 			      (k.fmt != REPORT_CSV && k.fmt != REPORT_JSON);
 	k.rc.lo.shown = k.opts.primary_only ? &k.opts : NULL;
 	ex = report_cmd_load(&k.rc, k.base, k.patch, k.aa);
@@ -533,13 +633,29 @@ int cmd_compare(int argc, char **argv)
 	ex = warn_sides(&k, &c);
 	if (ex)
 		goto out;
-	if (k.files != FILES_NONE)
+	if (k.profile && (ex = load_profile(&k, &c, &prof)))
+		goto out;
+	if (k.files != REPORT_OUT_NONE)
 		ex = files_write(&k.rc.db, &c, k.files, k.outdir, k.samples);
+	else if (k.all_profiled.len && k.fmt == REPORT_TEXT)
+		/* a table of one side would read as cases lost */
+		printf("No table: every timed sample of %s was taken while "
+		       "the kernel was profiled,\nand such samples hold the "
+		       "cost of sampling (--profiled compares them).\n",
+		       k.all_profiled.buf);
 	else if ((ex = report_cmd_print(&c, k.fmt)))
 		goto out;
+	if (k.profile && k.fmt == REPORT_TEXT &&
+	    report_prof_print(stdout, &prof)) {
+		fb_err("cannot write the report: %m");
+		ex = EX_IOERR;
+		goto out;
+	}
 	if (k.per_worker && (r = print_workers(&k)))
 		ex = r;
 out:
+	report_prof_release(&prof);
+	strbuf_release(&k.all_profiled);
 	report_cmp_release(&c);
 	report_cmd_release(&k.rc);
 	return ex;

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, " (default)");
+	report_format_names(&names, " (default)", 0);
 	fprintf(f, "usage: bench export [--db FILE] [--format FORMAT] "
 		"[--strict] LABEL\n"
 		"       bench export [--db FILE] --run UUID --format run-json\n\n"
@@ -48,12 +48,17 @@ static void usage(FILE *f)
 	strbuf_release(&names);
 }
 
+/* What export writes besides a report. */
+#define OUTPUTS	(REPORT_OUT_BENCHSTAT | REPORT_OUT_FOLDED |	\
+		 REPORT_OUT_RUN_JSON)
+
 struct export {
 	struct report_cmd rc;
 	struct report_opts opts;
 	enum report_format fmt;
 	const char *run;	/* --run UUID */
-	bool strict, run_json, benchstat, folded;
+	enum report_output out;	/* benchstat, folded, run-json */
+	bool strict;
 };
 
 /* The options into x: an exit code, -1 for --help (printed). */
@@ -77,16 +82,10 @@ static int parse(int argc, char **argv, struct export *x)
 		case 'c': x->rc.cfg_arg = optarg; break;
 		case 'r': x->run = optarg; break;
 		case 'f':
-			if (!strcmp(optarg, "run-json")) {
-				x->run_json = true;
-				break;
-			}
-			x->benchstat = !strcmp(optarg, "benchstat");
-			x->folded = !strcmp(optarg, "folded");
-			if (!x->benchstat && !x->folded &&
-			    report_format_parse(optarg, &x->fmt))
-				return report_cmd_unknown_format(
-					optarg, "benchstat, folded");
+			if (report_format_parse(optarg, OUTPUTS, &x->fmt,
+						&x->out))
+				return report_cmd_unknown_format(optarg,
+								 OUTPUTS);
 			break;
 		case 's': x->strict = true; break;
 		case 'h':
@@ -104,7 +103,7 @@ static int run_doc(int argc, struct export *x)
 {
 	int ex;
 
-	if (!x->run || !x->run_json || optind < argc) {
+	if (!x->run || x->out != REPORT_OUT_RUN_JSON || optind < argc) {
 		fb_err("--run UUID goes with --format run-json, and without a "
 		       "label");
 		usage(stderr);
@@ -162,7 +161,7 @@ int cmd_export(int argc, char **argv)
 
 	if (ex)
 		return ex < 0 ? EX_OK : ex;
-	if (x.run || x.run_json) {
+	if (x.run || x.out == REPORT_OUT_RUN_JSON) {
 		ex = run_doc(argc, &x);
 		goto out;
 	}
@@ -179,15 +178,16 @@ int cmd_export(int argc, char **argv)
 	x.opts.primary_only = x.fmt != REPORT_CSV && x.fmt != REPORT_JSON;
 	x.rc.lo.shown = x.opts.primary_only ? &x.opts : NULL;
 	/* they read the values themselves */
-	x.rc.lo.runs_only = x.benchstat || x.folded;
+	x.rc.lo.runs_only = x.out == REPORT_OUT_BENCHSTAT ||
+			    x.out == REPORT_OUT_FOLDED;
 	ex = report_cmd_load(&x.rc, argv[optind], NULL, false);
 	if (ex)
 		goto out;
-	if (x.benchstat) {
+	if (x.out == REPORT_OUT_BENCHSTAT) {
 		ex = print_benchstat(&x.rc);
 		goto out;
 	}
-	if (x.folded) {
+	if (x.out == REPORT_OUT_FOLDED) {
 		ex = print_folded(&x.rc, argv[optind]);
 		goto out;
 	}

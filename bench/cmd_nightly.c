@@ -167,6 +167,17 @@ static int check_plan(struct nightly *n)
 	for (i = 0; n->reboot && i < 2; i++) {
 		const char *side = i ? "patch" : "base";
 		int ex = kexec_file(n, side, "kernel", p->side[i].kernel);
+		char why[1024];
+
+		/* an entry GRUB has not: the default kernel, measured as
+		 * the other (grub-reboot of a wrong name boots the default) */
+		if (!ex && p->side[i].grub &&
+		    boot_grub_check(p->side[i].grub, why, sizeof(why))) {
+			fb_err("%s: plan.%s.boot.grub: \"%s\": %s; --reboot "
+			       "could not boot %s", n->cfg_path, side,
+			       p->side[i].grub, why, side);
+			return EX_CONFIG;
+		}
 
 		if (!ex)
 			ex = kexec_file(n, side, "initrd", p->side[i].initrd);

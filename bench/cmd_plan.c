@@ -139,8 +139,16 @@ void report_cmd_plan_print(const struct report_bootplan *p,
 			struct boot_cmds bc;
 
 			if (!boot_cmds_make(&cp->side[p->next], &bc)) {
+				const char *g = cp->side[p->next].grub;
+				char why[1024];
+
 				boot_cmds_line(&bc, &sb);
 				printf("boot it: %s\n", strbuf_str(&sb));
+				/* printed for a person: a warning, not a stop */
+				if (g && boot_grub_check(g, why, sizeof(why)))
+					fb_warn("plan.%s.boot.grub: \"%s\": %s",
+						p->next ? "patch" : "base", g,
+						why);
 			} else {
 				printf("boot it: the plan says no way to boot "
 				       "it (plan.%s.boot)\n",

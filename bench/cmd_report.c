@@ -23,21 +23,28 @@
 #include "reports/html.h"
 #include "reports/plot.h"
 #include "schema/db.h"
+#include "schema/db_report.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench report [--db FILE] -o FILE BASE [PATCH]\n\n"
+	fprintf(f, "usage: bench report [--db FILE] [--profiled] -o FILE BASE "
+		"[PATCH]\n\n"
 		"Writes one self-contained HTML page: every valid sample "
 		"by boot, the boot\nmedians, the mean and its 95%% CI, the "
 		"comparison of PATCH against BASE,\nlatency percentiles and "
-		"shadow-entry coverage where a case has them.\nThe plots are "
+		"shadow-entry coverage where a case has them, and a\n"
+		"differential flame graph of each case profiled (bench run "
+		"--profile).\nThe plots are "
 		"drawn by gnuplot (Debian's gnuplot-nox).\n\n"
 		"  --db FILE        results database (default: the config's, "
 		"else results.db)\n"
 		"  --config FILE    the config whose database to read (default "
 		"./config.json,\n                   else the example)\n"
 		"  -o, --output FILE  the page to write (- for standard "
-		"output)\n\n"
+		"output)\n"
+		"  --profiled       take the samples timed while the kernel "
+		"was profiled too\n                   (left out by default: "
+		"their times hold the cost of sampling)\n\n"
 		"exit codes: 0 ok, 64 usage, 65 bad data, 66 no database, "
 		"67 unknown label,\n68 no complete run, 69 gnuplot missing "
 		"or failed, 70 internal error,\n72 empty database, 74 I/O "
@@ -162,6 +169,7 @@ static int parse(int argc, char **argv, struct report_cmd *rc,
 	static const struct option longopts[] = {
 		REPORT_CMD_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
+		{ "profiled", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -174,6 +182,7 @@ static int parse(int argc, char **argv, struct report_cmd *rc,
 		case 'd': rc->db_arg = optarg; break;
 		case 'c': rc->cfg_arg = optarg; break;
 		case 'o': *out = optarg; break;
+		case 'R': rc->lo.profiled = true; break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -212,10 +221,35 @@ static int check_args(int argc, char **argv, const char *out,
 	return EX_OK;
 }
 
+/*
+ * A label whose samples were timed while profiled: they are not plotted
+ * unless --profiled, and a page without them has no case of that label.
+ */
+static void warn_profiled(struct report_cmd *rc, const char *label)
+{
+	int64_t n = 0, total = 0;
+
+	if (db_report_profiled(&rc->db, label, &n, &total) || !n)
+		return;
+	if (rc->lo.profiled)
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: plotted (--profiled); their "
+			"times hold the cost of sampling", (long long)n,
+			(long long)total, label);
+	else
+		fb_warn("%lld of %lld samples of %s were timed while the "
+			"kernel was profiled: left out (their times hold the "
+			"cost of sampling)%s; --profiled takes them",
+			(long long)n, (long long)total, label, n == total ?
+			", and with them every case of it and its flame "
+			"graphs" : "");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_cmd rc = REPORT_CMD_INIT;
 	struct report_opts opts = { .primary = report_cmd_primary,
+				    .words = report_cmd_words,
 				    .primary_only = true };
 	const char *out = NULL, *base, *patch;
 	struct report_page pg = { 0 };
@@ -246,6 +280,9 @@ int cmd_report(int argc, char **argv)
 	if (ex)
 		goto out;
 	pg.tool_version = fb_version;
+	warn_profiled(&rc, base);
+	if (patch)
+		warn_profiled(&rc, patch);
 	for (i = 0; i < pg.cmp.nwarn; i++)
 		fb_warn("%s", pg.cmp.warn[i]);
 	ex = write_page(&pg, out);

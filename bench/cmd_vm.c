@@ -532,7 +532,8 @@ static int lab_labels(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
 		r = vm_kernel_release(c->pos[i], label[i], sizeof(label[i]),
 				      &err);
 		if (r) {
-			fb_err("lab: %s", strbuf_str(&err));
+			/* a tool's lines each a line, as vm says them */
+			say_vm_err(fb_err, "lab: ", strbuf_str(&err));
 			strbuf_release(&err);
 			return vm_exit(r);
 		}

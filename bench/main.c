@@ -76,6 +76,10 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 		vsnprintf(msg, (size_t)n + 1, fmt, aq);
 	}
 	va_end(aq);
+	/* a tool's output quoted at the end (dpkg-deb's) ends in a line
+	 * break: the message's own end, not a \x0a to show */
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
 	fprintf(stderr, "%s: %s", fb_prog, kind);
 	fputs_term(n < 0 ? fmt : msg, stderr, "");
 	fputc('\n', stderr);

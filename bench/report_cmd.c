@@ -14,6 +14,7 @@
 #include "reports/compare.h"
 #include "reports/exports.h"
 #include "runner/runner.h"
+#include "workloads/params.h"
 #include "schema/db.h"
 #include "schema/db_vm.h"
 #include "workloads/workload.h"
@@ -64,12 +65,12 @@ int report_cmd_db_path(const char *db_arg, const char *cfg_arg, char **out)
 	return EX_OK;
 }
 
-int report_cmd_unknown_format(const char *name, const char *more)
+int report_cmd_unknown_format(const char *name, unsigned allowed)
 {
 	struct strbuf names = STRBUF_INIT;
 
-	report_format_names(&names, NULL);
-	fb_err("unknown format '%s' (%s, %s)", name, names.buf, more);
+	report_format_names(&names, NULL, allowed);
+	fb_err("unknown format '%s' (%s)", name, names.buf);
 	strbuf_release(&names);
 	return EX_USAGE;
 }
@@ -313,21 +314,18 @@ bool report_cmd_input(const char *workload, const char *metric)
 	return m && m->input;
 }
 
-const char *report_cmd_words(const char *workload, const char *key,
-			     const char *value)
+enum report_say report_cmd_words(const char *workload, const char *key,
+				 const char *value, char *buf, size_t n)
 {
+	static const enum report_say says[] = {
+		[WL_SAY_KEY] = REPORT_SAY_WORDS,
+		[WL_SAY_FILE] = REPORT_SAY_FILE,
+		[WL_SAY_FOLIOS] = REPORT_SAY_FOLIOS,
+	};
 	const struct workload *w = workload_find(workload);
-	const struct param *p;
-	size_t i;
+	const struct param *p = w ? wl_param_find(w, key) : NULL;
 
-	if (!w)
-		return NULL;
-	for (p = w->params; p->name; p++) {
-		if (strcmp(p->name, key) || p->type != PT_ENUM || !p->words)
-			continue;
-		for (i = 0; p->choices[i]; i++)
-			if (!strcmp(p->choices[i], value))
-				return p->words[i];
-	}
-	return NULL;
+	if (!p || wl_param_words(p, value, buf, n))
+		return REPORT_SAY_NONE;
+	return says[p->say];
 }

@@ -44,10 +44,10 @@ int report_cmd_db_exit(int r);
  */
 int report_cmd_db_name(const char *path, const char *what);
 /*
- * Refuse --format name, naming the report formats and more (the command's
- * own file formats): EX_USAGE, said.
+ * Refuse --format name, naming the report formats and the outputs the
+ * command allows (enum report_output): EX_USAGE, said.
  */
-int report_cmd_unknown_format(const char *name, const char *more);
+int report_cmd_unknown_format(const char *name, unsigned allowed);
 /* The exit code of a report_side_load() status, its message printed. */
 int report_cmd_load_exit(int status, const struct strbuf *err);
 
@@ -116,8 +116,8 @@ void report_cmd_plan_print(const struct report_bootplan *p,
 bool report_cmd_primary(const char *workload, const char *metric);
 /* Is metric a count of the timed call's input (no test, no Holm)? */
 bool report_cmd_input(const char *workload, const char *metric);
-/* The words a workload gives a param's value, or NULL. */
-const char *report_cmd_words(const char *workload, const char *key,
-			     const char *value);
+/* The words a workload's table gives a param's value, into buf. */
+enum report_say report_cmd_words(const char *workload, const char *key,
+				 const char *value, char *buf, size_t n);
 
 #endif

@@ -575,28 +575,36 @@ void strbuf_addch(struct strbuf *sb, int c)
 }
 
 /* One vsnprintf when the text fits the room left, a second when it did not. */
-void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	size_t room;
 	int need;
 
 	strbuf_grow(sb, 64);
 	room = sb->alloc - sb->len;
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	need = vsnprintf(sb->buf + sb->len, room, fmt, ap);
-	va_end(ap);
 	if (need < 0) {
 		sb->buf[sb->len] = '\0';
+		va_end(again);
 		return;
 	}
 	if ((size_t)need >= room) {
 		strbuf_grow(sb, (size_t)need);
-		va_start(ap, fmt);
-		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
-		va_end(ap);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, again);
 	}
+	va_end(again);
 	sb->len += (size_t)need;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
 }
 
 void strbuf_setlen(struct strbuf *sb, size_t len)

@@ -2,6 +2,7 @@
 #ifndef FB_COMMON_H
 #define FB_COMMON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -139,6 +140,8 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Cut (or keep) the string at len bytes, len <= sb->len. */
 void strbuf_setlen(struct strbuf *sb, size_t len);
 static inline void strbuf_reset(struct strbuf *sb)

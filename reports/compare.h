@@ -56,13 +56,32 @@ enum report_format {
 	REPORT_CSV,
 	REPORT_JSON,
 };
-/* "text", "changelog", ... into *f; -1 for a name that is none of them. */
-int report_format_parse(const char *name, enum report_format *f);
 /*
- * The names --format takes, "text, changelog, ...", from the one table
- * of the formats; mark (when not NULL) follows the default, text.
+ * What --format takes besides a report: files for the user's own tools,
+ * or one run's document; a command allows some of them (a mask).
  */
-void report_format_names(struct strbuf *sb, const char *mark);
+enum report_output {
+	REPORT_OUT_NONE = 0,		/* a report in an enum report_format */
+	REPORT_OUT_MINISTAT = 1 << 0,	/* ministat's files, one a side */
+	REPORT_OUT_BENCHSTAT = 1 << 1,	/* Go's benchmark format */
+	REPORT_OUT_RUN_JSON = 1 << 2,	/* one run, schema/run.schema.json */
+	REPORT_OUT_FOLDED = 1 << 3,	/* kernel profiles, folded stacks */
+};
+/*
+ * "text", "changelog", ... into *f (*out REPORT_OUT_NONE), or one of the
+ * outputs allowed ("benchstat") into *out; -1 for a name that is none.
+ */
+int report_format_parse(const char *name, unsigned allowed,
+			enum report_format *f, enum report_output *out);
+/* An output's name: "ministat". */
+const char *report_output_name(enum report_output out);
+/*
+ * The names --format takes, "text, changelog, ...", then the outputs
+ * allowed, from the one table of the formats; mark (when not NULL)
+ * follows the default, text.
+ */
+void report_format_names(struct strbuf *sb, const char *mark,
+			 unsigned allowed);
 
 struct report_run {
 	int64_t id;
@@ -159,6 +178,12 @@ struct report_side {
 	 * are already the clock's (report_clock_unit).
 	 */
 	struct report_clock clock;
+	/*
+	 * The database it was loaded from, open while it is used: asked only
+	 * why a case the other side has is missing here (its samples all
+	 * invalid).  NULL: not asked.
+	 */
+	struct db *db;
 };
 
 /*
@@ -174,6 +199,7 @@ int report_side_load_noisy(struct db *db, const char *label, int half,
 			   bool drop_noisy, struct report_side *s,
 			   struct strbuf *err);
 struct report_opts;
+struct report_prof;
 /* How to load a side. */
 struct report_load_opts {
 	int half;			/* as report_side_load's */
@@ -186,6 +212,12 @@ struct report_load_opts {
 	 */
 	const struct report_opts *shown;
 	bool runs_only;			/* the runs and boots, no values */
+	/*
+	 * Take the samples timed while profiled too (schema 11; their
+	 * times hold the cost of sampling): read from the samples, since
+	 * run_series keeps the others only.
+	 */
+	bool profiled;
 };
 int report_side_load_opts(struct db *db, const char *label,
 			  const struct report_load_opts *lo,
@@ -259,6 +291,14 @@ struct report_row {
 };
 
 /* How to build a report. */
+/* How a report says a param's value (report_opts.words). */
+enum report_say {
+	REPORT_SAY_NONE,	/* no words: "key=value" */
+	REPORT_SAY_WORDS,	/* its own: "ftruncate() to 0" */
+	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB file" */
+	REPORT_SAY_FOLIOS,	/* the folios it is made of: "4K folios" */
+};
+
 struct report_opts {
 	bool aa;			/* a and b are halves of one label */
 	/*
@@ -279,12 +319,13 @@ struct report_opts {
 	 */
 	bool (*input)(const char *workload, const char *metric);
 	/*
-	 * How a table names a param's value for readers ("ftruncate() to
-	 * 0" for op=ftruncate), from the workload's own table; NULL when
-	 * the value has no words of its own (then "key=value").
+	 * How a table says a param's value for readers, from the
+	 * workload's own table: the words in buf ("ftruncate() to 0" for
+	 * op=ftruncate, "8 GiB" for size=8G) and how the sentence takes
+	 * them; NULL, or REPORT_SAY_NONE: "key=value".
 	 */
-	const char *(*words)(const char *workload, const char *key,
-			     const char *value);
+	enum report_say (*words)(const char *workload, const char *key,
+				 const char *value, char *buf, size_t n);
 };
 
 struct report_cmp {
@@ -292,8 +333,9 @@ struct report_cmp {
 	bool aa;			/* a and b are halves of one label */
 	const char *workload;		/* the one workload, or NULL */
 	const char *name_key;		/* param naming a lone case's row */
-	const char *(*words)(const char *workload, const char *key,
-			     const char *value);	/* from report_opts */
+	enum report_say (*words)(const char *workload, const char *key,
+				 const char *value, char *buf,
+				 size_t n);	/* from report_opts */
 	struct report_row *rows;
 	size_t nrows;
 	size_t ntested, nmw;		/* rows in the headline Holm families */
@@ -324,6 +366,8 @@ struct report_cmp {
 	/* for JSON: set by the caller, reports/ does not call up to bench/ */
 	const char *tool_version;
 	int schema_version;
+	/* compare --profile: the kernel profiles (reports/profile.h); NULL */
+	const struct report_prof *profile;
 };
 
 /* Compare b against a (b NULL: describe a alone).  REPORT_ENOMEM only. */

@@ -30,6 +30,7 @@ struct load {
 	struct strbuf *err;
 	int half;
 	bool drop_noisy;	/* leave out samples flagged noisy */
+	bool profiled;		/* take the profiled samples too */
 	/* the side's runs by id, for the values: sorted, and the last hit */
 	struct run_ix { int64_t id; size_t i; } *run_ix;
 	size_t last_run;
@@ -982,6 +983,7 @@ static int side_load(struct loads *ls, const char *label,
 		struct report_side *s = l[i].s;
 
 		s->db_label = xstrdup(label);
+		s->db = db;
 		if (l[i].half) {
 			struct strbuf sb = STRBUF_INIT;
 
@@ -1016,7 +1018,9 @@ static int side_load(struct loads *ls, const char *label,
 	if (!runs_only) {
 		bool ready = false;
 
-		r = db_report_series_ready(db, label, &ready);
+		/* run_series holds no profiled sample */
+		if (!l->profiled)
+			r = db_report_series_ready(db, label, &ready);
 		if (!r && ready) {
 			struct series_load sl = { .ls = ls,
 						  .k = shown ? &k : NULL,
@@ -1029,6 +1033,7 @@ static int side_load(struct loads *ls, const char *label,
 		} else if (!r) {
 			r = db_report_values_each_kept(db, label,
 						       l->drop_noisy,
+						       l->profiled,
 						       shown ? keep_value :
 						       NULL, &k,
 						       load_value_all, ls);
@@ -1063,7 +1068,8 @@ int report_side_load_opts(struct db *db, const char *label,
 			  struct report_side *s, struct strbuf *err)
 {
 	struct load l = { .db = db, .s = s, .err = err, .half = lo->half,
-			  .drop_noisy = lo->drop_noisy };
+			  .drop_noisy = lo->drop_noisy,
+			  .profiled = lo->profiled };
 	struct loads ls = { &l, 1 };
 	int r = side_load(&ls, label, lo->shown, lo->runs_only);
 
@@ -1078,9 +1084,9 @@ int report_side_load_halves(struct db *db, const char *label,
 {
 	struct load l[2] = {
 		{ .db = db, .s = odd, .err = err, .half = 1,
-		  .drop_noisy = lo->drop_noisy },
+		  .drop_noisy = lo->drop_noisy, .profiled = lo->profiled },
 		{ .db = db, .s = even, .err = err, .half = 2,
-		  .drop_noisy = lo->drop_noisy },
+		  .drop_noisy = lo->drop_noisy, .profiled = lo->profiled },
 	};
 	struct loads ls = { l, 2 };
 	int r = side_load(&ls, label, lo->shown, lo->runs_only);

@@ -160,8 +160,64 @@ int cmp_diff_meta(struct report_cmp *c, struct cmp_build *cb)
 	return r;
 }
 
+struct invalid_count {
+	const struct report_side *s;
+	int64_t n, valid;
+	char first[200];
+};
+
+static int count_invalid(const struct db_report_invalid *v, void *arg)
+{
+	struct invalid_count *ic = arg;
+	size_t i;
+
+	for (i = 0; i < ic->s->nruns; i++)
+		if (ic->s->runs[i].id == v->run_id)
+			break;
+	if (i == ic->s->nruns)
+		return 0;	/* a run of the other half */
+	if (v->valid) {
+		ic->valid += v->n;
+		return 0;
+	}
+	if (!ic->n)
+		snprintf(ic->first, sizeof(ic->first), "%s",
+			 v->reason[0] ? v->reason : "no reason stored");
+	ic->n += v->n;
+	return 0;
+}
+
+/*
+ * Why side s has no value of a case the other side has: its samples all
+ * invalid (how many, the first reason), or invalid but for those left out
+ * as noisy; nothing said where it has no sample of it.
+ */
+static void why_missing(const struct report_side *s, const char *workload,
+			const char *params, char *why, size_t n)
+{
+	struct invalid_count ic = { .s = s };
+
+	why[0] = '\0';
+	if (!s->db || db_report_invalid_case_each(s->db, s->db_label,
+						  workload, params,
+						  count_invalid, &ic) ||
+	    !ic.n)
+		return;
+	if (ic.valid)	/* the valid ones were noisy, left out */
+		snprintf(why, n, ": of %s's %lld samples, %lld %s invalid "
+			 "(the first: %s) and %lld left out as noisy", s->label,
+			 (long long)(ic.n + ic.valid), (long long)ic.n,
+			 ic.n == 1 ? "was" : "were", ic.first,
+			 (long long)ic.valid);
+	else
+		snprintf(why, n, ": %s's %lld sample%s %s invalid (the first: "
+			 "%s)", s->label, (long long)ic.n, ic.n == 1 ? "" : "s",
+			 ic.n == 1 ? "was" : "were all", ic.first);
+}
+
 int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
 {
+	char why[320];
 	size_t i, k;
 	int r = 0;
 
@@ -184,8 +240,11 @@ int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
 		}
 		if (j < i)
 			continue;
-		r = cmp_warnf(c, cb, "%s %s was measured on %s only", x->workload,
-			  x->params, row->a ? c->a->label : c->b->label);
+		why_missing(row->a ? c->b : c->a, x->workload, x->params, why,
+			    sizeof(why));
+		r = cmp_warnf(c, cb, "%s %s was measured on %s only%s",
+			      x->workload, x->params,
+			      row->a ? c->a->label : c->b->label, why);
 	}
 	for (k = 0; k < 2 && !r; k++) {
 		const struct report_side *s = k ? c->b : c->a;

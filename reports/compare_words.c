@@ -67,43 +67,13 @@ static bool metrics_vary(const struct report_cmp *c, const char *workload)
 	return false;
 }
 
-/* 8589934592 -> "8 GiB"; what a changelog reader expects. */
-static void size_words(const char *s, char *buf, size_t n)
+/* How the workload's table says key=value, its words in buf. */
+static enum report_say say(const struct report_cmp *c, const char *workload,
+			   const char *key, const char *value, char *buf,
+			   size_t n)
 {
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB",
-					     "TiB" };
-	uint64_t u;
-	size_t i = 0;
-
-	if (parse_size(s, &u) || !u) {
-		snprintf(buf, n, "%s", s);
-		return;
-	}
-	while (i + 1 < ARRAY_SIZE(units) && !(u % 1024)) {
-		u /= 1024;
-		i++;
-	}
-	if (i == 0 && u >= 1024)
-		human_size(u, buf, n);
-	else
-		snprintf(buf, n, "%llu %s", (unsigned long long)u, units[i]);
-}
-
-/* "4k" -> "4K", "pmd" -> "PMD-sized": the kernel's way to name folios. */
-static void folio_words(const char *s, char *buf, size_t n)
-{
-	uint64_t u;
-
-	if (!strcasecmp(s, "pmd"))
-		snprintf(buf, n, "PMD-sized");
-	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 30)))
-		snprintf(buf, n, "%lluG", (unsigned long long)(u >> 30));
-	else if (!parse_size(s, &u) && u >= 1024 && !(u % (1ull << 20)))
-		snprintf(buf, n, "%lluM", (unsigned long long)(u >> 20));
-	else if (!parse_size(s, &u) && u >= 1024 && !(u % 1024))
-		snprintf(buf, n, "%lluK", (unsigned long long)(u >> 10));
-	else
-		snprintf(buf, n, "%s", s);
+	return c->words ? c->words(workload, key, value, buf, n) :
+			  REPORT_SAY_NONE;
 }
 
 /* "key=value", and the value asked beside it where another one ran. */
@@ -122,18 +92,17 @@ static void kv_config(const struct report_kv *kv, struct strbuf *sb)
 static void value_words(const struct report_cmp *c, const char *workload,
 			const char *key, const char *value, struct strbuf *sb)
 {
-	const char *w = NULL;
 	char buf[96];
 
-	if (!strcmp(key, "size")) {
-		size_words(value, buf, sizeof(buf));
-		strbuf_addf(sb, "%s", buf);
-	} else if (!strcmp(key, "folio")) {
-		folio_words(value, buf, sizeof(buf));
+	switch (say(c, workload, key, value, buf, sizeof(buf))) {
+	case REPORT_SAY_FOLIOS:
 		strbuf_addf(sb, "%s folios", buf);
-	} else if (c->words && (w = c->words(workload, key, value))) {
-		strbuf_addf(sb, "%s", w);
-	} else {
+		break;
+	case REPORT_SAY_FILE:
+	case REPORT_SAY_WORDS:
+		strbuf_addf(sb, "%s", buf);
+		break;
+	default:
 		strbuf_addf(sb, "%s=%s", key, value);
 	}
 }
@@ -141,22 +110,19 @@ static void value_words(const struct report_cmp *c, const char *workload,
 static void kv_words(const struct report_cmp *c, const char *workload,
 		     const struct report_kv *kv, struct strbuf *sb)
 {
-	value_words(c, workload, kv->key, kv->value, sb);
-	if (kv->asked) {
-		strbuf_addf(sb, " (asked ");
-		if (!strcmp(kv->key, "size") || !strcmp(kv->key, "folio")) {
-			char buf[96];
+	enum report_say k;
+	char buf[96];
 
-			if (!strcmp(kv->key, "size"))
-				size_words(kv->asked, buf, sizeof(buf));
-			else
-				folio_words(kv->asked, buf, sizeof(buf));
-			strbuf_addf(sb, "%s", buf);
-		} else {
-			value_words(c, workload, kv->key, kv->asked, sb);
-		}
-		strbuf_addf(sb, ")");
-	}
+	value_words(c, workload, kv->key, kv->value, sb);
+	if (!kv->asked)
+		return;
+	strbuf_addf(sb, " (asked ");
+	k = say(c, workload, kv->key, kv->asked, buf, sizeof(buf));
+	if (k == REPORT_SAY_FILE || k == REPORT_SAY_FOLIOS)
+		strbuf_addf(sb, "%s", buf);
+	else
+		value_words(c, workload, kv->key, kv->asked, sb);
+	strbuf_addf(sb, ")");
 }
 
 static const struct report_kv *kv_find(const struct report_series *x,
@@ -231,38 +197,56 @@ int cmp_name_rows(struct report_cmp *c)
 	return 0;
 }
 
+/* Is kv of x said in the phrase's words (the file, its folios)? */
+static enum report_say kv_say(const struct report_cmp *c,
+			      const struct report_series *x,
+			      const struct report_kv *kv, char *buf, size_t n)
+{
+	enum report_say k = say(c, x->workload, kv->key, kv->value, buf, n);
+
+	return k == REPORT_SAY_FILE || k == REPORT_SAY_FOLIOS ? k :
+	       REPORT_SAY_NONE;
+}
+
 static void workload_phrase(const struct report_cmp *c,
 			    const struct report_series *x, struct strbuf *sb)
 {
 	const struct report_kv *size = NULL, *folio = NULL;
-	char w1[64], w2[64];
+	char w1[96], w2[96];
 	size_t k, start = sb->len;
 
 	for (k = 0; k < x->nkv; k++) {
 		if (key_varies(c, x->workload, x->kv[k].key) ||
 		    (c->name_key && !strcmp(x->kv[k].key, c->name_key)))
 			continue;
-		if (!strcmp(x->kv[k].key, "size"))
+		switch (kv_say(c, x, &x->kv[k], w1, sizeof(w1))) {
+		case REPORT_SAY_FILE:
 			size = &x->kv[k];
-		else if (!strcmp(x->kv[k].key, "folio"))
+			break;
+		case REPORT_SAY_FOLIOS:
 			folio = &x->kv[k];
+			break;
+		default:
+			break;
+		}
 	}
 	if (size) {
-		size_words(size->value, w1, sizeof(w1));
+		say(c, x->workload, size->key, size->value, w1, sizeof(w1));
 		strbuf_addf(sb, "%s file", w1);
 		if (size->asked) {
-			size_words(size->asked, w1, sizeof(w1));
+			say(c, x->workload, size->key, size->asked, w1,
+			    sizeof(w1));
 			strbuf_addf(sb, " (asked %s)", w1);
 		}
 	}
 	if (folio) {
-		folio_words(folio->value, w2, sizeof(w2));
+		say(c, x->workload, folio->key, folio->value, w2, sizeof(w2));
 		strbuf_addf(sb, "%s%s folios", size ? " of " : "", w2);
 	}
 	for (k = 0; k < x->nkv; k++) {
 		const char *key = x->kv[k].key;
 
-		if (!strcmp(key, "size") || !strcmp(key, "folio") ||
+		if (kv_say(c, x, &x->kv[k], w1, sizeof(w1)) ||
 		    key_varies(c, x->workload, key) ||
 		    (c->name_key && !strcmp(key, c->name_key)))
 			continue;

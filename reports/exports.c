@@ -518,7 +518,7 @@ int report_print_benchstat(FILE *f, struct db *db, const struct report_side *s,
 	if (r)
 		return report_db_status(db, r, err);
 	if (fflush(f) || ferror(f))
-		return -EIO;
+		return -(errno ? errno : EIO);	/* ENOSPC: said as it is */
 	return 0;
 }
 

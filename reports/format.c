@@ -18,25 +18,58 @@ static const struct report_fmt *const formats[] = {
 	[REPORT_JSON] = &report_fmt_json,
 };
 
-int report_format_parse(const char *name, enum report_format *f)
+/* The other outputs' names, in the order the names are listed. */
+static const struct {
+	enum report_output out;
+	const char *name;
+} outputs[] = {
+	{ REPORT_OUT_MINISTAT, "ministat" },
+	{ REPORT_OUT_BENCHSTAT, "benchstat" },
+	{ REPORT_OUT_FOLDED, "folded" },
+	{ REPORT_OUT_RUN_JSON, "run-json" },
+};
+
+int report_format_parse(const char *name, unsigned allowed,
+			enum report_format *f, enum report_output *out)
 {
 	size_t i;
 
+	*out = REPORT_OUT_NONE;
 	for (i = 0; i < ARRAY_SIZE(formats); i++)
 		if (!strcmp(name, formats[i]->name)) {
 			*f = (enum report_format)i;
 			return 0;
 		}
+	for (i = 0; i < ARRAY_SIZE(outputs); i++)
+		if ((allowed & outputs[i].out) &&
+		    !strcmp(name, outputs[i].name)) {
+			*out = outputs[i].out;
+			return 0;
+		}
 	return -1;
 }
 
-void report_format_names(struct strbuf *sb, const char *mark)
+const char *report_output_name(enum report_output out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(outputs); i++)
+		if (outputs[i].out == out)
+			return outputs[i].name;
+	return formats[REPORT_TEXT]->name;
+}
+
+void report_format_names(struct strbuf *sb, const char *mark,
+			 unsigned allowed)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(formats); i++)
 		strbuf_addf(sb, "%s%s%s", i ? ", " : "", formats[i]->name,
 			    mark && i == REPORT_TEXT ? mark : "");
+	for (i = 0; i < ARRAY_SIZE(outputs); i++)
+		if (allowed & outputs[i].out)
+			strbuf_addf(sb, ", %s", outputs[i].name);
 }
 
 static int report_print_raw(FILE *f, const struct report_cmp *c,

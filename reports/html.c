@@ -292,6 +292,16 @@ static int one_case(struct out *o, const struct report_page *p,
 	else if (s[0].alone)
 		alone_table(o, s[0].alone);
 	invalid_line(o, p, x);
+	for (size_t k = 0; k < p->prof.n; k++) {
+		const struct report_prof_case *pc = &p->prof.c[k];
+
+		if (strcmp(pc->workload, x->workload) ||
+		    strcmp(pc->params, x->params))
+			continue;
+		snprintf(idp, sizeof(idp), "flame%zu", idx + 1);
+		html_flame(o, &p->prof, pc, idp);
+		break;
+	}
 
 	snprintf(idp, sizeof(idp), "p%d", *nplot + 1);
 	ret = html_pct_plot(&svg, idp, p, x->workload, x->params, err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "reports/compare.h"
+#include "reports/profile.h"
 
 /* Invalid samples of one case on one side, by reason. */
 struct report_invalid {
@@ -22,13 +23,14 @@ struct report_page {
 	struct report_invalid *inv[2];
 	size_t ninv[2];
 	int64_t noisy[2], nvalid[2];	/* samples flagged noisy (steal) */
+	struct report_prof prof;	/* the cases' kernel profiles */
 	const char *tool_version;	/* for the page's footer */
 };
 
 /*
  * Build what the page shows from loaded sides (b NULL: one kernel): the
- * comparison through report_compare() and the invalid samples of each
- * side's runs.  REPORT_ENOMEM, REPORT_EDB (err says).
+ * comparison through report_compare(), the invalid samples of each
+ * side's runs and the cases' kernel profiles (schema 11).  REPORT_ENOMEM, REPORT_EDB (err says).
  */
 int report_page_load(struct db *db, struct report_side *a,
 		     struct report_side *b, const struct report_opts *o,

@@ -79,7 +79,8 @@ int report_page_load(struct db *db, struct report_side *a,
 		if (r)
 			return report_db_status(db, r, err);
 	}
-	return REPORT_OK;
+	return report_prof_load(db, &p->cmp, REPORT_PROF_MIN, REPORT_PROF_TOP,
+				&p->prof, err);
 }
 
 void report_page_release(struct report_page *p)
@@ -87,6 +88,7 @@ void report_page_release(struct report_page *p)
 	size_t i, k;
 
 	report_cmp_release(&p->cmp);
+	report_prof_release(&p->prof);
 	for (i = 0; i < 2; i++) {
 		if (p->side[i])
 			report_cmp_release(&p->alone[i]);

@@ -60,6 +60,13 @@ int html_strip_plot(struct strbuf *out, const char *idp,
 int html_pct_plot(struct strbuf *out, const char *idp,
 		  const struct report_page *pg, const char *workload,
 		  const char *params, struct strbuf *err);
+/*
+ * The kernel profile of case c as a differential flame graph (inline SVG
+ * of id idp), or the line that says why there is none; nothing where no
+ * side was profiled (html_flame.c).
+ */
+void html_flame(struct out *o, const struct report_prof *p,
+		const struct report_prof_case *c, const char *idp);
 /* The page's head: what was compared, on what, how, and its warnings. */
 void html_header(struct out *o, const struct report_page *p);
 

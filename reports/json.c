@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "reports/format.h"
+#include "reports/profile.h"
 
 /* Version of the layout below: bump it when a key changes meaning. */
 #define REPORT_JSON_FORMAT	1
@@ -218,6 +219,109 @@ static bool add_strings(cJSON *o, const char *k, char **v, size_t n)
 	return true;
 }
 
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/* {"base": a, "patch": b, "change": b - a}: null where not known. */
+static bool add_pair(cJSON *o, const char *k, const double v[2])
+{
+	cJSON *x = cJSON_AddObjectToObject(o, k);
+
+	return x && add_num(x, "base", v[0]) && add_num(x, "patch", v[1]) &&
+	       add_num(x, "change", v[1] - v[0]);
+}
+
+static cJSON *prof_side_json(const struct report_prof_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || !cJSON_AddBoolToObject(o, "profiled", s->has) ||
+	    !cJSON_AddItemToObject(o, "off", str_or_null(s->off)) ||
+	    !cJSON_AddItemToObject(o, "event", str_or_null(s->event)) ||
+	    !cJSON_AddItemToObject(o, "unit", str_or_null(s->unit)) ||
+	    !add_num(o, "period", s->period) ||
+	    !cJSON_AddNumberToObject(o, "samples", (double)s->samples) ||
+	    !cJSON_AddNumberToObject(o, "boots", (double)s->nboots) ||
+	    !add_num(o, "median", s->median) ||
+	    !cJSON_AddItemToObject(o, "median_unit",
+				   str_or_null(s->median_unit))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *prof_fn_json(const struct report_prof_fn *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	bool a = f->incl[0] > 0, b = f->incl[1] > 0;
+
+	if (!o || !cJSON_AddStringToObject(o, "function", f->name) ||
+	    !add_pair(o, "self", f->self) ||
+	    !add_pair(o, "with_children", f->incl) ||
+	    !add_pair(o, "cost", f->cost) ||
+	    !cJSON_AddItemToObject(o, "only", str_or_null(!b ? "base" :
+				   !a ? "patch" : NULL))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *prof_case_json(const struct report_prof *p,
+			     const struct report_prof_case *c)
+{
+	cJSON *o = cJSON_CreateObject(), *params, *fns, *x;
+	size_t i, n = c->nfn < p->top ? c->nfn : p->top;
+	bool shown = !c->few && c->s[0].has && c->s[1].has;
+
+	if (!o)
+		return NULL;
+	params = cJSON_Parse(c->params);
+	if (!params)
+		params = cJSON_CreateString(c->params);
+	if (!params || !cJSON_AddItemToObject(o, "params", params) ||
+	    !cJSON_AddStringToObject(o, "workload", c->workload) ||
+	    !cJSON_AddStringToObject(o, "name", c->name) ||
+	    !(x = prof_side_json(&c->s[0])) ||
+	    !cJSON_AddItemToObject(o, "base", x) ||
+	    !(x = prof_side_json(&c->s[1])) ||
+	    !cJSON_AddItemToObject(o, "patch", x) ||
+	    !cJSON_AddBoolToObject(o, "too_few_samples", c->few) ||
+	    !cJSON_AddNumberToObject(o, "functions_total", (double)c->nfn) ||
+	    !(fns = cJSON_AddArrayToObject(o, "functions")))
+		goto fail;
+	for (i = 0; shown && i < n; i++)
+		if (!(x = prof_fn_json(&c->fn[i])) ||
+		    !cJSON_AddItemToArray(fns, x))
+			goto fail;
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* compare --profile: each case's functions, shares and costs. */
+static bool add_profile(cJSON *root, const struct report_prof *p)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "profile"), *cases, *x;
+	size_t i;
+
+	if (!o || !cJSON_AddNumberToObject(o, "min_samples", (double)p->min) ||
+	    !cJSON_AddNumberToObject(o, "top", (double)p->top) ||
+	    !cJSON_AddItemToObject(o, "base_none", str_or_null(p->none[0])) ||
+	    !cJSON_AddItemToObject(o, "patch_none", str_or_null(p->none[1])) ||
+	    !(cases = cJSON_AddArrayToObject(o, "cases")))
+		return false;
+	for (i = 0; i < p->n; i++)
+		if (!(x = prof_case_json(p, &p->c[i])) ||
+		    !cJSON_AddItemToArray(cases, x))
+			return false;
+	return true;
+}
+
 /* What a comparison has besides one side: the patch, the tests, the mean. */
 static bool add_compare(cJSON *root, const struct report_cmp *c)
 {
@@ -296,6 +400,8 @@ int report_print_json(FILE *f, const struct report_cmp *c)
 	if (!add_strings(root, "unmeasurable", c->unmeasurable,
 			 c->nunmeasurable) ||
 	    !add_strings(root, "kernel_warnings", c->kwarn, c->nkwarn))
+		goto end;
+	if (c->profile && c->b && !add_profile(root, c->profile))
 		goto end;
 	rows = cJSON_AddArrayToObject(root, "rows");
 	if (!rows)

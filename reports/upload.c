@@ -746,6 +746,86 @@ static int rest_results(const struct dashboard_cfg *d, const char *url,
 }
 
 /*
+ * The test run of job_id uuid among SQUAD's results: its id, or -1 with
+ * why saying what the results held instead (other job ids: a SQUAD, or a
+ * proxy, that did not filter by job_id).
+ */
+static long long squad_testrun(const cJSON *res, const char *uuid, char *why,
+			       size_t n)
+{
+	const cJSON *t, *id, *job;
+	struct strbuf other = STRBUF_INIT;
+	long long found = -1;
+	int nother = 0;
+
+	cJSON_ArrayForEach(t, res) {
+		id = cJSON_GetObjectItemCaseSensitive(t, "id");
+		job = cJSON_GetObjectItemCaseSensitive(t, "job_id");
+		if (cJSON_IsString(job) && !strcmp(job->valuestring, uuid) &&
+		    cJSON_IsNumber(id) && found < 0) {
+			found = (long long)id->valuedouble;
+			continue;
+		}
+		if (nother++ < 3)
+			strbuf_addf(&other, "%s%s", nother > 1 ? ", " : "",
+				    cJSON_IsString(job) ? job->valuestring :
+				    "none");
+	}
+	if (nother)
+		snprintf(why, n, "its list of test runs of job_id %s holds %d "
+			 "of other job ids (%s%s)%s: it did not filter by "
+			 "job_id", uuid, nother, strbuf_str(&other),
+			 nother > 3 ? ", ..." : "", found < 0 ? " and none of "
+			 "this one" : "");
+	else if (found < 0)
+		snprintf(why, n, "it lists no test run of job_id %s", uuid);
+	strbuf_release(&other);
+	return nother ? -1 : found;
+}
+
+/* Does a metric's or test's "test_run" (SQUAD's URL of it) name tr? */
+static bool of_testrun(const cJSON *x, long long tr)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "test_run");
+	const char *p;
+
+	if (cJSON_IsNumber(t))
+		return (long long)t->valuedouble == tr;
+	if (!cJSON_IsString(t))
+		return true;	/* not said: as the filter asked */
+	p = strstr(t->valuestring, "/testruns/");
+	return p && strtoll(p + 10, NULL, 10) == tr;
+}
+
+/*
+ * How many of SQUAD's results (metrics or tests of test run tr, at most
+ * limit asked) are tr's; -1 with why where they are not all its: a reply
+ * that did not filter or limit counts nothing.
+ */
+static int squad_count(const cJSON *res, long long tr, size_t limit,
+		       const char *what, char *why, size_t n)
+{
+	const cJSON *x;
+	int k = 0, other = 0;
+
+	cJSON_ArrayForEach(x, res) {
+		if (of_testrun(x, tr))
+			k++;
+		else
+			other++;
+	}
+	if (other)
+		snprintf(why, n, "its list of the %s of test run %lld holds %d "
+			 "of other test runs: it did not filter by test_run",
+			 what, tr, other);
+	else if ((size_t)k > limit)
+		snprintf(why, n, "it listed %d %s of test run %lld where at "
+			 "most %zu were asked (limit): it did not limit", k,
+			 what, tr, limit);
+	return other || (size_t)k > limit ? -1 : k;
+}
+
+/*
  * SQUAD says it has a test run with this job_id.  A try that failed with a
  * 5xx may have stored the test run and not its metrics: ask SQUAD's REST
  * API whether the test run holds every metric and test sent.  V_DUP when
@@ -758,7 +838,7 @@ static enum verdict squad_check(const struct dashboard_cfg *d,
 				const struct token *tk, char *why, size_t n)
 {
 	struct strbuf url = STRBUF_INIT;
-	const cJSON *res, *id;
+	const cJSON *res;
 	cJSON *doc = NULL;
 	enum verdict v = V_RETRY;
 	char sub[1024];
@@ -773,14 +853,9 @@ static enum verdict squad_check(const struct dashboard_cfg *d,
 	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
 			 sizeof(sub)))
 		goto cannot;
-	id = cJSON_GetArrayItem(res, 0);
-	id = id ? cJSON_GetObjectItemCaseSensitive(id, "id") : NULL;
-	if (!cJSON_IsNumber(id)) {
-		snprintf(sub, sizeof(sub), "it lists no test run of job_id %s",
-			 c->uuid);
+	tr = squad_testrun(res, c->uuid, sub, sizeof(sub));
+	if (tr < 0)
 		goto cannot;
-	}
-	tr = (long long)id->valuedouble;
 	cJSON_Delete(doc);
 	strbuf_release(&url);
 	strbuf_addf(&url, "%.*s/api/metrics/?test_run=%lld&limit=%zu",
@@ -788,7 +863,10 @@ static enum verdict squad_check(const struct dashboard_cfg *d,
 	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
 			 sizeof(sub)))
 		goto cannot;
-	nm = cJSON_GetArraySize(res);
+	nm = squad_count(res, tr, p->nmetrics + 1, "metrics", sub,
+			 sizeof(sub));
+	if (nm < 0)
+		goto cannot;
 	cJSON_Delete(doc);
 	strbuf_release(&url);
 	strbuf_addf(&url, "%.*s/api/tests/?test_run=%lld&limit=%zu",
@@ -796,7 +874,9 @@ static enum verdict squad_check(const struct dashboard_cfg *d,
 	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
 			 sizeof(sub)))
 		goto cannot;
-	nt = cJSON_GetArraySize(res);
+	nt = squad_count(res, tr, p->ntests + 1, "tests", sub, sizeof(sub));
+	if (nt < 0)
+		goto cannot;
 	if ((size_t)nm == p->nmetrics && (size_t)nt == p->ntests) {
 		snprintf(why, n, "400 There is already a test run with job_id "
 			 "%s: test run %lld, with its %d metrics and %d tests",

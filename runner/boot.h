@@ -27,4 +27,14 @@ void boot_cmds_line(const struct boot_cmds *c, struct strbuf *sb);
  */
 int boot_cmds_run(const struct boot_cmds *c, struct strbuf *err);
 
+/*
+ * Would grub-reboot ENTRY boot a kernel: grub-reboot installed, a GRUB menu
+ * (FOLIOBENCH_GRUB_CFG, else /boot/grub/grub.cfg or /boot/grub2/grub.cfg)
+ * that reads next_entry, and in it the entry: a menuentry's title, id or
+ * number, after the submenus on its path ("Advanced options for
+ * Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-base"), as GRUB
+ * reads its default.  0, or -1 with why (what the menu has instead).
+ */
+int boot_grub_check(const char *entry, char *why, size_t n);
+
 #endif

@@ -25,12 +25,12 @@ static const char *const top_keys[] = {
 static const char *const entry_keys[] = { "workload", "runs", "warmup", NULL };
 
 /*
- * One scalar value of a parameter into its canonical form.  v is the JSON
+ * One scalar value of a parameter into its typed field.  v is the JSON
  * value, or NULL with def set for the table's default.
  */
 static int parse_value(struct cfg_ctx *x, const char *path,
 		       const struct param *p, const cJSON *v, const char *def,
-		       struct wl_value *out)
+		       union wl_field *out)
 {
 	struct strbuf why = STRBUF_INIT;
 	const char *s = def;
@@ -57,7 +57,7 @@ static int parse_value(struct cfg_ctx *x, const char *path,
 
 /* Values of one parameter in one entry: a scalar, or a sweep. */
 struct axis {
-	struct wl_value vals[64];
+	union wl_field vals[64];
 	int n;
 };
 
@@ -70,16 +70,13 @@ static int same_value(struct cfg_ctx *x, const char *path,
 		      const struct param *p, const cJSON *v, const cJSON *e,
 		      const struct axis *ax)
 {
-	const struct wl_value *last = &ax->vals[ax->n - 1];
+	const union wl_field *last = &ax->vals[ax->n - 1];
 	const cJSON *f = v->child;
 	char *a, *b;
 	int i, line, col;
 
 	for (i = 0; i < ax->n - 1; i++, f = f->next) {
-		bool num = param_is_number(p->type);
-
-		if (num ? ax->vals[i].u != last->u :
-			  strcmp(ax->vals[i].str, last->str))
+		if (!wl_param_same(p, &ax->vals[i], last))
 			continue;
 		cfg_value_line_col(x, e, &line, &col);
 		a = cfg_show(e);
@@ -133,7 +130,6 @@ static int add_cases(struct config *cfg, const struct workload *w,
 
 	for (;;) {
 		struct plan_case *c;
-		struct strbuf title = STRBUF_INIT;
 
 		c = xrealloc(cfg->cases, sizeof(*c) * (size_t)(cfg->ncases + 1));
 		cfg->cases = c;
@@ -142,17 +138,15 @@ static int add_cases(struct config *cfg, const struct workload *w,
 		c->wl = w;
 		c->runs = runs;
 		c->warmup = warmup;
+		wl_params_init(&c->ps);
 		for (i = 0; i < np; i++) {
-			c->v[i].str = xstrdup(axes[i].vals[idx[i]].str);
-			c->v[i].u = axes[i].vals[idx[i]].u;
-			/* the title names what the config chose */
-			if (given[i])
-				strbuf_addf(&title, "%s%s=%s",
-					    title.len ? " " : "",
-					    w->params[i].name, c->v[i].str);
+			union wl_field f = axes[i].vals[idx[i]];
+
+			wl_param_dup(&w->params[i], &f);
+			wl_param_put(w, i, &c->ps, &f);
 		}
-		c->params_json = wl_params_json(w, c->v);
-		c->title = title.buf ? title.buf : xstrdup("(defaults)");
+		/* the title names what the config chose */
+		c->title = wl_params_title(w, &c->ps, given);
 		/* next point of the cartesian product, last axis fastest */
 		for (i = np - 1; i >= 0; i--) {
 			if (++idx[i] < axes[i].n)
@@ -211,6 +205,17 @@ static int too_many_cases(struct cfg_ctx *x, const struct config *cfg,
 	return -1;
 }
 
+/* A table whose fields do not fit their types is a bug: said, and abort. */
+static void table_or_die(const struct workload *w)
+{
+	struct fb_err e;
+
+	if (wl_params_check(w, &e)) {
+		fprintf(stderr, "bench: internal error: %s\n", e.msg);
+		abort();
+	}
+}
+
 static int load_entry(struct cfg_ctx *x, struct config *cfg, const cJSON *e,
 		      int i)
 {
@@ -253,6 +258,7 @@ static int load_entry(struct cfg_ctx *x, struct config *cfg, const cJSON *e,
 				"\"%s\" (see `bench list`)", i,
 				name->valuestring);
 	}
+	table_or_die(w);
 	if (cfg_known_keys(x, e, path, entry_keys, w->params, w->name))
 		return -1;
 	if (cfg_get_uint(x, e, "runs", path, 1, 100000, &runs) ||
@@ -276,7 +282,7 @@ static int load_entry(struct cfg_ctx *x, struct config *cfg, const cJSON *e,
 out:
 	for (k = 0; k < np; k++)
 		for (i = 0; i < axes[k].n; i++)
-			free((char *)axes[k].vals[i].str);
+			wl_param_release(&w->params[k], &axes[k].vals[i]);
 	free(axes);
 	return r;
 }
@@ -536,15 +542,21 @@ static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 static char *case_key(const struct plan_case *c)
 {
 	struct strbuf sb = STRBUF_INIT;
+	union wl_field f;
+	char buf[160];
 	int i;
 
 	strbuf_addf(&sb, "%s", c->wl->name);
-	for (i = 0; c->wl->params[i].name; i++)
+	for (i = 0; c->wl->params[i].name; i++) {
+		wl_param_get(c->wl, i, &c->ps, &f);
 		if (param_is_number(c->wl->params[i].type))
-			strbuf_addf(&sb, "\x1f%llu",
-				    (unsigned long long)c->v[i].u);
-		else
-			strbuf_addf(&sb, "\x1f%s", c->v[i].str);
+			strbuf_addf(&sb, "\x1f%llu", (unsigned long long)f.u);
+		else {
+			wl_param_format(&c->wl->params[i], &f, buf,
+					sizeof(buf));
+			strbuf_addf(&sb, "\x1f%s", buf);
+		}
+	}
 	return sb.buf ? sb.buf : xstrdup("");
 }
 
@@ -662,12 +674,10 @@ out:
 
 void config_release(struct config *cfg)
 {
-	int i, k;
+	int i;
 
 	for (i = 0; i < cfg->ncases; i++) {
-		for (k = 0; k < WL_MAX_PARAMS; k++)
-			free((char *)cfg->cases[i].v[k].str);
-		free(cfg->cases[i].params_json);
+		wl_params_release(cfg->cases[i].wl, &cfg->cases[i].ps);
 		free(cfg->cases[i].title);
 	}
 	free(cfg->cases);
@@ -714,9 +724,8 @@ int config_only(struct config *cfg, const char *list, struct strbuf *err)
 		if (keep) {
 			cfg->cases[n++] = cfg->cases[i];
 		} else {
-			for (int k = 0; k < WL_MAX_PARAMS; k++)
-				free((char *)cfg->cases[i].v[k].str);
-			free(cfg->cases[i].params_json);
+			wl_params_release(cfg->cases[i].wl,
+					  &cfg->cases[i].ps);
 			free(cfg->cases[i].title);
 		}
 	}

@@ -205,13 +205,15 @@ static const char *skip_value(const char *p)
 	return p;
 }
 
-void cfg_value_line_col(struct cfg_ctx *x, const cJSON *v, int *line,
-			int *col)
+/* Where the JSON value v starts in x->text; NULL where it is not found. */
+static const char *value_at(struct cfg_ctx *x, const cJSON *v)
 {
 	int idx[MAX_DEPTH + 2], n, d, i;
 	const char *p = x->text;
 
 	n = tree_path(x->root, v, idx, 0);
+	if (n < 0)
+		return NULL;
 	if (!strncmp(p, "\xef\xbb\xbf", 3))
 		p += 3;
 	p = skip_blank(p);
@@ -227,7 +229,47 @@ void cfg_value_line_col(struct cfg_ctx *x, const cJSON *v, int *line,
 			p = skip_blank(skip_blank(skip_value(p)) + 1);
 		}
 	}
-	cfg_line_col(x->text, n < 0 ? x->text : p, line, col);
+	return p;
+}
+
+void cfg_value_line_col(struct cfg_ctx *x, const cJSON *v, int *line,
+			int *col)
+{
+	const char *p = value_at(x, v);
+
+	cfg_line_col(x->text, p ? p : x->text, line, col);
+}
+
+/*
+ * A number as the user wrote it (at most 40 characters of it): cJSON
+ * keeps a double, which turns 9007199254740993 into ...992 and 1e300 into
+ * 1.0000000000000001e+300.  "" where the text is not found.
+ */
+static void number_text(struct cfg_ctx *x, const cJSON *v, char *buf,
+			size_t n)
+{
+	const char *p = value_at(x, v);
+	size_t len = p ? strcspn(p, ",]} \t\r\n") : 0;
+
+	snprintf(buf, n, "%.*s%s", (int)(len > 40 ? 40 : len), p ? p : "",
+		 len > 40 ? "..." : "");
+}
+
+/*
+ * Beyond 2^53, where a double holds no longer every whole number: the
+ * text, unless it is 2^53 itself written out (the one exact there).
+ */
+static bool inexact(struct cfg_ctx *x, const cJSON *v, char *buf, size_t n)
+{
+	if (fabs(v->valuedouble) < 9007199254740992.0)
+		return false;
+	number_text(x, v, buf, n);
+	if (!buf[0]) {	/* not found: what the double holds */
+		snprintf(buf, n, "%.17g", v->valuedouble);
+		return fabs(v->valuedouble) > 9007199254740992.0;
+	}
+	/* a long double's 64 bits tell 2^53 + 1 from 2^53 */
+	return fabsl(strtold(buf, NULL)) > 9007199254740992.0L;
 }
 
 /* How many bytes of s to show, at most max, not cutting a character. */
@@ -247,7 +289,7 @@ static int shown_len(const char *s, size_t len, size_t max)
 int cfg_check_values(struct cfg_ctx *x, const cJSON *o, const char *path)
 {
 	const cJSON *a;
-	char sub[512], why[128];
+	char sub[512], why[128], num[48];
 	int i = 0, r;
 
 	if (cJSON_IsString(o) &&
@@ -269,11 +311,11 @@ int cfg_check_values(struct cfg_ctx *x, const cJSON *o, const char *path)
 	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
 		return cfg_errf(x, "%s: a number too large to hold",
 				*path ? path : "(top)");
-	if (cJSON_IsNumber(o) && fabs(o->valuedouble) > 9007199254740992.0)
-		return cfg_errf(x, "%s: %.17g is beyond 2^53 "
+	if (cJSON_IsNumber(o) && inexact(x, o, num, sizeof(num)))
+		return cfg_errf(x, "%s: %s is beyond 2^53 "
 				"(9007199254740992), where JSON numbers stop "
 				"being exact; write sizes as \"8G\"",
-				*path ? path : "(top)", o->valuedouble);
+				*path ? path : "(top)", num);
 	for (a = o->child; a; a = a->next, i++) {
 		if (cJSON_IsObject(o)) {
 			r = check_text(a->string, MAX_KEY, why, sizeof(why));

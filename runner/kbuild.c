@@ -175,14 +175,10 @@ static int fail(struct kb *b, int code, const char *fmt, ...)
 static int fail(struct kb *b, int code, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die_oom(strlen(fmt));
+	strbuf_vaddf(b->err, fmt, ap);
 	va_end(ap);
-	strbuf_addstr(b->err, s);
-	free(s);
 	return code;
 }
 

@@ -5,57 +5,21 @@
  */
 #include "run_priv.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "noise.h"
-#include "workloads/params.h"
-
-/*
- * Keep what preflight left in c as the case that will run: a value it
- * changed gets its canonical string anew (numbers from .u), and the case
- * gets the params JSON of what runs, so that it is stored under those and
- * the config's own params are kept beside them as what was asked.
- */
-static int adopt_preflight(struct prepared *pr, const struct plan_case *pc,
-			   const struct wl_case *c)
-{
-	const struct workload *w = pc->wl;
-	bool changed = false;
-	int i;
-
-	memcpy(pr->v, c->v, sizeof(pr->v));
-	for (i = 0; w->params[i].name; i++) {
-		const struct param *p = &w->params[i];
-		bool num = param_is_number(p->type);
-
-		if (num ? c->v[i].u == pc->v[i].u :
-		    c->v[i].str == pc->v[i].str ||
-		    (c->v[i].str && !strcmp(c->v[i].str, pc->v[i].str))) {
-			pr->v[i] = pc->v[i];
-			continue;
-		}
-		wl_param_str(p, &c->v[i], pr->str[i], sizeof(pr->str[i]));
-		pr->v[i].str = pr->str[i];
-		changed = true;
-	}
-	if (!changed)
-		return 0;
-	pr->params_json = wl_params_json(w, pr->v);
-	return pr->params_json ? 0 : -ENOMEM;
-}
 
 void case_init(struct wl_case *c, const struct plan_case *pc,
-	       const struct wl_value *v, const struct placement *pl,
-	       const struct config *cfg, const char *scratch,
-	       const char *disk_scratch, const struct prepared *pr)
+	       const struct placement *pl, const struct config *cfg,
+	       const char *scratch, const char *disk_scratch,
+	       const struct prepared *pr)
 {
 	memset(c, 0, sizeof(*c));
 	c->wl = pc->wl;
-	memcpy(c->v, v ? v : pc->v, sizeof(c->v));
+	c->ps = pr->ps;
 	c->scratch = scratch;
 	c->disk_scratch = disk_scratch;
 	c->scratch_base = cfg->scratch;
@@ -72,7 +36,6 @@ void case_init(struct wl_case *c, const struct plan_case *pc,
 	c->bind_memory = placement_membind;
 	c->stop = &stop_sig;
 	c->progress = progress_on;
-	wl_params_fill(c);
 }
 
 /*
@@ -84,11 +47,9 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 				  const struct config *cfg, struct prepared *pr)
 {
 	struct strbuf why = STRBUF_INIT;
-	struct wl_run_params rp;
 
-	wl_run_params_of(pc->wl, pc->v, &rp);
-	pr->nworkers = (int)rp.threads;
-	pr->processes = rp.mode == WL_MODE_PROCESSES;
+	pr->nworkers = (int)pc->ps.run.threads;
+	pr->processes = pc->ps.run.mode == WL_MODE_PROCESSES;
 	/* a workload with threads of its own (seq-read) shares the PUs */
 	if (!pc->wl->parallel && pr->nworkers > pl->ncpus)
 		pr->nworkers = pl->ncpus;
@@ -226,13 +187,13 @@ int preflight_all(struct runner *rn)
 		const struct plan_case *pc = &cfg->cases[i];
 
 		pr[i].verdict = place_case(pc, &rn->pl, cfg, &pr[i]);
-		case_init(&c, pc, NULL, &rn->pl, cfg, rn->scratch,
-			  rn->disk_scratch, &pr[i]);
-		if (pr[i].verdict == WL_OK)
-			pr[i].verdict = wl_preflight(&c, &pr[i].e);
-		/* a preflight may adapt the case (a smaller size): keep it */
-		if (adopt_preflight(&pr[i], pc, &c))
-			return RUNNER_EINTERNAL;
+		pr[i].ps = pc->ps;
+		case_init(&c, pc, &rn->pl, cfg, rn->scratch, rn->disk_scratch,
+			  &pr[i]);
+		if (pr[i].verdict == WL_OK && pc->wl->preflight)
+			pr[i].verdict = pc->wl->preflight(&c, &pr[i].e);
+		/* a preflight may adapt the case (a smaller size): it runs */
+		pr[i].ps = c.ps;
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
 			say_err("refused: %s %s: %s", pc->wl->name, pc->title,

@@ -127,8 +127,7 @@ void progress_estimate(const struct config *cfg, const struct prepared *pr,
 		ec->wl = j;
 		if (!pc->wl->estimate_s || pr[i].verdict != WL_OK)
 			continue;
-		case_init(&c, pc, pr[i].v, pl, cfg, scratch, disk_scratch,
-			  &pr[i]);
+		case_init(&c, pc, pl, cfg, scratch, disk_scratch, &pr[i]);
 		ec->prior_s = pc->wl->estimate_s(&c);
 	}
 }

@@ -315,8 +315,8 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 
 	memset(&s, 0, sizeof(s));
 	memset(&z, 0, sizeof(z));
-	case_init(&c, pc, pr->v, &rn->pl, &rn->cfg, rn->scratch,
-		  rn->disk_scratch, pr);
+	case_init(&c, pc, &rn->pl, &rn->cfg, rn->scratch, rn->disk_scratch,
+		  pr);
 	c.rep = (int)rep;
 	c.warmup = rep < pc->warmup;
 	/* warm-ups are not profiled: the profile is of the timed calls */

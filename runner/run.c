@@ -14,15 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "workloads/params.h"
+#include "workloads/sys/fs.h"
 #include "workloads/sys/sys.h"
 
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
 
 volatile sig_atomic_t stop_sig;
 
@@ -46,6 +45,8 @@ void say_err(const char *fmt, ...)
 /* A database error, said for people; returns it, for bench/ to map. */
 int db_failed(const char *what, const char *path, int r, const char *err)
 {
+	char why[64];
+
 	switch (r) {
 	case DB_BUSY:
 	case DB_READONLY:
@@ -57,6 +58,11 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 		break;
 	case DB_CORRUPT:
 	case DB_NOT_DB:
+		/* a directory, a device: nothing for integrity_check to see */
+		if (r == DB_NOT_DB && db_file_kind(path, why, sizeof(why))) {
+			say_err("%s %s: %s", what, path, why);
+			break;
+		}
 		say_err("%s %s: %s, or a damaged one (%s); see sqlite3 %s "
 			"'PRAGMA integrity_check'", what, path, db_strerror(r),
 			err, path);
@@ -149,12 +155,29 @@ static void store_kmsg(struct db *db, int64_t run_id, struct kmsg_scan *km)
 	km->said = km->n;
 }
 
-/* Every end of a run: its kernel log first, then its status. */
+/*
+ * Every end of a run: its kernel log first, then its status.  On a full
+ * disk the status is tried again after a checkpoint (the -wal's frames
+ * move into the file and the -wal is cut short); where it still cannot be
+ * written the run stays `running` in the file, and that is said, with who
+ * will see it dead.
+ */
 static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
 		       const char *status, const char *reason)
 {
+	int r;
+
 	store_kmsg(db, run_id, km);
-	db_run_end(db, run_id, status, reason);
+	r = db_run_end(db, run_id, status, reason);
+	if (r == DB_FULL) {
+		db_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+		r = db_run_end(db, run_id, status, reason);
+	}
+	if (r)
+		say_err("cannot mark the run %s in %s: %s (%s); it stays "
+			"'running' there: `bench runs` shows it dead, and the "
+			"next `bench run` or `bench check` marks it aborted",
+			status, db->path, db_strerror(r), db->err);
 }
 
 /* A fault after the run's row exists: the run ends failed. */
@@ -266,6 +289,24 @@ static bool runner_alive(int pid, const char *started_at)
 	return born <= timegm(&tm) + 2;
 }
 
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at)
+{
+	char host[sizeof(((struct utsname *)0)->nodename)], boot[64];
+	struct utsname u;
+
+	if (uname(&u))
+		return false;
+	snprintf(host, sizeof(host), "%s", u.nodename);
+	label_sanitize(host);	/* as meta_collect stores it */
+	if (!hostname || strcmp(hostname, host))
+		return false;
+	boot_id_get(boot, sizeof(boot));
+	if (!boot_id || strcmp(boot_id, boot))
+		return true;
+	return started_at && !runner_alive(pid, started_at);
+}
+
 /* The runs of this host that a dead runner left `running` end aborted. */
 static int mark_dead_runs(struct db *db, const char *path,
 			  const struct meta *meta)
@@ -338,7 +379,7 @@ static int begin_run(struct runner *rn)
 	const struct run_opts *o = rn->o;
 	struct meta *meta = &rn->meta;
 	struct db_run row = { 0 };
-	struct statfs sf;
+	unsigned long magic;
 	const char *base[2] = { rn->cfg.scratch, rn->cfg.disk_scratch };
 	char *out[2] = { rn->scratch, rn->disk_scratch };
 	size_t len = 0;
@@ -349,8 +390,8 @@ static int begin_run(struct runner *rn)
 	if (r)
 		return db_failed("cannot open database", rn->db_path, r,
 				 rn->db.err);
-	if (!o->db_path && !statfs(rn->db_path, &sf) &&
-	    sf.f_type == TMPFS_MAGIC)
+	if (!o->db_path && !fs_magic(rn->db_path, &magic) &&
+	    magic == TMPFS_MAGIC)
 		say_err("warning: database %s is on tmpfs: it is lost at "
 			"reboot", rn->db_path);
 	meta_collect(meta);
@@ -401,6 +442,27 @@ static int begin_run(struct runner *rn)
 		}
 	}
 	return RUNNER_OK;
+}
+
+/*
+ * The case's row, under the params that run (what preflight left) made
+ * from the typed case now, and those the config asked beside them where
+ * preflight adapted one.
+ */
+static int store_case(struct runner *rn, const struct plan_case *pc,
+		      const struct prepared *pr, int i, int64_t *case_id)
+{
+	const struct workload *w = pc->wl;
+	char *runs = wl_params_json(w, &pr->ps), *asked = NULL;
+	int r;
+
+	if (!wl_params_same(w, &pr->ps, &pc->ps))
+		asked = wl_params_json(w, &pc->ps);
+	r = db_case_add(&rn->db, rn->run_id, i, w->name, runs, asked,
+			case_id);
+	free(runs);
+	free(asked);
+	return r;
 }
 
 /* Asked and not had: said once, the run goes on unprofiled. */
@@ -467,9 +529,7 @@ static int run_case(struct runner *rn, int i)
 	int64_t case_id;
 	int r;
 
-	r = db_case_add(&rn->db, rn->run_id, i, pc->wl->name,
-			pr->params_json ? pr->params_json : pc->params_json,
-			pr->params_json ? pc->params_json : NULL, &case_id);
+	r = store_case(rn, pc, pr, i, &case_id);
 	if (r)
 		return give_up(rn, db_failed("cannot record a case in",
 					     rn->db_path, r, rn->db.err));
@@ -638,7 +698,6 @@ static int finish(struct runner *rn, int ret)
 		tally_release(&rn->tl[i]);
 	for (i = 0; rn->pr && i < rn->cfg.ncases; i++) {
 		free(rn->pr[i].pus);
-		free(rn->pr[i].params_json);
 	}
 	free(rn->tl);
 	free(rn->pr);

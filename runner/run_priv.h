@@ -27,12 +27,11 @@ struct tally {
 
 /* A case as preflight left it, and where its workers run. */
 struct prepared {
-	struct wl_value v[WL_MAX_PARAMS];	/* as preflight left them */
+	/* its params as preflight left them: what runs and is stored */
+	struct wl_params_set ps;
 	int nworkers;
 	bool processes;
 	int *pus;				/* [nworkers] */
-	char str[WL_MAX_PARAMS][128];		/* the .str of adapted values */
-	char *params_json;	/* what will run, where preflight adapted it */
 	enum wl_verdict verdict;
 	struct fb_err e;			/* why not WL_OK */
 	char info[384];
@@ -80,10 +79,11 @@ int give_up(struct runner *rn, int ret);
 void profile_say_off(struct runner *rn);
 
 /* prepare.c: each case made ready. */
+/* The case of pc as pr holds it (pr->ps), to hand its workload. */
 void case_init(struct wl_case *c, const struct plan_case *pc,
-	       const struct wl_value *v, const struct placement *pl,
-	       const struct config *cfg, const char *scratch,
-	       const char *disk_scratch, const struct prepared *pr);
+	       const struct placement *pl, const struct config *cfg,
+	       const char *scratch, const char *disk_scratch,
+	       const struct prepared *pr);
 /* Phase 3: preflight every case before anything is made. */
 int preflight_all(struct runner *rn);
 /* Flag (or, with say, print) worker counts whose PUs are oversubscribed. */

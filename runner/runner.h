@@ -15,8 +15,7 @@
 /* One point of a sweep. */
 struct plan_case {
 	const struct workload *wl;
-	struct wl_value v[WL_MAX_PARAMS];	/* .str owned */
-	char *params_json;			/* canonical, table order */
+	struct wl_params_set ps;		/* asked; owns its texts */
 	char *title;				/* "op=unlink size=8G folio=4k" */
 	unsigned runs, warmup;
 	int entry;				/* of the suite[] it came from */
@@ -149,5 +148,13 @@ enum runner_code {
 
 /* `bench run` and `bench check`; returns 0 or a code above. */
 int runner_main(const struct run_opts *o, const char *version);
+
+/*
+ * A run stored as running whose runner is gone: of this host (hostname as
+ * runs store it), and of an earlier boot or of a pid that is dead or
+ * started after the run did.  What cannot be told (another host) is not.
+ */
+bool runner_run_dead(const char *hostname, const char *boot_id, int pid,
+		     const char *started_at);
 
 #endif

@@ -103,18 +103,17 @@ static void argv_add(struct argv *a, const char *fmt, ...)
 
 static void argv_add(struct argv *a, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die_oom(strlen(fmt));
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	if (a->n + 2 > a->alloc) {
 		a->alloc = a->alloc ? a->alloc * 2 : 64;
 		a->v = xrealloc(a->v, a->alloc * sizeof(*a->v));
 	}
-	a->v[a->n++] = s;
+	a->v[a->n++] = strbuf_detach(&sb, NULL);
 	a->v[a->n] = NULL;
 }
 

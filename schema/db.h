@@ -35,7 +35,7 @@ enum db_code {
 /* How long a write waits for another process's lock before DB_BUSY. */
 #define DB_BUSY_MS 10000
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 /*
  * Open the database file at path (a file name, never a SQLite URI), WAL,
@@ -53,9 +53,17 @@ int db_open(struct db *db, const char *path, bool create);
 int db_open_read(struct db *db, const char *path);
 /*
  * Is path a name db_open takes: not empty, not ":memory:" (nothing would
- * be kept)?  0 or -1 with why filled.
+ * be kept), a file name with room for its -journal beside it?  0 or -1
+ * with why filled.
  */
 int db_path_check(const char *path, char *why, size_t n);
+/*
+ * A database is a regular file: DB_NOT_DB with why ("it is a directory",
+ * "it is not a regular file") for a directory or a device, where SQLite
+ * would say "disk I/O error" or find an empty database; DB_OK otherwise
+ * (also when path does not exist).
+ */
+int db_file_kind(const char *path, char *why, size_t n);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 
@@ -187,6 +195,8 @@ struct db_run_row {
 	int64_t id;
 	const char *uuid, *label, *kernel_release, *boot_id, *status;
 	const char *started_at, *ended_at;
+	const char *hostname;
+	int pid;			/* the runner's; 0 where none stored */
 	int64_t nsamples;
 	int64_t kernel_warnings;	/* -1: the kernel log was not read */
 	/* "squad sent", "json pending: why (3 tries)", NULL: no upload */

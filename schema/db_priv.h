@@ -59,12 +59,12 @@ void db_uri(struct strbuf *sb, const char *path, const char *query);
  */
 const char *db_read_query(const char *path);
 /*
- * A database is a regular file: DB_NOT_DB with why ("it is a directory",
- * "it is not a regular file") for a directory or a device, where SQLite
- * would say "disk I/O error" or find an empty database; DB_OK otherwise
- * (also when path does not exist).
+ * A user_version that reads but is negative (SQLite keeps any 32-bit
+ * number there): no foliobench schema, said in why; DB_NOT_DB, else 0.
+ * Where it is not checked, the read of a "version" of -1 looks failed and
+ * SQLite's message for it is "not an error".
  */
-int db_file_kind(const char *path, char *why, size_t n);
+int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
 /* A unit of time, alone or per something ("ns", "ns/folio"). */
 bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */

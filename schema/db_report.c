@@ -26,6 +26,7 @@ struct walk {
 		int (*invalid)(const struct db_report_invalid *, void *);
 		int (*worker)(const struct db_report_worker *, void *);
 		int (*series)(const struct db_report_series *, void *);
+		int (*prof)(const struct db_report_prof *, void *);
 	} fn;
 	void *arg;
 };
@@ -188,8 +189,8 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 					  void *),
 				void *arg)
 {
-	return db_report_values_each_kept(db, label, drop_noisy, NULL, NULL,
-					  fn, arg);
+	return db_report_values_each_kept(db, label, drop_noisy, false, NULL,
+					  NULL, fn, arg);
 }
 
 /* sample_values.rowid keeps the metric order the workload gave. */
@@ -200,7 +201,7 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 	"JOIN samples s ON s.case_id = c.id " \
 	"JOIN sample_values v ON v.sample_id = s.id " \
 	"WHERE r.label = ?1 AND r.status = 'complete' " \
-	"AND s.warmup = 0 AND s.valid = 1 AND s.profiled = 0 " \
+	"AND s.warmup = 0 AND s.valid = 1 AND (?3 = 1 OR s.profiled = 0) " \
 	"AND (?2 = 0 OR s.noisy = 0) " \
 	filter "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid"
 
@@ -268,7 +269,7 @@ static int row_value(struct db *db, sqlite3_stmt *st, void *arg)
 }
 
 int db_report_values_each_kept(struct db *db, const char *label,
-			       bool drop_noisy,
+			       bool drop_noisy, bool profiled,
 			       bool (*keep)(const struct db_report_value *,
 					    void *),
 			       void *keep_arg,
@@ -287,7 +288,7 @@ int db_report_values_each_kept(struct db *db, const char *label,
 		    keep ? VALUES_SQL("AND fb_keep(c.workload, c.params, "
 				      "v.metric, v.unit, v.value, "
 				      "v.supported) ") : VALUES_SQL(""),
-		    "ti", label, (int64_t)drop_noisy);
+		    "tii", label, (int64_t)drop_noisy, (int64_t)profiled);
 	/* k lives on this stack: the function goes with it */
 	if (keep)
 		sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
@@ -398,6 +399,8 @@ static int row_invalid(struct db *db, sqlite3_stmt *st, void *arg)
 		.params = db_col_text(st, 2),
 		.reason = db_col_text(st, 3),
 		.n = sqlite3_column_int64(st, 4),
+		.valid = sqlite3_column_count(st) > 5 &&
+			 sqlite3_column_int(st, 5),
 	};
 
 	(void)db;
@@ -419,6 +422,27 @@ int db_report_invalid_each(struct db *db, const char *label,
 		       "AND s.warmup = 0 AND s.valid = 0 "
 		       "GROUP BY r.id, c.id, s.invalid_reason "
 		       "ORDER BY min(s.id)", "t", label);
+}
+
+int db_report_invalid_case_each(struct db *db, const char *label,
+				const char *workload, const char *params,
+				int (*fn)(const struct db_report_invalid *,
+					  void *),
+				void *arg)
+{
+	struct walk w = { .fn.invalid = fn, .arg = arg };
+
+	return db_each(db, "cannot read invalid samples", row_invalid, &w,
+		       "SELECT r.id, c.workload, c.params, CASE s.valid "
+		       "WHEN 0 THEN coalesce(s.invalid_reason, '') ELSE '' "
+		       "END, count(*), s.valid "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND c.workload = ?2 AND c.params = ?3 "
+		       "AND s.warmup = 0 "
+		       "GROUP BY r.id, c.id, s.valid, s.invalid_reason "
+		       "ORDER BY min(s.id)", "ttt", label, workload, params);
 }
 
 int db_report_params_each(struct db *db, const char *params_json,
@@ -624,4 +648,87 @@ int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
 		       "AND (?2 = 0 OR s.noisy = 0) "
 		       "ORDER BY c.workload, c.params, w.worker, r.started_at, "
 		       "s.rep", "ti", label, (int64_t)drop_noisy);
+}
+
+int db_report_profiled(struct db *db, const char *label, int64_t *profiled,
+		       int64_t *total)
+{
+	int64_t any = 0;
+	struct ints c = { { &any }, 1 }, n = { { profiled, total }, 2 };
+	int r;
+
+	*profiled = *total = 0;
+	/* a sample is profiled only in a case with a profile: look there */
+	r = db_each(db, "cannot read the cases' profiles", row_ints, &c,
+		    "SELECT EXISTS (SELECT 1 FROM runs r JOIN cases c "
+		    "ON c.run_id = r.id WHERE r.label = ?1 AND "
+		    "r.status = 'complete' AND c.profile IS NOT NULL)",
+		    "t", label);
+	if (r || !any)
+		return r;
+	return db_each(db, "cannot count profiled samples", row_ints, &n,
+		       "SELECT coalesce(sum(s.profiled), 0), count(*) "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "JOIN samples s ON s.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND s.warmup = 0 AND s.valid = 1", "t", label);
+}
+
+static int row_prof(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct walk *w = arg;
+	struct db_report_prof p = {
+		.run_id = sqlite3_column_int64(st, 0),
+		.case_id = sqlite3_column_int64(st, 1),
+		.boot_id = db_col_text(st, 2),
+		.workload = db_col_text(st, 3),
+		.params = db_col_text(st, 4),
+		.off = sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL :
+		       db_col_text(st, 6),
+		.unit = db_col_text(st, 7),
+		.event = db_col_text(st, 8),
+		.period = db_col_real(st, 9),
+		.stack = sqlite3_column_type(st, 10) == SQLITE_NULL ? NULL :
+			 db_col_text(st, 10),
+		.count = sqlite3_column_int64(st, 11),
+	};
+
+	if (!sqlite3_column_int(st, 5))
+		return db_bad_row(db, "case %lld of run %lld (%s): its profile "
+				  "is not a JSON object: %s",
+				  (long long)p.case_id, (long long)p.run_id,
+				  p.workload, db_col_text(st, 12));
+	if (!p.off && strcmp(p.unit, "ns") && strcmp(p.unit, "instructions")
+	    && strcmp(p.unit, "cycles"))
+		return db_bad_row(db, "case %lld of run %lld (%s): profile "
+				  "unit '%s' is none of ns, instructions, "
+				  "cycles", (long long)p.case_id,
+				  (long long)p.run_id, p.workload, p.unit);
+	return w->fn.prof(&p, w->arg);
+}
+
+int db_report_prof_each(struct db *db, const char *label,
+			int (*fn)(const struct db_report_prof *, void *),
+			void *arg)
+{
+	struct walk w = { .fn.prof = fn, .arg = arg };
+
+	return db_each(db, "cannot read the cases' profiles", row_prof, &w,
+		       "SELECT r.id, c.id, r.boot_id, c.workload, c.params, "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_type(c.profile) = 'object' ELSE 0 END, "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_extract(c.profile, '$.off') END, "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_extract(c.profile, '$.unit') END, "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_extract(c.profile, '$.event') END, "
+		       "CASE WHEN json_valid(c.profile) THEN "
+		       "json_extract(c.profile, '$.period') END, "
+		       "p.stack, p.count, c.profile "
+		       "FROM runs r JOIN cases c ON c.run_id = r.id "
+		       "LEFT JOIN profile_stacks p ON p.case_id = c.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete' "
+		       "AND c.profile IS NOT NULL "
+		       "ORDER BY r.started_at, r.id, c.seq", "t", label);
 }

@@ -67,9 +67,10 @@ int db_report_values_each_noisy(struct db *db, const char *label,
  * or NULL; no negative or infinite one), with its workload, params,
  * metric, unit and supported set, and nothing else; a value it turns down
  * never leaves SQLite.  Values a report must refuse are always read.
+ * Samples timed while profiled (schema 11) are left out unless profiled.
  */
 int db_report_values_each_kept(struct db *db, const char *label,
-			       bool drop_noisy,
+			       bool drop_noisy, bool profiled,
 			       bool (*keep)(const struct db_report_value *,
 					    void *),
 			       void *keep_arg,
@@ -145,10 +146,22 @@ struct db_report_invalid {
 	int64_t run_id;
 	const char *workload, *params, *reason;
 	int64_t n;
+	bool valid;	/* db_report_invalid_case_each's valid ones */
 };
 int db_report_invalid_each(struct db *db, const char *label,
 			   int (*fn)(const struct db_report_invalid *, void *),
 			   void *arg);
+/*
+ * The same for one case (workload, params) of the label, and its valid
+ * samples too (valid set, reason ""): why a case has no value on a side,
+ * asked only of a case one side lacks (an index walk of its cases, never a
+ * pass over every sample).
+ */
+int db_report_invalid_case_each(struct db *db, const char *label,
+				const char *workload, const char *params,
+				int (*fn)(const struct db_report_invalid *,
+					  void *),
+				void *arg);
 
 /* The keys and values of a canonical params object, in its order. */
 int db_report_params_each(struct db *db, const char *params_json,
@@ -184,5 +197,34 @@ struct db_run_summary {
 /* The newest run of a label in a boot; DB_MISSING when there is none. */
 int db_report_run_summary(struct db *db, const char *label,
 			  const char *boot_id, struct db_run_summary *out);
+
+/*
+ * Valid measured samples of a label's complete runs timed while profiled
+ * (schema 11), and all of them: counted only where a case of the label has
+ * a profile (else both 0, without reading a sample).
+ */
+int db_report_profiled(struct db *db, const char *label, int64_t *profiled,
+		       int64_t *total);
+
+/* One call chain of a profiled case of a complete run (schema 11). */
+struct db_report_prof {
+	int64_t run_id, case_id;
+	const char *boot_id, *workload, *params;
+	const char *off;	/* why the case has no profile, or NULL */
+	const char *unit;	/* "ns", "instructions", "cycles" ("" off) */
+	const char *event;	/* "cpu-clock" ... */
+	double period;		/* units a sample; NAN not said */
+	const char *stack;	/* outermost first, ';' between; NULL none */
+	int64_t count;		/* samples that ended in stack */
+};
+/*
+ * The stacks of every case of the label's complete runs that has a
+ * profile (a case without stacks once, stack NULL), run by run in case
+ * order; a profile that is no JSON object, or of an unknown unit, is
+ * DB_BADROW naming the case.
+ */
+int db_report_prof_each(struct db *db, const char *label,
+			int (*fn)(const struct db_report_prof *, void *),
+			void *arg);
 
 #endif

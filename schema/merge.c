@@ -783,6 +783,11 @@ static int open_merge(struct merge *m, const char *out_path,
 	if ((r = attach(m, name.buf, "src")))
 		goto out;
 	v = (int)query_int(m, "PRAGMA src.user_version", NULL);
+	if (v < 0 && db_negative_version(m->db.h, "src", m->db.err,
+					 sizeof(m->db.err))) {
+		r = DB_NOT_DB;
+		goto out;
+	}
 	if (v < 0 || query_int(m, "SELECT count(*) FROM src.sqlite_master "
 			       "WHERE type = 'table' AND name = 'runs'",
 			       NULL) != 1) {
@@ -836,6 +841,7 @@ out:
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 {
 	struct merge *m;
+	struct stat sb;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -845,6 +851,10 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	}
 	if (db_file_kind(in_path, out->err, sizeof(out->err)))
 		return DB_NOT_DB;
+	if (!stat(in_path, &sb) && !sb.st_size) {
+		snprintf(out->err, sizeof(out->err), "it is empty (0 bytes)");
+		return DB_NOT_DB;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(out->err, sizeof(out->err), "out of memory");

@@ -254,6 +254,52 @@ load fixtures/fixture
 	[ -c /dev/null ] && [ ! -e "$T/out.db" ]
 }
 
+@test "run and merge say why a database cannot be opened or made: a directory, a device, no directory for it" {
+	local db
+	mkdir "$T/dir"
+	touch "$T/file"
+	fb_config '[ { "workload": "seq-read", "size": "1M", "duration": "10ms" } ]' 0 1
+	# said as the reading commands say it, not "a damaged one" and
+	# integrity_check, not "unable to open database file"
+	for db in "$T/dir|65|it is a directory" "/dev/null|65|it is not a regular file" \
+		  "$T/no/sub/r.db|74|its directory $T/no/sub does not exist" \
+		  "$T/file/r.db|74|$T/file, where it would be, is not a directory"; do
+		IFS='|' read -r db code want <<< "$db"
+		run "$BENCH" run --config "$T/config.json" --db "$db" --quiet
+		assert_failure "$code"
+		assert_output "bench: cannot open database $db: $want"
+	done
+	run "$BENCH" merge "$T/no/out.db" "$DB"
+	assert_failure 74
+	assert_output "bench: cannot open $T/no/out.db: its directory $T/no does not exist"
+	[ ! -e "$T/no" ] && [ -c /dev/null ]
+}
+
+@test "a database name with no room for its -journal (over 247 bytes) is refused before anything is made; 247 is used" {
+	local long ok
+	long=$(printf 'd%.0s' $(seq 1 245)).db	# 248 bytes
+	ok=$(printf 'd%.0s' $(seq 1 244)).db	# 247
+	fx_known "$DB"
+	why="its name is 248 bytes: with -journal beside it, past the 255 a file name may have (at most 247)"
+	run "$BENCH" merge "$T/$long" "$DB"
+	assert_failure 64
+	assert_output "bench: the output database \"$T/$long\": $why"
+	fb_config '[ { "workload": "seq-read", "size": "1M", "duration": "10ms" } ]' 0 1
+	run "$BENCH" run --config "$T/config.json" --db "$T/$long" --quiet
+	assert_failure 64
+	assert_output "bench: --db \"$T/$long\": $why"
+	sed -i "s|\"database\": \"[^\"]*\"|\"database\": \"$T/$long\"|" "$T/config.json"
+	run "$BENCH" check --config "$T/config.json"
+	assert_failure 78
+	assert_output --partial "$why"
+	[ -z "$(find "$T" -name 'ddd*')" ]
+	run "$BENCH" merge "$T/$ok" "$DB"
+	assert_success
+	run "$BENCH" runs --db "$T/$ok"
+	assert_success
+	assert_line --partial "6.18.0-base"
+}
+
 @test "config messages: a CPU listed twice, a number past 2^53 as written" {
 	local c
 	for c in '"1,1"' '"0-2,1"'; do
@@ -262,10 +308,26 @@ load fixtures/fixture
 		assert_failure 78
 		assert_output "bench: $T/c.json: cpus: $c: CPU 1 is listed twice"
 	done
-	printf '{ "runs": 9007199254740993, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
+	# a number as written, not as a double holds it (2^53 + 1 reads as
+	# 2^53, 1e300 as 1.0000000000000001e+300)
+	for c in runs:9007199254740993 runs:-9007199254740993 runs:1e300 \
+		 runs:123456789012345678901234567890 steal_max:9007199254740992.5; do
+		printf '{ "%s": %s, "suite": [ { "workload": "seq-read" } ] }\n' "${c%%:*}" "${c#*:}" > "$T/c.json"
+		run "$BENCH" check --config "$T/c.json"
+		assert_failure 78
+		assert_output "bench: $T/c.json: ${c%%:*}: ${c#*:} is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	done
+	printf '{ "suite": [ { "workload": "seq-read", "threads": [1, 2e20] } ] }\n' > "$T/c.json"
 	run "$BENCH" check --config "$T/c.json"
 	assert_failure 78
-	assert_output "bench: $T/c.json: runs: 9007199254740992 is not a whole number from 1 to 100000"
+	assert_output "bench: $T/c.json: suite[0].threads[1]: 2e20 is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	# 2^53 itself is exact, however written: judged as a value
+	for c in 9007199254740992 9007199254740992.0 9.007199254740992e15; do
+		printf '{ "runs": %s, "suite": [ { "workload": "seq-read" } ] }\n' "$c" > "$T/c.json"
+		run "$BENCH" check --config "$T/c.json"
+		assert_failure 78
+		assert_output "bench: $T/c.json: runs: 9007199254740992 is not a whole number from 1 to 100000"
+	done
 	printf '{ "runs": 2.5, "steal_max": 100.25, "suite": [ { "workload": "seq-read" } ] }\n' > "$T/c.json"
 	run "$BENCH" check --config "$T/c.json"
 	assert_failure 78

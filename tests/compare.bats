@@ -789,3 +789,38 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_success
 	assert_equal "$stderr" ""
 }
+
+@test "a case whose samples are all invalid on one side: the warning says so, with the count and the first reason" {
+	local b
+	fx_begin "$DB"
+	for b in 1 2; do
+		fx_run base "a$b"
+		fx_remove_case unlink; fx_wall 100 101 99
+		fx_remove_case ftruncate; fx_wall 50 51 49
+		fx_run patch "b$b"
+		fx_remove_case unlink; fx_wall x80 x81 x79
+		fx_remove_case ftruncate; fx_wall 40 x41 39
+	done
+	fx_end
+	# the first invalid sample of patch's unlink says why; the others
+	# another reason
+	q "UPDATE samples SET invalid_reason = 'verify: 3 folios left' WHERE id = 7"
+	# patch's ftruncate: invalid but for samples noisy, left out
+	q "UPDATE samples SET noisy = 1 WHERE valid = 1 AND case_id IN (SELECT c.id FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.label = 'patch' AND c.params LIKE '%ftruncate%')"
+	run --separate-stderr "$BENCH" compare --db "$DB" base patch
+	assert_success
+	assert_equal "$(grep 'measured on' <<< "$stderr")" "bench: warning: shmem-remove {\"op\":\"unlink\",$FX_PARAMS_BASE} was measured on base only: patch's 6 samples were all invalid (the first: verify: 3 folios left)"
+	run --separate-stderr "$BENCH" compare --db "$DB" --drop-noisy base patch
+	assert_success
+
+	[[ $stderr == *"{\"op\":\"ftruncate\",$FX_PARAMS_BASE} was measured on base only: of patch's 6 samples, 2 were invalid (the first: injected) and 4 left out as noisy"* ]]
+	# a case one side never ran is said as before, nothing more
+	fx_begin "$T/one.db"
+	fx_run base a1; fx_remove_case unlink; fx_wall 100 101 99
+	fx_remove_case punch-hole; fx_wall 10 11 9
+	fx_run patch b1; fx_remove_case unlink; fx_wall 80 81 79
+	fx_end
+	run --separate-stderr "$BENCH" compare --db "$T/one.db" base patch
+	assert_success
+	assert_equal "$(grep 'measured on' <<< "$stderr")" "bench: warning: shmem-remove {\"op\":\"punch-hole\",$FX_PARAMS_BASE} was measured on base only"
+}

@@ -5,6 +5,9 @@
 # always unmounted at teardown.
 
 load test_helper
+load fixtures/fixture
+
+bats_require_minimum_version 1.5.0
 
 setup() {
 	fb_setup
@@ -27,7 +30,7 @@ bench_run() {
 	run "$BENCH" run --config "$T/config.json" --db "$DB" --quiet
 }
 
-@test "disk full mid-run: exit 74, what was committed is kept, integrity ok, the next run works" {
+@test "disk full mid-run: exit 74, what was committed is kept, integrity ok, the run shown dead, the next run works" {
 	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]' 0 1000
 	"$BENCH" run --config "$T/config.json" --db "$DB" --quiet >"$T/out" 2>"$T/err" &
 	BG=$!
@@ -45,6 +48,12 @@ bench_run() {
 	[ "$rc" -eq 74 ]
 	run cat "$T/err"
 	assert_line "bench: cannot store a sample in $DB: the disk is full (database or disk is full); what was stored before is kept"
+	# the run's end cannot be written either: said, with who sees it dead
+	assert_line --regexp "^bench: cannot mark the run failed in $DB: the disk is full \(.*\); it stays 'running' there: \`bench runs\` shows it dead, and the next \`bench run\` or \`bench check\` marks it aborted\$"
+	run --separate-stderr "$BENCH" runs --db "$DB"
+	assert_success
+	assert_line --index 1 --regexp "^1 +[-0-9a-f]{36} .* dead +[-0-9T:]+Z "
+	assert_equal "$stderr" "bench: warning: 1 run stored as running is dead: its runner is gone (it died, or could not write the end: a full disk); the next \`bench run\` or \`bench check\` marks it aborted"
 	run q "PRAGMA integrity_check"
 	assert_output ok
 	# every sample committed before is there, whole, with its values
@@ -124,4 +133,15 @@ complete"
 	assert_success
 	run q "select count(*), sum(status = 'complete') from runs"
 	assert_output "2|2"
+}
+
+@test "compare -o DIR on a full disk: exit 74 saying the disk is full, for benchstat and ministat" {
+	local fmt
+	fx_known "$T/k.db"
+	dd if=/dev/zero of="$MNT/filler" bs=64k 2>/dev/null || true
+	for fmt in benchstat ministat; do
+		run "$BENCH" compare --db "$T/k.db" --format "$fmt" -o "$MNT/$fmt" 6.18.0-base 6.18.0-patch
+		assert_failure 74
+		assert_line --regexp "^bench: cannot write $MNT/$fmt/.*: No space left on device\$"
+	done
 }

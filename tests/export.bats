@@ -282,7 +282,7 @@ EOF
 	assert_failure 64
 	run "$BENCH" export --format yaml A
 	assert_failure 64
-	assert_output "bench: unknown format 'yaml' (text, changelog, markdown, csv, json, benchstat, folded)"
+	assert_output "bench: unknown format 'yaml' (text, changelog, markdown, csv, json, benchstat, folded, run-json)"
 	run "$BENCH" export ''
 	assert_failure 64
 	assert_output "bench: empty label: name one (make export LABEL=...)"

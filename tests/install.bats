@@ -48,6 +48,15 @@ ExecStart=/usr/local/bin/bench nightly"
 	for c in $("$BENCH" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 		grep -q "^\.B $c\$" "$REPO/packaging/bench.1" || { echo "no entry for $c"; return 1; }
 	done
+	# every format compare and export take, as their refusal lists them
+	for c in compare export; do
+		run "$BENCH" $c --format none A B
+		assert_failure 64
+		for f in $(printf '%s' "$output" | sed -n "s/.*(\(.*\))\$/\1/p" | tr -d ,); do
+			sed -n "/^\.B $c\$/,/^\.TP/p" "$REPO/packaging/bench.1" | grep -qw -- "$f" ||
+				{ echo "bench.1's $c names no format $f"; return 1; }
+		done
+	done
 }
 
 @test "the installed systemd units pass systemd-analyze verify" {

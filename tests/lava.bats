@@ -14,15 +14,14 @@ KCACHE=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
 # A Debian 6.1 kernel as a directory holding boot/ and lib/modules/: the
-# newest bench vm unpacked, else the newest .deb of the cache unpacked here.
+# newest .deb of the cache (fetched there when missing, as vm.bats does),
+# as bench vm unpacked it, else unpacked here.
 fb_kernel_dir() {
 	local d deb
-	d=$(ls -d "$KCACHE"/unpacked/linux-image-6.1.0-*-amd64-unsigned_* \
-		2>/dev/null | sort -V | tail -n 1)
-	if [ -z "$d" ]; then
-		deb=$(ls "$KCACHE"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb \
-			2>/dev/null | sort -V | tail -n 1)
-		[ -n "$deb" ] || return 1
+	deb=$(fb_kernels | tail -n 1) || return 1
+	d=$(ls -d "$KCACHE"/unpacked/"$(basename "$deb" .deb)"-* 2>/dev/null |
+		sort | tail -n 1)
+	if [ -z "$d" ] || [ ! -d "$d/boot" ]; then
 		d=$BATS_FILE_TMPDIR/kernel
 		dpkg-deb -x "$deb" "$d" || return 1
 	fi
@@ -42,7 +41,7 @@ setup_file() {
 	fi
 	if [ -z "$LAVA_SKIP" ]; then
 		KDIR=$(fb_kernel_dir) ||
-			LAVA_SKIP="no Debian 6.1 kernel in $KCACHE (tests/vm.bats fetches two)"
+			LAVA_SKIP="no Debian 6.1 kernel package in $KCACHE, and apt-get download could not fetch one"
 		KREL=$(ls "$KDIR/lib/modules" 2>/dev/null | head -n 1)
 	fi
 	if [ -z "$LAVA_SKIP" ]; then

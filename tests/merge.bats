@@ -92,6 +92,30 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	assert_output 2
 }
 
+@test "a bad merge input is said for what it is: empty, a negative user_version (never 'not an error')" {
+	local f
+	two_machines
+	: > "$T/empty.db"
+	run "$BENCH" merge "$DB" "$T/empty.db"
+	assert_failure 65
+	assert_output "bench: $T/empty.db is not a foliobench database: it is empty (0 bytes)"
+	# SQLite keeps any 32-bit number as user_version: -1 read as a failed
+	# read, whose message was "not an error"
+	sqlite3 "$T/neg.db" "PRAGMA user_version = -1; CREATE TABLE runs (uuid TEXT);"
+	cp "$T/a.db" "$T/aneg.db"
+	sqlite3 "$T/aneg.db" "PRAGMA user_version = -2147483648"
+	for f in neg aneg; do
+		run "$BENCH" merge "$DB" "$T/$f.db"
+		assert_failure 65
+		assert_output --regexp "^bench: $T/$f.db is not a foliobench database: its user_version is -[0-9]+, and no foliobench schema version is negative\$"
+		# the commands that read a database say the same
+		run "$BENCH" runs --db "$T/$f.db"
+		assert_failure 65
+		assert_output --regexp "^bench: $T/$f.db is not a foliobench database: its user_version is -[0-9]+, and no foliobench schema version is negative\$"
+	done
+	[ ! -e "$DB" ]
+}
+
 @test "compare of merged machines warns where the sides ran on different machines" {
 	two_machines
 	sqlite3 "$T/b.db" "DELETE FROM runs WHERE label = 'base'"

@@ -7,7 +7,14 @@
 load test_helper
 load fixtures/fixture
 
+bats_require_minimum_version 1.5.0
+
 GRUB_ENTRY="Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-base"
+# A Debian GRUB menu that has GRUB_ENTRY; grub-reboot and systemctl that
+# only say they were asked (no test chooses or starts a boot of this
+# machine)
+export FOLIOBENCH_GRUB_CFG=$BATS_TEST_DIRNAME/fixtures/grub/grub.cfg
+PATH=$BATS_TEST_DIRNAME/fixtures/grub/bin:$PATH
 
 # A config of one small case and a plan of BOOTS boots: base boots by GRUB,
 # patch by kexec.
@@ -23,6 +30,17 @@ plan_config() {
       "cmdline": "root=/dev/vda1 ro console=ttyS0" } },
     "boots": ${1:-4}, "effect": "5%" } }
 JSON
+}
+
+# plan_boot SIDE KEY VALUE...: set keys of plan.SIDE.boot in the config.
+plan_boot() {
+	python3 - "$T/config.json" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for k, v in zip(sys.argv[3::2], sys.argv[4::2]):
+    c["plan"][sys.argv[2]]["boot"][k] = v
+json.dump(c, open(sys.argv[1], "w"))
+PY
 }
 
 KEXEC="kexec -l /boot/vmlinuz-6.18.0-patch --initrd=/boot/initrd.img-6.18.0-patch --command-line='root=/dev/vda1 ro console=ttyS0' && systemctl kexec"
@@ -202,13 +220,7 @@ PY
 	touch "$T/vmlinuz" "$T/initrd"
 	while IFS='|' read -r k i want; do
 		plan_config 4
-		python3 - "$T/config.json" "$k" "$i" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["plan"]["patch"]["boot"]["kernel"] = sys.argv[2]
-c["plan"]["patch"]["boot"]["initrd"] = sys.argv[3]
-json.dump(c, open(sys.argv[1], "w"))
-PY
+		plan_boot patch kernel "$k" initrd "$i"
 		run "$BENCH" nightly --config "$T/config.json" --reboot --label base
 		assert_failure 78
 		assert_output "bench: $T/config.json: plan.patch.boot.$want; --reboot could not boot patch"
@@ -218,6 +230,50 @@ $T/none|$T/initrd|kernel: "$T/none": No such file or directory
 $T/dir|$T/initrd|kernel: "$T/dir": not a regular file
 $T/vmlinuz|$T/none|initrd: "$T/none": No such file or directory
 BAD
+}
+
+@test "--reboot with a GRUB entry its menu has not is refused before a run (78), saying what the menu has" {
+	local e want
+	while IFS='|' read -r e want; do
+		plan_config 4
+		plan_boot base grub "$e"
+		run "$BENCH" nightly --config "$T/config.json" --reboot --label patch
+		assert_failure 78
+		assert_output "bench: $T/config.json: plan.base.boot.grub: \"$e\": $want; --reboot could not boot base"
+		[ ! -e "$DB" ]
+		# bench plan prints the command, and warns
+		run --separate-stderr "$BENCH" plan --config "$T/config.json" --db "$DB"
+		assert_success
+		assert_equal "$stderr" "bench: warning: plan.base.boot.grub: \"$e\": $want"
+	done <<BAD
+Debian GNU/Linux, with Linux 6.18.0-base|the GRUB menu $FOLIOBENCH_GRUB_CFG has no entry 'Debian GNU/Linux, with Linux 6.18.0-base' (it has 'Debian GNU/Linux', submenu 'Advanced options for Debian GNU/Linux', 'UEFI Firmware Settings'): it is in a submenu, named 'Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-base'
+Advanced options for Debian GNU/Linux|the GRUB menu $FOLIOBENCH_GRUB_CFG has no entry 'Advanced options for Debian GNU/Linux' (it has 'Debian GNU/Linux', submenu 'Advanced options for Debian GNU/Linux', 'UEFI Firmware Settings'): that is a submenu; name an entry in it, 'Advanced options for Debian GNU/Linux>ENTRY'
+Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-bsae|the GRUB menu $FOLIOBENCH_GRUB_CFG has no entry 'Debian GNU/Linux, with Linux 6.18.0-bsae' in submenu 'Advanced options for Debian GNU/Linux' (it has 'Debian GNU/Linux, with Linux 6.18.0-patch', 'Debian GNU/Linux, with Linux 6.18.0-patch (recovery mode)', 'Debian GNU/Linux, with Linux 6.18.0-base', 'Debian GNU/Linux, with Linux 6.18.0-base (recovery mode)')
+Debian>0|the GRUB menu $FOLIOBENCH_GRUB_CFG has no submenu 'Debian' (it has 'Debian GNU/Linux', submenu 'Advanced options for Debian GNU/Linux', 'UEFI Firmware Settings')
+3|the GRUB menu $FOLIOBENCH_GRUB_CFG has no entry '3' (it has 'Debian GNU/Linux', submenu 'Advanced options for Debian GNU/Linux', 'UEFI Firmware Settings')
+BAD
+	# a title, an id or a number, at each level, as GRUB reads them
+	for e in "Debian GNU/Linux" 0 "uefi-firmware" \
+		 "gnulinux-advanced-6f0c1d2e-1111-4a4a-9b9b-0123456789ab>2" \
+		 "1>gnulinux-6.18.0-base-advanced-6f0c1d2e-1111-4a4a-9b9b-0123456789ab"; do
+		plan_boot base grub "$e"
+		run --separate-stderr "$BENCH" plan --config "$T/config.json" --db "$DB"
+		assert_success
+		assert_equal "$stderr" ""
+	done
+	# no GRUB menu; one that never reads next_entry; no grub-reboot
+	FOLIOBENCH_GRUB_CFG=$T/none.cfg run "$BENCH" nightly --config "$T/config.json" --reboot --label patch
+	assert_failure 78
+	assert_output "bench: $T/config.json: plan.base.boot.grub: \"1>gnulinux-6.18.0-base-advanced-6f0c1d2e-1111-4a4a-9b9b-0123456789ab\": no GRUB menu $T/none.cfg: No such file or directory; --reboot could not boot base"
+	grep -v next_entry "$FOLIOBENCH_GRUB_CFG" > "$T/old.cfg"
+	FOLIOBENCH_GRUB_CFG=$T/old.cfg run "$BENCH" nightly --config "$T/config.json" --reboot --label patch
+	assert_failure 78
+	assert_output --partial ": the GRUB menu $T/old.cfg never reads next_entry: grub-reboot would not change the next boot; --reboot could not boot base"
+	mkdir "$T/bin"
+	PATH=$T/bin run "$BENCH" nightly --config "$T/config.json" --reboot --label patch
+	assert_failure 78
+	assert_output --partial ": grub-reboot is not installed (Debian's grub2-common): nothing would choose the next boot; --reboot could not boot base"
+	[ ! -e "$DB" ]
 }
 
 @test "a bad plan is a configuration error naming the key" {

@@ -5,9 +5,6 @@
 
 load test_helper
 
-# value of one metric of one sample
-val() { q "select value from sample_values where sample_id = $1 and metric = '$2'"; }
-
 @test "bandwidth, IOPS, latency percentiles and counters are stored" {
 	fb_config '[ { "workload": "seq-read", "size": "16M", "duration": "300ms" } ]'
 	run "$BENCH" run --config "$T/config.json"
@@ -165,17 +162,16 @@ val() { q "select value from sample_values where sample_id = $1 and metric = '$2
 	[ ! -e "$DB" ]
 }
 
+# The 16M file written, read once to cache it, and read again, timed.
+reading() {
+	[ -e /dev/shm/foliobench.$PID/seq-read.0.0 ] &&
+		[ "$(fb_io_bytes $PID)" -gt $((40 << 20)) ]
+}
+
 # A run that reads for long; returns once it is reading.
 start_reading() {
 	fb_config '[ { "workload": "seq-read", "size": "16M", "duration": "60s" } ]'
-	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 100); do
-		[ -e /dev/shm/foliobench.$PID/seq-read.0.0 ] && break
-		sleep 0.05
-	done
-	[ -e /dev/shm/foliobench.$PID/seq-read.0.0 ]
-	sleep 0.5	# written (16M takes milliseconds), now reading
+	fb_run_until "read its file" reading
 }
 
 @test "SIGINT while reading: exit 130 at once, run aborted, nothing left" {

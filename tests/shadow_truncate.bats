@@ -296,25 +296,22 @@ all_gone() {
 	done
 }
 
+# The reader in its cgroup, the FUSE file mounted, and past 64 MiB of
+# page cache charged to the cgroup: it is reading.
+reading() {
+	CG=$(ls -d $CG_V1/foliobench.$PID.shadow /sys/fs/cgroup/foliobench.$PID.shadow 2>/dev/null | head -1)
+	[ -n "$CG" ] && [ -n "$(cat "$CG/cgroup.procs" 2>/dev/null)" ] &&
+		grep -q "foliobench.$PID/fuse" /proc/mounts &&
+		[ "$(cat "$CG/memory.usage_in_bytes" "$CG/memory.current" 2>/dev/null | head -1)" -gt $((64 << 20)) ]
+}
+
 # A setup long enough to interrupt: 64G, stopped once the reader reads.
 start_slow() {
 	fb_config '[ { "workload": "shadow-truncate", "size": "64G" } ]'
-	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 200); do
-		CG=$(ls -d $CG_V1/foliobench.$PID.shadow /sys/fs/cgroup/foliobench.$PID.shadow 2>/dev/null | head -1)
-		if [ -n "$CG" ] && [ -n "$(cat "$CG/cgroup.procs" 2>/dev/null)" ] &&
-		   grep -q "foliobench.$PID/fuse" /proc/mounts; then
-			CHILDREN=$(pgrep -P $PID)
-			# the FUSE server and the reader
-			[ "$(echo $CHILDREN | wc -w)" -eq 2 ] || return 1
-			sleep 0.5	# into the read
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "the reader never started" >&2
-	return 1
+	fb_run_until "read its file" reading || return 1
+	CHILDREN=$(pgrep -P $PID)
+	# the FUSE server and the reader
+	[ "$(echo $CHILDREN | wc -w)" -eq 2 ]
 }
 
 @test "SIGINT mid-setup: exit 130; no mount, cgroup, reader or server left" {

@@ -12,17 +12,11 @@ slow_config() {
 	fb_config '[ { "workload": "shmem-remove", "op": "memfd-close", "folio": "pmd", "size": "1G", "populate": "write" } ]' 0 200
 }
 
+# The runner has changed the knob: it is filling a file.
+filling() { [ "$(cat $KNOB)" != "$THP_BEFORE_KNOB" ]; }
+
 # Start a run in the background; wait until it is filling a file.
-start_bg() {
-	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 100); do
-		[ "$(cat $KNOB)" != "$THP_BEFORE_KNOB" ] && return 0
-		sleep 0.05
-	done
-	echo "the run never started filling" >&2
-	return 1
-}
+start_bg() { fb_run_until "started filling" filling; }
 
 setup() {
 	fb_setup

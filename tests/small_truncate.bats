@@ -11,9 +11,6 @@ TMPFS_MAGIC=16914836	# 0x01021994
 # Our loop devices are backed by images in foliobench scratch dirs.
 our_loops() { losetup -a | grep foliobench || true; }
 
-# value of one metric of one sample
-val() { q "select value from sample_values where sample_id = $1 and metric = '$2'"; }
-
 ordered() {
 	local id=$1
 	awk -v a="$(val $id p1)" -v b="$(val $id p50)" -v c="$(val $id p95)" \
@@ -90,17 +87,17 @@ ordered() {
 	[ ! -e "$DB" ]
 }
 
+# The ext4 mounted, and its file written and truncated over and over
+# (64 pages a time: 1 MiB is four rounds).
+truncating() {
+	grep -q "foliobench.$PID/small-truncate.mnt" /proc/mounts &&
+		[ "$(fb_io_bytes $PID wchar)" -gt $((1 << 20)) ]
+}
+
 # A long run; returns once the ext4 is mounted and truncating.
 start_truncating() {
 	fb_config '[ { "workload": "small-truncate", "count": 10000000, "pages": 64 } ]'
-	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 100); do
-		grep -q "foliobench.$PID/small-truncate.mnt" /proc/mounts && break
-		sleep 0.05
-	done
-	grep -q "foliobench.$PID/small-truncate.mnt" /proc/mounts
-	sleep 0.3
+	fb_run_until "truncated on its ext4" truncating
 }
 
 @test "SIGINT mid-run: exit 130, unmounted, loop device detached" {

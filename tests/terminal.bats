@@ -89,3 +89,17 @@ if bad:
 	assert_line --regexp '^# A\\x1b\]0;owned\\x07: .* WARNING: at mm/filemap\.c\\x1b\[1A\\x1b\[K\\x0abench: forged line$'
 	refute_line 'bench: forged line'
 }
+
+@test "a tool's message quoted in an error reads as lines, never a literal \\x0a (lab and vm with a .deb that is none)" {
+	command -v dpkg-deb > /dev/null || skip "dpkg-deb is missing (Debian's dpkg): the .deb is never unpacked"
+	local cmd
+	echo junk > "$T/bad.deb"
+	for cmd in "lab $T/bad.deb $T/bad.deb" "vm $T/bad.deb"; do
+		# shellcheck disable=SC2086
+		FOLIOBENCH_KERNEL_CACHE=$T/cache run --separate-stderr "$BENCH" $cmd --db "$DB"
+		assert_failure 66
+		no_raw
+		[[ $stderr != *'\x0a'* ]]
+		[[ $stderr == *"cannot unpack $T/bad.deb with dpkg-deb: dpkg-deb: error: '$T/bad.deb' is not a Debian format archive" ]]
+	done
+}

@@ -83,6 +83,38 @@ JSON
 # sqlite3 on the test database
 q() { sqlite3 "$DB" "$@"; }
 
+# value of metric $2 of sample $1
+val() { q "select value from sample_values where sample_id = $1 and metric = '$2'"; }
+
+# fb_until WHAT CMD...: poll CMD every 50 ms until it succeeds; after 10 s
+# fail, saying what never happened.
+fb_until() {
+	local what=$1 i
+	shift
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	echo "the run never $what" >&2
+	return 1
+}
+
+# fb_run_until WHAT CMD...: `bench run` of $T/config.json in the
+# background (PID; its output in $T/out and $T/err), returning once CMD
+# says it has reached what a test interrupts.
+fb_run_until() {
+	"$BENCH" run --config "$T/config.json" --quiet >"$T/out" 2>"$T/err" &
+	PID=$!
+	fb_until "$@"
+}
+
+# Bytes process $1 (all its threads) has read, or written ($2 wchar),
+# through read(2), write(2) and the like: 0 once it is gone.
+fb_io_bytes() {
+	awk -v k="${2:-rchar}:" '$1 == k { print $2; n++ } END { if (!n) print 0 }' \
+		"/proc/$1/io" 2>/dev/null || echo 0
+}
+
 # The schema version this tool migrates to: its newest migration's number.
 fb_schema_latest() {
 	local f
@@ -151,4 +183,26 @@ narrow_ascii() {
 	awk -v max="$cols" 'length($0) > max {
 		printf "line %d is %d columns: %s\n", NR, length($0), $0
 		bad = 1 } END { exit bad }' <<< "$output"
+}
+
+# The newest two linux-image-6.1.0-N-amd64-unsigned .debs of the kernel
+# cache (FOLIOBENCH_KERNEL_CACHE), fetched first when fewer than two are
+# there: the guests of vm.bats and lava.bats boot them.
+fb_kernels() {
+	local kc=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
+	local have names
+	have=$(ls "$kc"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb \
+		2>/dev/null | sort -V | tail -n 2)
+	if [ "$(printf '%s\n' "$have" | grep -c .)" -lt 2 ]; then
+		names=$(apt-cache search --names-only \
+			'^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
+			awk '{ print $1 }' | sort -V | tail -n 2)
+		[ "$(printf '%s\n' "$names" | grep -c .)" -eq 2 ] || return 1
+		mkdir -p "$kc" &&
+		(cd "$kc" && apt-get download $names > /dev/null 2>&1) ||
+			return 1
+		have=$(ls "$kc"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb |
+			sort -V | tail -n 2)
+	fi
+	printf '%s\n' "$have"
 }

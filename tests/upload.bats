@@ -954,3 +954,30 @@ time.sleep(13)' "$DB" "$T/locked" 3>&- &
 	assert_output "bench: cannot claim an upload: another process holds $DB locked, still after 10 s (write: database is locked)"
 	[ ! -s "$T/requests.log" ]
 }
+
+@test "a SQUAD reply that lists other job ids, or metrics of other test runs, is said for what it held: the run stays pending (75), never failed on it" {
+	dash_start
+	dash_config squad
+	fx_pending squad 2
+	# U1 is stored whole; U2's first try stores its test run alone (500);
+	# its check finds a REST API that filters nothing
+	printf 'ok\nhalf\nok\nnofilter\n' > "$T/script"
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 75
+	assert_equal "$(tail -n 1 <<< "$stderr")" "bench: run $U2 stays pending after 2 tries: SQUAD has a test run of job_id $U2, and whether it holds the run's metrics cannot be checked: its list of test runs of job_id $U2 holds 1 of other job ids ($U1): it did not filter by job_id"
+	run q "SELECT run_id, state FROM uploads ORDER BY run_id"
+	assert_output "1|sent
+2|pending"
+	# job_id filtered, test_run not: U1's metrics are no count of U2's
+	printf 'ok\nok\nnofilter\n' > "$T/script"
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 75
+	assert_equal "$(tail -n 1 <<< "$stderr")" "bench: run $U2 stays pending after 1 try: SQUAD has a test run of job_id $U2, and whether it holds the run's metrics cannot be checked: its list of the metrics of test run 2 holds 3 of other test runs: it did not filter by test_run"
+	# SQUAD filters again: the test run holds none of the metrics
+	run --separate-stderr "$BENCH" upload --config "$T/config.json"
+	assert_failure 65
+	assert_equal "$stderr" "bench: run $U2 failed: SQUAD holds test run 2 of job_id $U2 with 0 of its 3 metrics and 0 of its 4 tests (a try that failed stored it in part); delete that test run on SQUAD, then \`bench upload --failed\`"
+	run q "SELECT run_id, state FROM uploads ORDER BY run_id"
+	assert_output "1|sent
+2|failed"
+}

@@ -18,27 +18,6 @@ bats_require_minimum_version 1.5.0
 KCACHE=${FOLIOBENCH_KERNEL_CACHE:-/var/cache/foliobench/kernels}
 ROOT=$BATS_TEST_DIRNAME/..
 
-# The newest two linux-image-6.1.0-N-amd64-unsigned .debs of the cache,
-# fetched first when fewer than two are there.
-fb_kernels() {
-	local have
-	have=$(ls "$KCACHE"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb \
-		2>/dev/null | sort -V | tail -n 2)
-	if [ "$(printf '%s\n' "$have" | grep -c .)" -lt 2 ]; then
-		local names
-		names=$(apt-cache search --names-only \
-			'^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
-			awk '{ print $1 }' | sort -V | tail -n 2)
-		[ "$(printf '%s\n' "$names" | grep -c .)" -eq 2 ] || return 1
-		mkdir -p "$KCACHE" &&
-		(cd "$KCACHE" && apt-get download $names > /dev/null 2>&1) ||
-			return 1
-		have=$(ls "$KCACHE"/linux-image-6.1.0-*-amd64-unsigned_*_amd64.deb |
-			sort -V | tail -n 2)
-	fi
-	printf '%s\n' "$have"
-}
-
 setup_file() {
 	export FB_VM_SKIP=
 	case $FB_BIN in

@@ -15,21 +15,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define HAVE_TSC 1
 #endif
 
+#include "need.h"
+#include "sys/fs.h"
 #include "sys/hist.h"
 #include "sys/perf.h"
 #include "sys/sys.h"
 
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
+/* dir's word for the runner's own scratch (on /dev/shm by default) */
+#define OWN_DIR "/dev/shm"
 
 #define MIB		(1024.0 * 1024.0)
 #define MAX_THREADS	1024
@@ -40,7 +39,7 @@ static const char *const populates[] = {
 };
 static const char *const yesno[] = { [false] = "no", [true] = "yes", NULL };
 
-/* A case's params, filled by the runner (threads is its own). */
+/* A case's params, as the config gave them (threads is the runner's). */
 struct sr_params {
 	const char *dir;
 	uint64_t size, bs, duration;
@@ -51,45 +50,42 @@ struct sr_params {
 };
 WL_PARAMS_STRUCT(struct sr_params);
 
-static int check_abs(const char *val, char *buf, size_t n)
+/* "" or an absolute path */
+static int check_file(const char *val, char *buf, size_t n)
 {
-	if (val[0] != '/') {
+	if (val[0] && val[0] != '/') {
 		snprintf(buf, n, "not an absolute path");
 		return -1;
 	}
 	return 0;
 }
 
-static int check_file(const char *val, char *buf, size_t n)
-{
-	return val[0] ? check_abs(val, buf, n) : 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct sr_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
-	  check_abs,
+	{ WL_PARAM(struct sr_params, dir, "dir"), PT_DIR, OWN_DIR, NULL, 0, 0,
+	  NULL,
 	  "directory of the file(s); the default uses the runner's own "
-	  "scratch on /dev/shm" },
-	{ WL_PARAM(struct sr_params, size), PT_SIZE, "1G", NULL, 4096,
+	  "scratch on /dev/shm", .own = OWN_DIR },
+	{ WL_PARAM(struct sr_params, size, "size"), PT_SIZE, "1G", NULL, 4096,
 	  1ull << 40, NULL,
-	  "bytes of each file read before wrapping to its start" },
-	{ WL_PARAM(struct sr_params, bs), PT_SIZE, "4k", NULL, 1, 64 << 20,
-	  NULL, "bytes per read(2)" },
-	{ WL_PARAM(struct sr_params, duration), PT_DURATION, "10s", NULL,
-	  10000000ull, 86400000000000ull, NULL,
+	  "bytes of each file read before wrapping to its start",
+	  .say = WL_SAY_FILE },
+	{ WL_PARAM(struct sr_params, bs, "bs"), PT_SIZE, "4k", NULL, 1,
+	  64 << 20, NULL, "bytes per read(2)" },
+	{ WL_PARAM(struct sr_params, duration, "duration"), PT_DURATION,
+	  "10s", NULL, 10000000ull, 86400000000000ull, NULL,
 	  "how long to read (fio's runtime)" },
-	{ WL_PARAM(struct sr_params, populate), PT_ENUM, "write", populates,
-	  0, 0, NULL,
+	{ WL_PARAM(struct sr_params, populate, "populate"), PT_ENUM, "write",
+	  populates, 0, 0, NULL,
 	  "write real data, or fallocate (tmpfs then reads another path)" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, MAX_THREADS, NULL,
 	  "readers, each pinned to its own CPU in turn" },
-	{ WL_PARAM(struct sr_params, shared), PT_ENUM, "no", yesno, 0, 0, NULL,
-	  "yes: all readers read one file; no: each its own" },
-	{ WL_PARAM(struct sr_params, file), PT_STRING, "", NULL, 0, 0,
+	{ WL_PARAM(struct sr_params, shared, "shared"), PT_ENUM, "no", yesno,
+	  0, 0, NULL, "yes: all readers read one file; no: each its own" },
+	{ WL_PARAM(struct sr_params, file, "file"), PT_STRING, "", NULL, 0, 0,
 	  check_file,
 	  "read this existing file instead (not written, not removed)" },
-	{ WL_PARAM(struct sr_params, lat_every), PT_UINT, "1", NULL, 0,
-	  1u << 20, NULL,
+	{ WL_PARAM(struct sr_params, lat_every, "lat_every"), PT_UINT, "1",
+	  NULL, 0, 1u << 20, NULL,
 	  "time every Nth read for the latency percentiles (1: every read; "
 	  "a prime such as 61 lets the timed reads fall on every place in a "
 	  "folio; 0: none, bandwidth only)" },
@@ -177,9 +173,10 @@ struct state {
 	char perf_why[200];	/* which counters are not supported, why */
 };
 
+/* "/dev/shm", or another name of the runner's scratch base */
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(prm(c)->dir, "/dev/shm");
+	return wl_dir_own(prm(c)->dir, OWN_DIR, c->scratch_base);
 }
 
 static bool given_file(const struct wl_case *c)
@@ -191,15 +188,16 @@ static int nfiles_of(const struct wl_case *c)
 {
 	if (given_file(c))
 		return 0;
-	return prm(c)->shared ? 1 : (int)c->run.threads;
+	return prm(c)->shared ? 1 : (int)c->ps.run.threads;
 }
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	uint64_t size = prm(c)->size, bs = prm(c)->bs, need, avail;
-	char dir[4200], a[32], b[32], d[32];
-	unsigned threads = (unsigned)c->run.threads;
-	struct statvfs sv;
+	uint64_t size = prm(c)->size, bs = prm(c)->bs, need;
+	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
+	unsigned threads = (unsigned)c->ps.run.threads;
+	enum wl_verdict v;
+	char a[32], b[32];
 	struct stat sb;
 
 	format_size(size, b, sizeof(b));
@@ -234,31 +232,10 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		return WL_OK;
 	}
 	need = size * (uint64_t)nfiles_of(c);
-	human_size(need, a, sizeof(a));
-	snprintf(dir, sizeof(dir), "%s",
-		 default_dir(c) ? c->scratch_base : prm(c)->dir);
-	if (statvfs(dir, &sv)) {
-		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
-		return WL_REFUSE;
-	}
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (avail < need) {
-		human_size(avail, b, sizeof(b));
-		human_size(need - avail, d, sizeof(d));
-		fb_errf(e, "needs %s free in %s, has %s: short by %s", a, dir,
-			b, d);
-		return WL_REFUSE;
-	}
+	if ((v = wl_need_space(dir, need, "", e)))
+		return v;
 	/* the files must stay cached (on tmpfs they are memory) */
-	if (!meminfo_bytes("MemAvailable", &avail) &&
-	    avail < need + (256 << 20)) {
-		human_size(avail, b, sizeof(b));
-		human_size(need + (256 << 20) - avail, d, sizeof(d));
-		fb_errf(e, "needs %s of memory for the page cache plus 256 "
-			"MiB, MemAvailable is %s: short by %s", a, b, d);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	return wl_need_memory(need, " for the page cache", e);
 }
 
 /*
@@ -413,8 +390,8 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 {
 	const size_t chunk = 1 << 20;
 	char hs[32], *buf;
+	unsigned long magic;
 	uint64_t off;
-	struct statfs sf;
 
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
@@ -450,7 +427,7 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	}
 	free(buf);
 	/* on a disk filesystem, writeback must not run behind the reads */
-	if (!fstatfs(fd, &sf) && sf.f_type != TMPFS_MAGIC && fdatasync(fd))
+	if (!fs_fd_magic(fd, &magic) && magic != TMPFS_MAGIC && fdatasync(fd))
 		return fb_errf(e, "cannot fdatasync %s: %s", path,
 			       strerror(errno));
 	return 0;
@@ -493,18 +470,8 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 /* The runner's scratch, or our own scratch dir inside the given dir. */
 static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 {
-	int r;
-
-	if (default_dir(c)) {
-		snprintf(st->dir, sizeof(st->dir), "%s", c->scratch);
-		return 0;
-	}
-	/* made once, reused by later repetitions */
-	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
-	if (r)
-		return fb_errf(e, "cannot make a scratch directory in %s: %s",
-			       prm(c)->dir, strerror(-r));
-	return 0;
+	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, st->dir,
+			    sizeof(st->dir), e);
 }
 
 static int setup(struct wl_case *c, struct fb_err *e)
@@ -522,7 +489,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	st->bs = prm(c)->bs;
 	st->duration = prm(c)->duration;
 	st->every = prm(c)->lat_every;
-	st->nreaders = (int)c->run.threads;
+	st->nreaders = (int)c->ps.run.threads;
 	st->nfiles = nfiles_of(c);
 	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
 	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));

@@ -30,11 +30,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "need.h"
 #include "shadow_truncate.h"
 #include "sys/fuse_zero.h"
 #include "sys/memcg.h"
@@ -45,9 +45,8 @@
 #ifndef __NR_cachestat
 #define __NR_cachestat	451	/* the same on every architecture */
 #endif
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC	0x01021994
-#endif
+/* dir's word for the runner's own disk scratch */
+#define OWN_DIR		"scratch"
 
 /* linux/mman.h of 6.5+; Debian 12's headers lack them */
 struct fb_cachestat_range {
@@ -92,61 +91,56 @@ static const char *const reclaims[] = {
 	[RECLAIM_MEMORY] = "memory.reclaim", NULL,
 };
 
-/* A case's params, filled by the runner. */
+/* A case's params, as the config gave them. */
 struct sh_params {
 	uint64_t size;
 	enum fs fs;
 	const char *dir;	/* "scratch" or an absolute path */
 	enum op op;
 	enum keep keep;
-	uint64_t ballast, limit;	/* 0: auto */
+	struct wl_sized ballast, limit;	/* bytes 0: auto */
 	enum reclaim reclaim;
 	uint64_t coverage;
 };
 WL_PARAMS_STRUCT(struct sh_params);
 
-/* "scratch" or an absolute path */
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (!strcmp(val, "scratch") || val[0] == '/')
-		return 0;
-	snprintf(buf, n, "not \"scratch\" or an absolute path");
-	return -1;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct sh_params, size), PT_SIZE, "200G", NULL, 16 << 20,
-	  1ull << 50, NULL,
+	{ WL_PARAM(struct sh_params, size, "size"), PT_SIZE, "200G", NULL,
+	  16 << 20, 1ull << 50, NULL,
 	  "file size; where memory cannot hold what keeps its shadow "
-	  "entries, the largest size that fits is used and said" },
-	{ WL_PARAM(struct sh_params, fs), PT_ENUM, "fuse", fss, 0, 0, NULL,
+	  "entries, the largest size that fits is used and said",
+	  .say = WL_SAY_FILE },
+	{ WL_PARAM(struct sh_params, fs, "fs"), PT_ENUM, "fuse", fss, 0, 0,
+	  NULL,
 	  "fuse: a zero file served by our own FUSE server, no disk; dir: a "
 	  "sparse file in dir" },
-	{ WL_PARAM(struct sh_params, dir), PT_STRING, "scratch", NULL, 0, 0,
-	  check_dir,
+	{ WL_PARAM(struct sh_params, dir, "dir"), PT_DIR, OWN_DIR, NULL, 0, 0,
+	  NULL,
 	  "fs=dir: a directory on a disk filesystem (scratch: the runner's "
-	  "disk scratch)" },
-	{ WL_PARAM(struct sh_params, op), PT_ENUM, "truncate", opnames, 0, 0,
-	  NULL, "the timed call: truncate(2) to 0 or unlink(2)", op_words },
-	{ WL_PARAM(struct sh_params, keep), PT_ENUM, "auto", keeps, 0, 0, NULL,
+	  "disk scratch)", .own = OWN_DIR },
+	{ WL_PARAM(struct sh_params, op, "op"), PT_ENUM, "truncate", opnames,
+	  0, 0, NULL, "the timed call: truncate(2) to 0 or unlink(2)",
+	  op_words },
+	{ WL_PARAM(struct sh_params, keep, "keep"), PT_ENUM, "auto", keeps, 0,
+	  0, NULL,
 	  "how shadow entries escape the shadow-node shrinker: pin one page "
 	  "per xarray node during reclaim, a mlocked ballast, or none (auto: "
 	  "pin on fuse, ballast on dir, whose large folios pins would split)" },
-	{ WL_PARAM(struct sh_params, ballast), PT_SIZE_AUTO, "auto", NULL, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, ballast, "ballast"), PT_SIZE_AUTO, "auto",
+	  NULL, 0, 0, NULL,
 	  "keep=ballast: mlocked anonymous memory in the cgroup (auto: 1/8 of "
 	  "the file)" },
-	{ WL_PARAM(struct sh_params, reclaim), PT_ENUM, "auto", reclaims, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, reclaim, "reclaim"), PT_ENUM, "auto",
+	  reclaims, 0, 0, NULL,
 	  "how the cache is evicted: the cgroup's limit during the read, or "
 	  "memory.reclaim as it grows (v2 only); auto: memory.reclaim on v2, "
 	  "limit on v1; what is left is reclaimed at the end either way" },
-	{ WL_PARAM(struct sh_params, limit), PT_SIZE_AUTO, "auto", NULL, 0, 0,
-	  NULL,
+	{ WL_PARAM(struct sh_params, limit, "limit"), PT_SIZE_AUTO, "auto",
+	  NULL, 0, 0, NULL,
 	  "memory limit of the cgroup during the read (auto: what keep holds, "
 	  "the shadow nodes and 256 MiB of page cache)" },
-	{ WL_PARAM(struct sh_params, coverage), PT_PERCENT, "90", NULL, 0, 100,
-	  NULL,
+	{ WL_PARAM(struct sh_params, coverage, "coverage"), PT_PERCENT, "90",
+	  NULL, 0, 100, NULL,
 	  "least share of the file's pages with a shadow entry for a valid "
 	  "sample" },
 	{ NULL },
@@ -220,7 +214,8 @@ static int make_plan(struct wl_case *c, struct plan *p)
 	p->keep = keep_of(c);
 	if (mem_total_bytes(&total) || meminfo_bytes("MemAvailable", &avail))
 		return -EIO;
-	r = shadow_plan_size(p, total, avail, pa->limit, pa->ballast);
+	r = shadow_plan_size(p, total, avail, pa->limit.bytes,
+			     pa->ballast.bytes);
 	pa->size = p->size;
 	return r;
 }
@@ -231,7 +226,8 @@ static void plan_as_given(const struct wl_case *c, struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->asked = prm(c)->size;
 	p->keep = keep_of(c);
-	shadow_plan_fill(p, p->asked, prm(c)->limit, prm(c)->ballast);
+	shadow_plan_fill(p, p->asked, prm(c)->limit.bytes,
+			 prm(c)->ballast.bytes);
 }
 
 static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
@@ -241,37 +237,40 @@ static bool use_memory_reclaim(const struct wl_case *c, const struct memcg *m)
 	return prm(c)->reclaim == RECLAIM_MEMORY;
 }
 
+/* "scratch", or another name of the runner's disk scratch base */
 static bool default_dir(const struct wl_case *c)
 {
-	return !strcmp(prm(c)->dir, "scratch");
+	return wl_dir_own(prm(c)->dir, OWN_DIR, c->disk_scratch_base);
 }
 
-/* fs=dir: a directory on a filesystem whose page cache leaves shadows. */
-static enum wl_verdict check_disk_dir(const char *dir, struct fb_err *e)
+/* Can this machine's memory cgroup evict the cache as asked?  Else why. */
+static int reclaim_offered(const struct wl_case *c, struct fb_err *e)
 {
-	struct statfs sf;
+	struct memcg m;
+	char rp[4200];
 
-	if (statfs(dir, &sf)) {
-		fb_errf(e, "cannot use directory %s: %s", dir,
-			strerror(errno));
-		return WL_REFUSE;
-	}
-	if (sf.f_type == TMPFS_MAGIC) {
-		fb_errf(e, "fs=dir needs a disk filesystem: %s is tmpfs, "
-			"whose sparse files cache nothing and leave no shadow "
-			"entries", dir);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	if (memcg_detect(&m, e))
+		return -1;
+	/* the reader's last eviction writes it whatever reclaim is */
+	if (m.version == MEMCG_V2)
+		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
+	if (m.version == MEMCG_V2 && access(rp, F_OK))
+		return fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
+			       "a kernel before 5.19): the page cache cannot "
+			       "be reclaimed on demand", rp);
+	if (prm(c)->reclaim == RECLAIM_MEMORY && m.version != MEMCG_V2)
+		return fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; "
+			       "this machine has the memory controller on "
+			       "cgroup v1 (reclaim=limit works on both)");
+	return 0;
 }
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
 	char a[32], b[32], d[32], asked[32];
-	uint64_t given_limit = prm(c)->limit;
+	uint64_t given_limit = prm(c)->limit.bytes;
 	enum wl_verdict v;
 	struct plan p;
-	struct memcg m;
 	int r;
 
 	format_size(prm(c)->size, asked, sizeof(asked));
@@ -279,32 +278,16 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		if (fuse_zero_available(e))
 			return WL_SKIP;
 	} else {
-		v = check_disk_dir(default_dir(c) ? c->disk_scratch_base :
-				   prm(c)->dir, e);
+		/* a file system whose page cache leaves shadows */
+		v = wl_need_disk(default_dir(c) ? c->disk_scratch_base :
+				 prm(c)->dir, "fs=dir", "whose sparse files "
+				 "cache nothing and leave no shadow entries",
+				 e);
 		if (v != WL_OK)
 			return v;
 	}
-	if (memcg_detect(&m, e))
+	if (reclaim_offered(c, e))
 		return WL_SKIP;
-	if (m.version == MEMCG_V2) {
-		char rp[4200];
-
-		/* the reader's last eviction writes it whatever reclaim is */
-		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
-		if (access(rp, F_OK)) {
-			fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
-				"a kernel before 5.19): the page cache cannot "
-				"be reclaimed on demand", rp);
-			return WL_SKIP;
-		}
-	}
-	if (prm(c)->reclaim == RECLAIM_MEMORY &&
-	    m.version != MEMCG_V2) {
-		fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; this "
-			"machine has the memory controller on cgroup v1 "
-			"(reclaim=limit works on both)");
-		return WL_SKIP;
-	}
 	r = make_plan(c, &p);
 	if (r == -EIO) {
 		fb_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
@@ -509,23 +492,13 @@ static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 	} else {
 		/*
 		 * A directory of our own in dir, journalled, so a killed
-		 * run's file goes at the next start; but never the runner's
-		 * own disk scratch, which has the same name.
+		 * run's file goes at the next start.
 		 */
-		if (!strcmp(c->disk_scratch_base, prm(c)->dir)) {
-			snprintf(st->path, sizeof(st->path),
-				 "%s/shadow-truncate.%d", c->disk_scratch,
-				 c->rep);
-		} else {
-			r = sys_scratch(prm(c)->dir, st->dir,
-					sizeof(st->dir));
-			if (r)
-				return fb_errf(e, "cannot make a directory "
-					       "in %s: %s", prm(c)->dir,
-					       strerror(-r));
-			snprintf(st->path, sizeof(st->path),
-				 "%s/shadow-truncate.%d", st->dir, c->rep);
-		}
+		if (wl_files_dir(prm(c)->dir, false, NULL, st->dir,
+				 sizeof(st->dir), e))
+			return -1;
+		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
+			 st->dir, c->rep);
 	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)

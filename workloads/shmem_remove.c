@@ -16,14 +16,15 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "need.h"
 #include "sys/proc.h"
 #include "sys/sys.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
+/* dir's word for the runner's own scratch (on /dev/shm by default) */
+#define OWN_DIR "/dev/shm"
 
 enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
 enum populate { POP_FALLOCATE, POP_WRITE };
@@ -41,53 +42,35 @@ static const char *const populates[] = {
 	[POP_FALLOCATE] = "fallocate", [POP_WRITE] = "write", NULL,
 };
 
-/* A case's params, filled by the runner (threads and mode are its own). */
+/*
+ * A case's params, as the config gave them (threads and mode are the
+ * runner's).
+ */
 struct shm_params {
 	enum op op;
 	uint64_t size;
-	const char *folio;	/* "4k", "pmd" or an mTHP size */
+	struct wl_sized folio;	/* "4k", "pmd" (WL_FOLIO_PMD) or an mTHP size */
 	const char *dir;
 	enum populate populate;
 };
 WL_PARAMS_STRUCT(struct shm_params);
 
-/* "4k", "pmd" or an mTHP size such as "64k" */
-static int check_folio(const char *val, char *buf, size_t n)
-{
-	uint64_t b;
-
-	if (!strcmp(val, "4k") || !strcmp(val, "pmd"))
-		return 0;
-	if (parse_size(val, &b) || b < 8192 || (b & (b - 1))) {
-		snprintf(buf, n, "not a folio size (4k, pmd, or a power of "
-			 "two such as 64k)");
-		return -1;
-	}
-	return 0;
-}
-
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (val[0] != '/') {
-		snprintf(buf, n, "not an absolute path");
-		return -1;
-	}
-	return 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct shm_params, op), PT_ENUM, "unlink", ops, 0, 0, NULL,
-	  "the timed removal", op_words },
-	{ WL_PARAM(struct shm_params, size), PT_SIZE, "8G", NULL, 1 << 20,
-	  1ull << 40, NULL, "file size" },
-	{ WL_PARAM(struct shm_params, folio), PT_STRING, "4k", NULL, 0, 0,
-	  check_folio,
-	  "folio size: 4k, pmd, or an mTHP size the kernel offers" },
-	{ WL_PARAM(struct shm_params, dir), PT_STRING, "/dev/shm", NULL, 0, 0,
-	  check_dir,
-	  "tmpfs directory of the file (the default uses the runner's own)" },
-	{ WL_PARAM(struct shm_params, populate), PT_ENUM, "fallocate",
-	  populates, 0, 0, NULL, "how the file is filled, untimed" },
+	{ WL_PARAM(struct shm_params, op, "op"), PT_ENUM, "unlink", ops, 0, 0,
+	  NULL, "the timed removal", op_words },
+	{ WL_PARAM(struct shm_params, size, "size"), PT_SIZE, "8G", NULL,
+	  1 << 20, 1ull << 40, NULL, "file size", .say = WL_SAY_FILE },
+	{ WL_PARAM(struct shm_params, folio, "folio"), PT_FOLIO, "4k", NULL,
+	  0, 0, NULL,
+	  "folio size: 4k, pmd, or an mTHP size the kernel offers",
+	  .say = WL_SAY_FOLIOS },
+	{ WL_PARAM(struct shm_params, dir, "dir"), PT_DIR, OWN_DIR, NULL, 0,
+	  0, NULL,
+	  "tmpfs directory of the file (the default uses the runner's own)",
+	  .own = OWN_DIR },
+	{ WL_PARAM(struct shm_params, populate, "populate"), PT_ENUM,
+	  "fallocate", populates, 0, 0, NULL,
+	  "how the file is filled, untimed" },
 	{ WL_RUN_PARAM(threads), PT_UINT, "1", NULL, 1, 1024, NULL,
 	  "workers, each removing its own file of size at the same time" },
 	{ WL_RUN_PARAM(mode), PT_ENUM, "threads", wl_modes, 0, 0, NULL,
@@ -177,17 +160,20 @@ static int no_pmd_shmem(struct fb_err *e)
 	return 0;
 }
 
+static bool is_pmd(const struct wl_case *c)
+{
+	return prm(c)->folio.bytes == WL_FOLIO_PMD;
+}
+
+/* The folio's bytes: pmd's are the machine's. */
 static uint64_t folio_bytes(const struct wl_case *c)
 {
-	const char *f = prm(c)->folio;
-	uint64_t b = 4096;
+	uint64_t b;
 
-	if (!strcmp(f, "pmd")) {
-		if (read_file_u64(THP "/hpage_pmd_size", &b))
-			b = 2 << 20;
-	} else {
-		parse_size(f, &b);
-	}
+	if (!is_pmd(c))
+		return prm(c)->folio.bytes;
+	if (read_file_u64(THP "/hpage_pmd_size", &b))
+		b = 2 << 20;
 	return b;
 }
 
@@ -199,17 +185,8 @@ static bool is_memfd(const struct wl_case *c)
 /* "/dev/shm", or another name of the runner's scratch base ("/dev/shm/") */
 static bool default_dir(const struct wl_case *c)
 {
-	struct stat a, b;
-
-	if (!strcmp(prm(c)->dir, "/dev/shm"))
-		return true;
-	return !stat(prm(c)->dir, &a) && !stat(c->scratch_base, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return wl_dir_own(prm(c)->dir, OWN_DIR, c->scratch_base);
 }
-
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
 
 /* Does /dev/shm (or dir) hand out 4K folios only?  huge=never or none. */
 static bool mount_huge_never(const char *dir)
@@ -239,27 +216,35 @@ static bool private_mount(const struct wl_case *c)
 	       !(folio_bytes(c) == 4096 && mount_huge_never(c->scratch_base));
 }
 
+/* Does this kernel hand out the folios asked for?  Else why, in e. */
+static int folio_offered(const struct wl_case *c, uint64_t folio,
+			 struct fb_err *e)
+{
+	char path[256];
+
+	if (folio == 4096)
+		return 0;
+	if (is_pmd(c))
+		return no_pmd_shmem(e);
+	snprintf(path, sizeof(path), THP "/hugepages-%llukB",
+		 (unsigned long long)(folio >> 10));
+	if (no_mthp() || access(path, F_OK))
+		return fb_errf(e, "this kernel offers no %s shmem folios "
+			       "(no %s)", prm(c)->folio.text, path);
+	return 0;
+}
+
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	uint64_t size = prm(c)->size, folio = folio_bytes(c), avail;
-	uint64_t nw = c->run.threads;
-	char need[32], have[32], shortby[32], path[256], asked[32];
+	uint64_t size = prm(c)->size, folio = folio_bytes(c);
+	uint64_t nw = c->ps.run.threads;
 	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
-	struct statvfs sv;
-	struct statfs sf;
+	const char *all = nw > 1 ? " (all workers' files)" : "";
+	char have[32], asked[32];
+	enum wl_verdict v;
 
-	if (folio > 4096 && !strcmp(prm(c)->folio, "pmd")) {
-		if (no_pmd_shmem(e))
-			return WL_SKIP;
-	} else if (folio > 4096) {
-		snprintf(path, sizeof(path), THP "/hugepages-%llukB",
-			 (unsigned long long)(folio >> 10));
-		if (no_mthp() || access(path, F_OK)) {
-			fb_errf(e, "this kernel offers no %s shmem folios "
-				"(no %s)", prm(c)->folio, path);
-			return WL_SKIP;
-		}
-	}
+	if (folio_offered(c, folio, e))
+		return WL_SKIP;
 	if (size % folio) {
 		human_size(folio, have, sizeof(have));
 		format_size(size, asked, sizeof(asked));
@@ -269,40 +254,12 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 	}
 	/* every worker has a file of its own */
 	size *= nw;
-	human_size(size, need, sizeof(need));
-	if (!is_memfd(c) && !private_mount(c)) {
-		if (statfs(dir, &sf) || statvfs(dir, &sv)) {
-			fb_errf(e, "cannot use directory %s: %s", dir,
-				strerror(errno));
-			return WL_REFUSE;
-		}
-		if (sf.f_type != TMPFS_MAGIC) {
-			fb_errf(e, "%s is not on tmpfs (file system magic "
-				"0x%lx): shmem-remove measures tmpfs", dir,
-				(unsigned long)sf.f_type);
-			return WL_REFUSE;
-		}
-		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-		if (avail < size) {
-			human_size(avail, have, sizeof(have));
-			human_size(size - avail, shortby, sizeof(shortby));
-			fb_errf(e, "needs %s free in %s%s, has %s: short by "
-				"%s", need, dir, nw > 1 ? " (all workers' files)"
-				: "", have, shortby);
-			return WL_REFUSE;
-		}
-	}
-	/* the file lives in memory: keep 256 MiB for everything else */
-	if (!meminfo_bytes("MemAvailable", &avail) &&
-	    avail < size + (256 << 20)) {
-		human_size(avail, have, sizeof(have));
-		human_size(size + (256 << 20) - avail, shortby, sizeof(shortby));
-		fb_errf(e, "needs %s of memory%s plus 256 MiB, MemAvailable "
-			"is %s: short by %s", need, nw > 1 ? " (all workers' "
-			"files)" : "", have, shortby);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	if (!is_memfd(c) && !private_mount(c) &&
+	    ((v = wl_need_tmpfs(c, dir, e)) ||
+	     (v = wl_need_space(dir, size, all, e))))
+		return v;
+	/* the file lives in memory */
+	return wl_need_memory(size, all, e);
 }
 
 static void counters(struct state *st, uint64_t *alloc)
@@ -388,12 +345,9 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 
 	if (!default_dir(c)) {
 		/* a directory of our own there, journalled */
-		r = sys_scratch(prm(c)->dir, st->udir, sizeof(st->udir));
-		if (r) {
-			st->udir[0] = '\0';
-			return fb_errf(e, "cannot make a directory in %s: %s",
-				       prm(c)->dir, strerror(-r));
-		}
+		if (wl_files_dir(prm(c)->dir, false, NULL, st->udir,
+				 sizeof(st->udir), e))
+			return -1;
 		*dir = st->udir;
 		return 0;
 	}
@@ -619,7 +573,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
 	const char *op = ops[st->op];
-	bool pmd = !strcmp(prm(c)->folio, "pmd");
+	bool pmd = is_pmd(c);
 	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
 	uint64_t other = 0, blocks = 0, larger = 0;
 	int64_t huge;

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "need.h"
+#include "sys/fs.h"
 #include "sys/hist.h"
 #include "sys/loopfs.h"
 #include "sys/sys.h"
@@ -36,7 +36,10 @@ enum op { OP_TRUNCATE };
 static const char *const ops[] = { [OP_TRUNCATE] = "truncate", NULL };
 static const char *const op_words[] = { [OP_TRUNCATE] = "ftruncate() to 0" };
 
-/* A case's params, filled by the runner (threads and mode are its own). */
+/*
+ * A case's params, as the config gave them (threads and mode are the
+ * runner's).
+ */
 struct st_params {
 	uint64_t count, pages;
 	const char *dir;	/* LOOP_DIR or an absolute path */
@@ -45,28 +48,19 @@ struct st_params {
 };
 WL_PARAMS_STRUCT(struct st_params);
 
-static int check_dir(const char *val, char *buf, size_t n)
-{
-	if (strcmp(val, LOOP_DIR) && val[0] != '/') {
-		snprintf(buf, n, "not \"%s\" nor an absolute path", LOOP_DIR);
-		return -1;
-	}
-	return 0;
-}
-
 static const struct param params[] = {
-	{ WL_PARAM(struct st_params, count), PT_UINT, "10000", NULL, 1,
-	  100000000, NULL, "truncates timed" },
-	{ WL_PARAM(struct st_params, pages), PT_UINT, "1024", NULL, 1, 1u << 26,
-	  NULL, "pages written before each truncate" },
-	{ WL_PARAM(struct st_params, dir), PT_STRING, LOOP_DIR, NULL, 0, 0,
-	  check_dir,
+	{ WL_PARAM(struct st_params, count, "count"), PT_UINT, "10000", NULL,
+	  1, 100000000, NULL, "truncates timed" },
+	{ WL_PARAM(struct st_params, pages, "pages"), PT_UINT, "1024", NULL,
+	  1, 1u << 26, NULL, "pages written before each truncate" },
+	{ WL_PARAM(struct st_params, dir, "dir"), PT_DIR, LOOP_DIR, NULL, 0, 0,
+	  NULL,
 	  "ext4-loop: an ext4 on a loop device over a file in the runner's "
-	  "scratch on /dev/shm; or any directory" },
-	{ WL_PARAM(struct st_params, op), PT_ENUM, "truncate", ops, 0, 0, NULL,
-	  "the timed call: ftruncate to 0", op_words },
-	{ WL_PARAM(struct st_params, wsize), PT_SIZE, "64k", NULL, 512,
-	  64 << 20, NULL,
+	  "scratch on /dev/shm; or any directory", .own = LOOP_DIR },
+	{ WL_PARAM(struct st_params, op, "op"), PT_ENUM, "truncate", ops, 0, 0,
+	  NULL, "the timed call: ftruncate to 0", op_words },
+	{ WL_PARAM(struct st_params, wsize, "wsize"), PT_SIZE, "64k", NULL,
+	  512, 64 << 20, NULL,
 	  "bytes per write(2) filling the file; where the page cache has "
 	  "large folios (ext4) it decides their size: 4k gives one folio "
 	  "per page" },
@@ -154,43 +148,23 @@ static uint64_t page_size(void)
 
 static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 {
-	uint64_t len = prm(c)->pages * page_size(), need, mem, avail;
-	char dir[4200], a[32], b[32], d[32];
-	struct statvfs sv;
+	uint64_t len = prm(c)->pages * page_size(), need;
+	const char *dir = loop_dir(c) ? c->scratch_base : prm(c)->dir;
+	enum wl_verdict v;
 
 	if (loop_dir(c) && loopfs_check(e))
 		return WL_SKIP;
 	/* every worker has a file of its own */
-	len *= c->run.threads;
+	len *= c->ps.run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
-	mem = (loop_dir(c) ? need + len : len) + (256 << 20);
-	snprintf(dir, sizeof(dir), "%s",
-		 loop_dir(c) ? c->scratch_base : prm(c)->dir);
-	if (statvfs(dir, &sv)) {
-		fb_errf(e, "cannot use directory %s: %s", dir, strerror(errno));
-		return WL_REFUSE;
-	}
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (avail < need) {
-		human_size(need, a, sizeof(a));
-		human_size(avail, b, sizeof(b));
-		human_size(need - avail, d, sizeof(d));
-		fb_errf(e, "needs %s free in %s%s, has %s: short by %s", a, dir,
-			loop_dir(c) ? " for the ext4 image" : "", b, d);
-		return WL_REFUSE;
-	}
-	if (!meminfo_bytes("MemAvailable", &avail) && avail < mem) {
-		human_size(mem, a, sizeof(a));
-		human_size(avail, b, sizeof(b));
-		human_size(mem - avail, d, sizeof(d));
-		fb_errf(e, "needs %s of memory (%s, 256 MiB spare), "
-			"MemAvailable is %s: short by %s", a,
-			loop_dir(c) ? "image and page cache" : "page cache",
-			b, d);
-		return WL_REFUSE;
-	}
-	return WL_OK;
+	v = wl_need_space(dir, need, loop_dir(c) ? " for the ext4 image" : "",
+			  e);
+	if (v != WL_OK)
+		return v;
+	return wl_need_memory(loop_dir(c) ? need + len : len,
+			      loop_dir(c) ? " for the image and page cache" :
+			      " for the page cache", e);
 }
 
 /* Pages of the file in the page cache; -errno. */
@@ -250,12 +224,8 @@ static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
 		return 0;
 	}
-	/* made once, reused by later repetitions */
-	r = sys_scratch(prm(c)->dir, st->dir, sizeof(st->dir));
-	if (r)
-		return fb_errf(e, "cannot make a scratch directory in %s: %s",
-			       prm(c)->dir, strerror(-r));
-	return 0;
+	return wl_files_dir(prm(c)->dir, false, NULL, st->dir,
+			    sizeof(st->dir), e);
 }
 
 static int fill(struct wl_case *c, struct state *st, struct worker *wk,
@@ -547,7 +517,7 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 {
 	struct state *st = c->priv;
-	struct statfs sf;
+	unsigned long magic;
 	struct stat sb;
 	int i;
 
@@ -555,8 +525,8 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	wl_note(s, "bytes_each", (double)st->len);
 	if (st->folios >= 0)
 		wl_note(s, "folios", (double)st->folios);
-	if (!fstatfs(st->w[0].fd, &sf))
-		wl_note(s, "fs_magic", (double)sf.f_type);
+	if (!fs_fd_magic(st->w[0].fd, &magic))
+		wl_note(s, "fs_magic", (double)magic);
 	snprintf(s->text, sizeof(s->text), "%.180s; page cache counted with %s",
 		 st->loop ? "ext4 on a loop device over a file in /dev/shm" :
 		 st->dir, note_of(s, "cachestat") ? "cachestat(2)" :

@@ -25,10 +25,28 @@ enum param_type {
 	PT_PERCENT,	/* 0..100, stored as a number */
 	/*
 	 * "auto" or a size: kept as written, like a string (and listed as
-	 * one), the field holds the bytes, 0 for "auto"
+	 * one); a struct wl_sized, bytes 0 for "auto"
 	 */
 	PT_SIZE_AUTO,
+	/*
+	 * A folio size as written: "4k", "pmd" or a power of two from 8k
+	 * ("64k"); a struct wl_sized, bytes WL_FOLIO_PMD for "pmd", whose
+	 * size is the machine's
+	 */
+	PT_FOLIO,
+	/*
+	 * A directory: an absolute path, or the table's .own word (the
+	 * runner's own scratch: "scratch", "ext4-loop"); a const char *
+	 */
+	PT_DIR,
 };
+
+/* The field of PT_SIZE_AUTO and PT_FOLIO: the bytes, and how it was written. */
+struct wl_sized {
+	uint64_t bytes;
+	const char *text;
+};
+#define WL_FOLIO_PMD	0	/* wl_sized.bytes of folio "pmd" */
 
 /* Whether .u is the value and its canonical string is made from it. */
 static inline bool param_is_number(enum param_type t)
@@ -50,15 +68,24 @@ struct wl_run_params {
 };
 
 /*
+ * How reports say a param's value in words, beside "key=value": the size
+ * of the timed file ("8 GiB", "an 8 GiB file") and the folios it is made
+ * of ("4K folios").
+ */
+enum wl_say { WL_SAY_KEY, WL_SAY_FILE, WL_SAY_FOLIOS };
+
+/*
  * A parameter, and the field of the workload's own params struct its
- * value is filled into (fio's offsetof options): numbers and
- * PT_SIZE_AUTO a uint64_t, PT_ENUM a C enum in the order of .choices,
- * PT_STRING a const char *.  Name a table's entry with WL_PARAM(struct,
- * field) (or WL_RUN_PARAM(threads) for the runner's own): the name is the
- * field's, so a misspelt one does not compile.
+ * value is parsed into (fio's offsetof options): numbers a uint64_t,
+ * PT_SIZE_AUTO and PT_FOLIO a struct wl_sized, PT_ENUM a C enum in the
+ * order of .choices, PT_STRING and PT_DIR a const char *.  Name a table's
+ * entry with WL_PARAM(struct, field, "key") (or WL_RUN_PARAM(threads) for
+ * the runner's own): the key is the config's and every stored run's, spelt
+ * here so that renaming the field changes neither; a misspelt field does
+ * not compile.
  */
 struct param {
-	const char *name;
+	const char *name;		/* the key */
 	bool runner;			/* a field of struct wl_run_params */
 	size_t off, size;		/* of the field */
 	enum param_type type;
@@ -73,10 +100,12 @@ struct param {
 	 * order of .choices ("ftruncate() to 0"); NULL: "key=value"
 	 */
 	const char *const *words;
+	enum wl_say say;		/* in reports; WL_SAY_KEY: key=value */
+	const char *own;		/* PT_DIR: word for the runner's own */
 };
 
-#define WL_PARAM(st, f)							\
-	.name = #f, .off = offsetof(st, f), .size = sizeof(((st *)0)->f)
+#define WL_PARAM(st, f, key)						\
+	.name = key, .off = offsetof(st, f), .size = sizeof(((st *)0)->f)
 #define WL_RUN_PARAM(f)							\
 	.name = #f, .runner = true,					\
 	.off = offsetof(struct wl_run_params, f),			\
@@ -85,7 +114,7 @@ struct param {
 #define WL_PARAMS_MAX	256
 /*
  * A workload's params struct: checked to fit, and prm(c), the case's
- * params as the runner filled them (wl_params_mut(c) in preflight, which
+ * params as the config gave them (wl_params_mut(c) in preflight, which
  * may adapt a number).
  */
 #define WL_PARAMS_STRUCT(st)						\
@@ -112,10 +141,18 @@ struct metric {
 	bool input;
 };
 
-/* A parameter's value in a case: numbers parsed, strings kept. */
-struct wl_value {
-	const char *str;	/* canonical string form */
-	uint64_t u;		/* sizes, counts, durations (ns), percents */
+/*
+ * A case's params, typed: the only form a case has.  The config fills it
+ * once (workloads/params.h), preflight may adapt it in place, and the
+ * params JSON a case is stored under is made from it and the table.
+ * The strings it points to belong to the config's case.
+ */
+struct wl_params_set {
+	struct wl_run_params run;	/* threads (1 if not a param), mode */
+	union {
+		max_align_t align;
+		unsigned char b[WL_PARAMS_MAX];
+	} params;			/* the workload's params struct */
 };
 
 /* One value of one metric in one sample. */
@@ -147,17 +184,8 @@ struct workload;
 /* What the runner hands a workload for one case. */
 struct wl_case {
 	const struct workload *wl;
-	struct wl_value v[WL_MAX_PARAMS];	/* indexed like workload.params */
-	/*
-	 * The same values typed, filled once by wl_params_fill: the runner's
-	 * own (threads, mode), and the workload's params struct, which
-	 * wl_params() hands it.
-	 */
-	struct wl_run_params run;
-	union {
-		max_align_t align;
-		unsigned char b[WL_PARAMS_MAX];
-	} params;
+	/* its params: the runner's (c->ps.run) and wl_params(c) */
+	struct wl_params_set ps;
 	const char *scratch;		/* runner's own scratch dir (on /dev/shm by default) */
 	const char *disk_scratch;	/* runner's scratch dir on a disk filesystem */
 	/* the directories those are made in, which preflight can look at */
@@ -206,9 +234,9 @@ struct workload {
 	const struct metric *metrics;	/* terminated by { NULL } */
 	/*
 	 * Look at the machine; may adapt the case: change a number in its
-	 * params (wl_params_mut: a smaller size) and say why in c->info.
-	 * The runner stores the case under what it adapted, the asked params
-	 * beside them, and hands setup the adapted case.
+	 * params in place (wl_params_mut: a smaller size) and say why in
+	 * c->info.  The runner stores the case under what it adapted, the
+	 * asked params beside them, and hands setup the adapted case.
 	 */
 	enum wl_verdict (*preflight)(struct wl_case *c, struct fb_err *e);
 	int (*setup)(struct wl_case *c, struct fb_err *e);	/* untimed */
@@ -242,28 +270,17 @@ struct workload {
 const struct workload *const *workloads_get(void);
 const struct workload *workload_find(const char *name);
 
-/*
- * Fill c->run and c->params from c->v (the runner, once a case).  The
- * values are the config's, already checked; a table whose field does not
- * fit its type is a bug and aborts.
- */
-void wl_params_fill(struct wl_case *c);
-/* The runner's params of a case's values, without a case. */
-void wl_run_params_of(const struct workload *w, const struct wl_value *v,
-		      struct wl_run_params *rp);
-/* Preflight: the runner's preflight call, then c->v takes what it adapted. */
-enum wl_verdict wl_preflight(struct wl_case *c, struct fb_err *e);
 /* A table's fields against their types and the struct; -1 with why in e. */
 int wl_params_check(const struct workload *w, struct fb_err *e);
 
 /* The workload's params struct of a case. */
 static inline const void *wl_params(const struct wl_case *c)
 {
-	return c->params.b;
+	return c->ps.params.b;
 }
 static inline void *wl_params_mut(struct wl_case *c)
 {
-	return c->params.b;
+	return c->ps.params.b;
 }
 
 /* Index of a metric by name; aborts on a name the table lacks. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runner/runner.h"
+#include "workloads/params.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
 
@@ -43,11 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 					sizeof(why)))
 				abort();
 		for (i = 0; i < cfg.ncases; i++) {
-			cJSON *p = cJSON_Parse(cfg.cases[i].params_json);
+			char *j = wl_params_json(cfg.cases[i].wl,
+						 &cfg.cases[i].ps);
+			cJSON *p = cJSON_Parse(j);
 
 			if (!p || !cfg.cases[i].title || cfg.cases[i].runs < 1)
 				abort();
 			cJSON_Delete(p);
+			free(j);
 		}
 		config_release(&cfg);
 	}

@@ -24,6 +24,17 @@ static inline void tap_plan(int n)
 	fflush(stdout);
 }
 
+/*
+ * The group of the checks being made (git's TEST(fn(), "what")): each
+ * check's line starts with it, so that a failure names what it tested.
+ */
+static const char *tap_group;
+#define TEST(call, what) do {						\
+	tap_group = (what);						\
+	call;								\
+	tap_group = NULL;						\
+} while (0)
+
 /* The condition is evaluated once: it may have side effects. */
 #define OK(cond, ...) do {						\
 	int tap_ok_ = !!(cond);						\
@@ -34,6 +45,8 @@ static inline void tap_plan(int n)
 		tap_failed++;						\
 		printf("not ok %d - ", tap_n);				\
 	}								\
+	if (tap_group)							\
+		printf("%s: ", tap_group);				\
 	printf(__VA_ARGS__);						\
 	printf("\n");							\
 	if (!tap_ok_)							\

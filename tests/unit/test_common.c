@@ -1,4 +1,7 @@
-/* Sizes, durations and edit distances: the arithmetic the config rests on. */
+/*
+ * common/: sizes, durations, edit distances, text and labels, strbuf;
+ * each group of checks a named TEST, so that a failure says what it tested.
+ */
 #include "common/common.h"
 #include "tap.h"
 
@@ -45,12 +48,8 @@ static void term(const char *s, const char *keep, const char *want)
 	free(out);
 }
 
-int main(void)
+static void t_parse_size(void)
 {
-	uint64_t ns = 0;
-	char buf[160];
-
-	tap_plan(109);
 	size_ok("0", 0);
 	size_ok("4096", 4096);
 	size_ok("4k", 4096);
@@ -77,6 +76,10 @@ int main(void)
 	size_bad("8Gx", -EINVAL);
 	size_bad("99999999999999999999", -ERANGE);
 	size_bad("17179869184G", -ERANGE);	/* 2^34 G = 2^64 */
+}
+
+static void t_format_size(void)
+{
 	fmt(0, "0");
 	fmt(1000, "1000");
 	fmt(4096, "4k");
@@ -84,6 +87,13 @@ int main(void)
 	fmt(8ull << 30, "8G");
 	fmt(3ull << 29, "1536M");
 	fmt(1ull << 40, "1T");
+}
+
+static void t_durations(void)
+{
+	uint64_t ns = 0;
+	char buf[160];
+
 	OK(parse_duration("10s", &ns) == 0 && ns == 10000000000ull,
 	   "10s is 1e10 ns");
 	OK(parse_duration("300ms", &ns) == 0 && ns == 300000000ull,
@@ -98,12 +108,6 @@ int main(void)
 	STREQ(buf, "10s", "format_duration 10s");
 	format_duration(1500000000ull, buf, sizeof(buf));
 	STREQ(buf, "1500ms", "format_duration 1.5s");
-	OK(edit_distance("size", "szie") == 2, "edit distance of a swap is 2");
-	OK(edit_distance("folio", "folios") == 1, "one insertion");
-	OK(edit_distance("", "abc") == 3, "from empty");
-	OK(parse_u64("12", &ns) == 0 && ns == 12, "parse_u64 12");
-	OK(parse_u64("12a", &ns) == -EINVAL, "parse_u64 rejects 12a");
-	OK(parse_u64("+1", &ns) == -EINVAL, "parse_u64 rejects a sign");
 	/* strict durations: no exponent, hex, inf; no overflow */
 	OK(parse_duration("1e3", &ns) == -EINVAL, "1e3 is not a duration");
 	OK(parse_duration("0x10s", &ns) == -EINVAL, "hex is not a duration");
@@ -116,6 +120,24 @@ int main(void)
 	   ns == 9000000000000000000ull, "just below 2^63 ns");
 	OK(duration_from_double(-1, 1e9, &ns) == -EINVAL, "negative seconds");
 	OK(duration_from_double(1e300, 1e9, &ns) == -ERANGE, "1e300 seconds");
+}
+
+static void t_words(void)
+{
+	uint64_t ns = 0;
+
+	OK(edit_distance("size", "szie") == 2, "edit distance of a swap is 2");
+	OK(edit_distance("folio", "folios") == 1, "one insertion");
+	OK(edit_distance("", "abc") == 3, "from empty");
+	OK(parse_u64("12", &ns) == 0 && ns == 12, "parse_u64 12");
+	OK(parse_u64("12a", &ns) == -EINVAL, "parse_u64 rejects 12a");
+	OK(parse_u64("+1", &ns) == -EINVAL, "parse_u64 rejects a sign");
+}
+
+static void t_check_text(void)
+{
+	char buf[160];
+
 	/* text that reaches a terminal or a file */
 	OK(check_text("/dev/shm/\xc3\xa9t\xc3\xa9", 100, buf, sizeof(buf)) == 0,
 	   "UTF-8 passes");
@@ -136,6 +158,12 @@ int main(void)
 	   "a cut sequence is refused");
 	OK(check_text("abcdef", 5, buf, sizeof(buf)) == -E2BIG &&
 	   !strcmp(buf, "is 6 bytes long, more than 5"), "too long (%s)", buf);
+}
+
+static void t_labels(void)
+{
+	char buf[160];
+
 	OK(label_check("6.18.0-rc3-next-20261128+", buf, sizeof(buf)) == 0,
 	   "a kernel release is a label");
 	OK(label_check("../etc", buf, sizeof(buf)) == -EINVAL, "../ refused");
@@ -161,6 +189,10 @@ int main(void)
 		label_sanitize(l);
 		STREQ(l, "6.1_x_y_", "label_sanitize");
 	}
+}
+
+static void t_term(void)
+{
 	/* control characters, C1 in UTF-8, bytes that are not UTF-8 */
 	term("plain 6.18.0-rc1+ label", "", "plain 6.18.0-rc1+ label");
 	term("", "", "");
@@ -176,45 +208,60 @@ int main(void)
 	term("nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200", "",
 	     "nbsp \302\240 \303\251t\303\251 \342\202\254 \360\237\230\200");
 	term("back\\slash", "", "back\\slash");
-	{
-		struct strbuf sb = STRBUF_INIT;
-		char big[300], *d;
-		size_t n = 0, i;
-		int *v = NULL;
-		size_t nv = 0, av = 0;
+}
 
-		STREQ(strbuf_str(&sb), "", "an empty strbuf reads \"\"");
-		strbuf_add(&sb, "ab\0cd", 5);
-		OK(sb.len == 5 && !memcmp(sb.buf, "ab\0cd", 6),
-		   "strbuf_add: bytes as given, NUL-terminated");
-		strbuf_reset(&sb);
-		strbuf_addstr(&sb, "x=");
-		strbuf_addch(&sb, '1');
-		strbuf_addf(&sb, ", %s", "y");
-		OK(sb.len == 6 && !strcmp(sb.buf, "x=1, y"),
-		   "reset, addstr, addch, addf");
-		strbuf_setlen(&sb, 3);
-		OK(sb.len == 3 && !strcmp(sb.buf, "x=1"), "setlen cuts");
-		memset(big, 'z', sizeof(big) - 1);
-		big[sizeof(big) - 1] = '\0';
-		strbuf_addf(&sb, "%s|%s", big, big);
-		OK(sb.len == 3 + 2 * strlen(big) + 1 && sb.buf[sb.len] == '\0' &&
-		   sb.buf[3 + strlen(big)] == '|' && sb.alloc > sb.len,
-		   "addf past the room it had grows once (%zu bytes)", sb.len);
-		d = strbuf_detach(&sb, &n);
-		OK(n == 602 && strlen(d) == n && !sb.buf && !sb.len && !sb.alloc,
-		   "detach hands the string over and leaves sb empty");
-		free(d);
-		d = strbuf_detach(&sb, NULL);
-		STREQ(d, "", "detach of an empty strbuf is \"\", not NULL");
-		free(d);
-		for (i = 0; i < 1000; i++) {
-			ALLOC_GROW(v, nv + 1, av);
-			v[nv++] = (int)i;
-		}
-		OK(nv == 1000 && av >= 1000 && v[999] == 999 && v[0] == 0,
-		   "ALLOC_GROW: 1000 appends (room for %zu)", av);
-		free(v);
+static void t_strbuf(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char big[300], *d;
+	size_t n = 0, i;
+	int *v = NULL;
+	size_t nv = 0, av = 0;
+
+	STREQ(strbuf_str(&sb), "", "an empty strbuf reads \"\"");
+	strbuf_add(&sb, "ab\0cd", 5);
+	OK(sb.len == 5 && !memcmp(sb.buf, "ab\0cd", 6),
+	   "strbuf_add: bytes as given, NUL-terminated");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "x=");
+	strbuf_addch(&sb, '1');
+	strbuf_addf(&sb, ", %s", "y");
+	OK(sb.len == 6 && !strcmp(sb.buf, "x=1, y"),
+	   "reset, addstr, addch, addf");
+	strbuf_setlen(&sb, 3);
+	OK(sb.len == 3 && !strcmp(sb.buf, "x=1"), "setlen cuts");
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	strbuf_addf(&sb, "%s|%s", big, big);
+	OK(sb.len == 3 + 2 * strlen(big) + 1 && sb.buf[sb.len] == '\0' &&
+	   sb.buf[3 + strlen(big)] == '|' && sb.alloc > sb.len,
+	   "addf past the room it had grows once (%zu bytes)", sb.len);
+	d = strbuf_detach(&sb, &n);
+	OK(n == 602 && strlen(d) == n && !sb.buf && !sb.len && !sb.alloc,
+	   "detach hands the string over and leaves sb empty");
+	free(d);
+	d = strbuf_detach(&sb, NULL);
+	STREQ(d, "", "detach of an empty strbuf is \"\", not NULL");
+	free(d);
+	for (i = 0; i < 1000; i++) {
+		ALLOC_GROW(v, nv + 1, av);
+		v[nv++] = (int)i;
 	}
+	OK(nv == 1000 && av >= 1000 && v[999] == 999 && v[0] == 0,
+	   "ALLOC_GROW: 1000 appends (room for %zu)", av);
+	free(v);
+}
+
+int main(void)
+{
+	tap_plan(109);
+	TEST(t_parse_size(), "parse_size");
+	TEST(t_format_size(), "format_size");
+	TEST(t_durations(), "parse_duration and format_duration");
+	TEST(t_words(), "edit_distance and parse_u64");
+	TEST(t_check_text(), "check_text");
+	TEST(t_labels(), "label_check, utf8_trim, label_sanitize");
+	TEST(t_term(), "fputs_term");
+	TEST(t_strbuf(), "strbuf and ALLOC_GROW");
 	return tap_done();
 }
