@@ -20,7 +20,9 @@
 #   sh bench/shmem_vs_bare.sh [BENCH [PROBE_DIR]]      (make bench-shmem)
 #   environment: SIZES ("2G 8G"), ROUNDS (5), REPS (3),
 #     CASES (op:folio[:threads[:mode]] ..., default every op x 4k, pmd),
-#     RT (set: probe and runner both under chrt -f 10, for a loaded host)
+#     RT (set: probe and runner both under chrt -f 10, for a loaded host),
+#     PROFILE (1: foliobench's calls profiled, `bench run --profile`, so
+#     that the ratio against a run without says what profiling costs)
 set -eu
 
 BENCH=${1:-build/bench}
@@ -30,6 +32,11 @@ ROUNDS=${ROUNDS:-5}
 REPS=${REPS:-3}
 CASES=${CASES:-ftruncate:4k punch-hole:4k memfd-close:4k unlink:4k \
 ftruncate:pmd punch-hole:pmd memfd-close:pmd unlink:pmd}
+case ${PROFILE:-0} in
+0) PROF=false ;;
+1) PROF=true ;;
+*) echo "shmem_vs_bare: PROFILE=$PROFILE: 0 or 1" >&2; exit 1 ;;
+esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
 . "$HERE/fidelity.sh"
@@ -82,7 +89,8 @@ bare_turn() {
 fb_turn() { fid_fb_turn "$BENCH" "$cfg" "$DBDIR/fb.db" wall; }
 
 echo "shmem-remove against the bare call: sizes $SIZES, $ROUNDS rounds of" \
-     "blocks bare X X bare, $REPS calls a turn${CH:+, under $CH}"
+     "blocks bare X X bare, $REPS calls a turn${CH:+, under $CH}" \
+     "$([ "$PROF" = false ] || echo ", foliobench's calls profiled")"
 : > "$TMP/rows"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
@@ -95,7 +103,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 			mode=$(echo "$c" | cut -d: -f4)
 			cfg=$TMP/config.json
 			cat > "$cfg" <<JSON
-{ "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 1,
+{ "database": "$DBDIR/fb.db", "runs": $REPS, "warmup": 1, "profile": $PROF,
   "suite": [ { "workload": "shmem-remove", "op": "$op", "size": "$size",
 	       "folio": "$folio", "threads": ${threads:-1},
 	       "mode": "${mode:-threads}" } ] }

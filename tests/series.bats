@@ -240,3 +240,71 @@ marks() { q "SELECT count(*) FROM run_series WHERE ord = -1"; }
 	assert_success
 	assert_line --index 1 --partial 'shmem-remove,'
 }
+
+# A run's series as rows keyed by its uuid: what must not depend on the
+# file the run is in, nor on its id there.
+series_of() {
+	sqlite3 "$1" "SELECT r.uuid, x.ord, x.workload, x.params, x.metric,
+	  x.unit, x.better, x.asked, x.n, x.unmeasurable,
+	  x.unmeasurable_noisy, x.bad, hex(x.vals), hex(x.noisy), x.bounded,
+	  x.samples, x.noisy_samples FROM run_series x JOIN runs r ON
+	  r.id = x.run_id ORDER BY r.uuid, x.ord"
+}
+
+@test "merge into a lab's database: the series and tables a merge into an empty file gives" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
+	"$BENCH" runs --db "$T/in.db" > /dev/null
+	run "$BENCH" merge "$T/empty.db" "$T/in.db"
+	assert_success
+	# the lab's database: runs of its own, one of them without its series
+	fx_begin "$DB"
+	fx_run other other-0
+	fx_remove_case unlink
+	fx_wall 70 71 72
+	fx_run A lab-0
+	fx_remove_case unlink
+	fx_wall 99.1 99.7 99.3
+	fx_end
+	q "UPDATE runs SET uuid = 'o' || substr(uuid, 2)"
+	"$BENCH" runs --db "$DB" > /dev/null
+	q "DELETE FROM run_series WHERE run_id = 1"
+	run "$BENCH" merge "$DB" "$T/in.db"
+	assert_success
+	# a mark a run, the lab's too; the merged runs' rows are the input's
+	# (made there from its samples by the migration)
+	assert_equal "$(marks)" "$(q 'SELECT count(*) FROM runs')"
+	assert_equal "$(q "SELECT count(*) FROM run_series x JOIN runs r ON
+	  r.id = x.run_id WHERE r.uuid LIKE 'o%' AND x.ord = -1")" 2
+	assert_equal "$(series_of "$DB" | grep -v '^o')" "$(series_of "$T/in.db")"
+	assert_equal "$(series_of "$T/empty.db")" "$(series_of "$T/in.db")"
+	# the merged runs read as in the file merged into empty: the lab's
+	# run of A is one more boot of A
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv B C
+	assert_success
+	assert_equal "$output" "$("$BENCH" compare --db "$T/empty.db" --format csv B C 2> /dev/null)"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
+	assert_success
+	assert_output --regexp '"boots":[[:space:]]+5,'
+	q "DELETE FROM runs WHERE uuid LIKE 'o%'"
+	for f in csv json; do
+		run --separate-stderr "$BENCH" compare --db "$DB" --format $f A B
+		assert_success
+		assert_equal "$output" "$("$BENCH" compare --db "$T/empty.db" --format $f A B 2> /dev/null)"
+	done
+}
+
+@test "schema 12: no index on sample_id alone; a sample's values still come in the order the workload gave" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$DB"
+	"$BENCH" runs --db "$DB" > /dev/null
+	assert_equal "$(q "SELECT count(*) FROM sqlite_master WHERE name = 'sample_values_sample'")" 0
+	# shmem-remove's metrics as the workload gave them, not by name
+	assert_equal "$(q "SELECT group_concat(metric) FROM (SELECT metric FROM
+	  run_series WHERE run_id = 1 AND workload = 'shmem-remove' ORDER BY ord)")" \
+		wall,ns_per_folio,folios,cycles
+	# and as the samples give them (a run without its series)
+	q "DELETE FROM run_series WHERE run_id = 1"
+	run --separate-stderr "$BENCH" export --db "$DB" --format benchstat A
+	assert_success
+	run grep -o -m 1 ' sec/op.*' <<< "$output"
+	assert_output --regexp '^ sec/op [^ ]+ ns_per_folio-sec/folio [^ ]+ folios/op$'
+}

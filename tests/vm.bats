@@ -473,3 +473,25 @@ JSON
 	assert_output --partial "count-a"
 	assert_output --partial "timed"
 }
+
+@test "counting mode with --profile: the guest's own kallsyms names the unlink's kernel functions, in instructions" {
+	cat > "$T/tiny.json" <<'JSON'
+{ "runs": 3, "warmup": 1,
+  "suite": [ { "workload": "shmem-remove", "op": "unlink", "size": "64M" } ] }
+JSON
+	run "$BENCH" vm "$K_OLD" --accel icount --smp 1 --sockets 1 --mem 1G \
+		--db "$T/p.db" --timeout 900 -- run --config "$T/tiny.json" --profile
+	assert_success
+	assert_output --regexp "; profile [0-9]+ samples in 3 calls"
+	refute_output --partial "no kernel profile"
+	run sqlite3 "$T/p.db" "SELECT json_extract(profile, '$.unit'),
+		json_extract(profile, '$.symbols') LIKE '/proc/kallsyms of $(rel "$K_OLD") (%',
+		json_extract(profile, '$.samples') = (SELECT sum(count) FROM profile_stacks),
+		(SELECT sum(profiled) FROM samples) FROM cases"
+	assert_output "instructions|1|1|3"
+	# the guest kernel's names, not the host's: its unlink evicts through
+	# shmem_undo_range, most of the call
+	run sqlite3 "$T/p.db" "SELECT 2 * sum(count) > (SELECT sum(count) FROM profile_stacks)
+		FROM profile_stacks WHERE stack LIKE '%do_unlinkat;%shmem_evict_inode;%shmem_undo_range%'"
+	assert_output 1
+}

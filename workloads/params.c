@@ -92,13 +92,19 @@ static int keep_text(const char *s, const char **out, struct strbuf *why)
 	return 0;
 }
 
-static int parse_enum(const struct param *p, const char *s, double num,
-		      const char *shown, union wl_field *f, struct strbuf *why)
+/* What a config gives: a string, or a JSON number; how messages show it. */
+struct given {
+	const char *s;		/* NULL: num */
+	double num;
+	const char *shown;
+};
+
+static int parse_enum(const struct param *p, const struct given *g,
+		      union wl_field *f, struct strbuf *why)
 {
+	const char *s = g->s;
 	int i;
 
-	(void)num;
-	(void)shown;
 	for (i = 0; p->choices[i]; i++)
 		if (!strcmp(s, p->choices[i])) {
 			f->e = i;
@@ -110,25 +116,23 @@ static int parse_enum(const struct param *p, const char *s, double num,
 	return -1;
 }
 
-static int parse_string(const struct param *p, const char *s, double num,
-			const char *shown, union wl_field *f,
-			struct strbuf *why)
+static int parse_string(const struct param *p, const struct given *g,
+			union wl_field *f, struct strbuf *why)
 {
+	const char *s = g->s;
 	char check[256];
 
-	(void)num;
-	(void)shown;
 	if (p->check && p->check(s, check, sizeof(check)))
 		return whyf(why, "\"%s\": %s", s, check);
 	return keep_text(s, &f->s, why);
 }
 
 /* An absolute path, or the table's word for the runner's own scratch. */
-static int parse_dir(const struct param *p, const char *s, double num,
-		     const char *shown, union wl_field *f, struct strbuf *why)
+static int parse_dir(const struct param *p, const struct given *g,
+		     union wl_field *f, struct strbuf *why)
 {
-	(void)num;
-	(void)shown;
+	const char *s = g->s;
+
 	if (s[0] != '/' && !(p->own && !strcmp(s, p->own))) {
 		if (p->own && p->own[0] != '/')
 			return whyf(why, "\"%s\": not \"%s\" nor an absolute "
@@ -138,13 +142,12 @@ static int parse_dir(const struct param *p, const char *s, double num,
 	return keep_text(s, &f->s, why);
 }
 
-static int parse_size_auto(const struct param *p, const char *s, double num,
-			   const char *shown, union wl_field *f,
-			   struct strbuf *why)
+static int parse_size_auto(const struct param *p, const struct given *g,
+			   union wl_field *f, struct strbuf *why)
 {
+	const char *s = g->s;
+
 	(void)p;
-	(void)num;
-	(void)shown;
 	f->z.bytes = 0;
 	if (strcmp(s, "auto") && parse_size(s, &f->z.bytes))
 		return whyf(why, "\"%s\": not \"auto\" or a size "
@@ -153,13 +156,12 @@ static int parse_size_auto(const struct param *p, const char *s, double num,
 }
 
 /* "4k", "pmd" or an mTHP size such as "64k" */
-static int parse_folio(const struct param *p, const char *s, double num,
-		       const char *shown, union wl_field *f,
-		       struct strbuf *why)
+static int parse_folio(const struct param *p, const struct given *g,
+		       union wl_field *f, struct strbuf *why)
 {
+	const char *s = g->s;
+
 	(void)p;
-	(void)num;
-	(void)shown;
 	if (!strcmp(s, "4k"))
 		f->z.bytes = 4096;
 	else if (!strcmp(s, "pmd"))
@@ -171,16 +173,16 @@ static int parse_folio(const struct param *p, const char *s, double num,
 	return keep_text(s, &f->z.text, why);
 }
 
-static int parse_num(const struct param *p, const char *s, double num,
-		     const char *shown, union wl_field *f, struct strbuf *why)
+static int parse_num(const struct param *p, const struct given *g,
+		     union wl_field *f, struct strbuf *why)
 {
 	char range[160];
 
-	if (parse_number(p, s, num, shown, &f->u, why))
+	if (parse_number(p, g->s, g->num, g->shown, &f->u, why))
 		return -1;
 	if (f->u < p->min || (p->max && f->u > p->max)) {
 		wl_param_range(p, range, sizeof(range));
-		strbuf_addf(why, "%s is out of range (%s)", shown, range);
+		strbuf_addf(why, "%s is out of range (%s)", g->shown, range);
 		return -1;
 	}
 	return 0;
@@ -282,8 +284,8 @@ struct param_ops {
 	const char *kind;	/* for `bench list`: "size" */
 	size_t size;		/* of its field */
 	bool text;		/* the field keeps a malloc'd text */
-	int (*parse)(const struct param *p, const char *s, double num,
-		     const char *shown, union wl_field *f, struct strbuf *why);
+	int (*parse)(const struct param *p, const struct given *g,
+		     union wl_field *f, struct strbuf *why);
 	void (*format)(const struct param *p, const union wl_field *f,
 		       char *buf, size_t n);
 	int (*words)(const struct param *p, const char *s, char *buf,
@@ -332,8 +334,10 @@ size_t wl_param_size(enum param_type t)
 int wl_param_parse(const struct param *p, const char *s, double num,
 		   const char *shown, union wl_field *f, struct strbuf *why)
 {
+	struct given g = { s, num, shown ? shown : s };
+
 	memset(f, 0, sizeof(*f));
-	return ops[p->type].parse(p, s, num, shown ? shown : s, f, why);
+	return ops[p->type].parse(p, &g, f, why);
 }
 
 void wl_param_release(const struct param *p, union wl_field *f)
