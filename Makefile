@@ -31,7 +31,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
 LIB_SRC	:= $(filter-out bench/main.c,$(wildcard common/*.c runner/*.c \
-	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c bench/*.c))
+	     workloads/*.c workloads/sys/*.c schema/*.c reports/*.c upload/*.c \
+	     bench/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schema_sql.o \
 	   $(B)/obj/gen/vm_init.o $(B)/obj/gen/run_schema.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -12,7 +12,7 @@
 #include "reports/schema_check.h"
 #include "cmds.h"
 #include "report_cmd.h"
-#include "reports/upload.h"
+#include "upload/upload.h"
 #include "runner/runner.h"
 #include "schema/db_upload.h"
 

@@ -161,4 +161,13 @@ fid_fb_turn() {
 		join samples s on s.id = v.sample_id where v.metric = '$4'
 		and s.warmup = 0 and s.valid = 1 and s.case_id =
 		(select max(id) from cases)"
+	# no valid sample: say why (the case skipped, or its samples invalid)
+	sqlite3 "$3" "select 'foliobench: case ' || c.status ||
+		coalesce(': ' || c.reason, '') || coalesce('; ' || (select
+		count(*) || ' invalid samples, the first: ' || invalid_reason
+		from samples where case_id = c.id and valid = 0 and warmup = 0
+		having count(*) > 0), '') from cases c where c.id =
+		(select max(id) from cases) and not exists (select 1 from
+		samples s where s.case_id = c.id and s.valid = 1 and
+		s.warmup = 0)" >&2
 }

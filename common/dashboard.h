@@ -1,6 +1,6 @@
 /*
  * The `dashboard` section of the config, as the runner's config loader
- * fills it and the upload (reports/upload.c) reads it.  Data only.
+ * fills it and the upload (upload/) reads it.  Data only.
  */
 #ifndef FB_DASHBOARD_H
 #define FB_DASHBOARD_H

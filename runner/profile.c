@@ -59,7 +59,7 @@ int profile_read_kallsyms(struct profile *p, const char *path, char *why,
 {
 	FILE *f = fopen(path, "re");
 	struct strbuf names = STRBUF_INIT;
-	size_t alloc = 0, i, *off = NULL;
+	size_t alloc = 0, off_alloc = 0, i, *off = NULL;
 	char line[512], type, name[256];
 	unsigned long long addr;
 	bool nonzero = false;
@@ -76,7 +76,7 @@ int profile_read_kallsyms(struct profile *p, const char *path, char *why,
 		if (type != 't' && type != 'T')
 			continue;
 		ALLOC_GROW(p->syms, p->nsyms + 1, alloc);
-		off = xreallocarray(off, alloc, sizeof(*off));
+		ALLOC_GROW(off, p->nsyms + 1, off_alloc);
 		p->syms[p->nsyms].addr = addr;
 		off[p->nsyms++] = names.len;
 		strbuf_add(&names, name, strlen(name) + 1);

@@ -10,8 +10,11 @@
 -- The case's profile, NULL where it was not profiled: JSON
 -- {"event", "period", "unit" ("ns", "instructions" or "cycles": what one
 -- period is), "calls" (timed calls sampled), "samples" (their sum of
--- counts), "lost", "symbols" (where names came from)}, or {"off": why}
--- where profiling was asked for and could not be had.
+-- counts), "lost", "symbols" (where names came from), and as the runner
+-- writes them "throttled" (times the kernel throttled the event),
+-- "others" (samples dropped: another program's on the PU), "pmu" (whether
+-- a PMU was there)}, or {"off": why} where profiling was asked for and
+-- could not be had.
 ALTER TABLE cases ADD COLUMN profile TEXT;
 
 -- 1: the sample's timed call ran while profiled (its time holds the cost

@@ -1,7 +1,8 @@
 /*
  * Upload of complete runs to the lab's dashboard: SQUAD's submit API or
  * the run document as JSON, from the outbox, with retries.  The one file
- * that speaks HTTP (libcurl) is reports/upload.c.
+ * that speaks HTTP (libcurl) is upload/http.c; upload/upload.c maps the
+ * others.
  */
 #ifndef FB_UPLOAD_H
 #define FB_UPLOAD_H
