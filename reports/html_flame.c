@@ -78,6 +78,25 @@ static size_t max_frames(const struct report_prof *p)
 	       share < FLAME_LEAST ? FLAME_LEAST : share;
 }
 
+/*
+ * The sampling error of the change of a path's share: sqrt(p (1 - p) / n)
+ * of each side's samples, added in quadrature.  A change within twice it
+ * is drawn grey: a tick more or less is not a change.
+ */
+static double sampling_error(const struct flame *fl,
+			     const struct report_prof_node *n)
+{
+	double v = 0, p;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		p = n->incl[k];
+		if (fl->c->s[k].samples > 0)
+			v += p * (1 - p) / (double)fl->c->s[k].samples;
+	}
+	return sqrt(v);
+}
+
 static void fill(const struct flame *fl, const struct report_prof_node *n,
 		 char *buf, size_t len)
 {
@@ -90,7 +109,7 @@ static void fill(const struct flame *fl, const struct report_prof_node *n,
 	}
 	s = fmin(1.0, fabs(d) / fl->sat);
 	lo = (int)lround(235 - 185 * s);
-	if (fabs(d) < 0.0005)
+	if (fabs(d) <= 2 * sampling_error(fl, n))
 		snprintf(buf, len, "#ebebeb");
 	else if (d > 0)
 		snprintf(buf, len, "#ff%02x%02x", lo, lo);
@@ -276,7 +295,7 @@ static void top_table(struct out *o, const struct flame *fl)
 		bool a = f->incl[0] > 0, b = f->incl[1] > 0;
 		double ref = fmax(fabs(f->cost[0]), fabs(f->cost[1])), d;
 
-		put(o, "<tr><td class=\"code\">");
+		put(o, "<tr><td class=\"fn\">");
 		esc(o, f->name);
 		put(o, "</td>");
 		share_td(o, f->incl[0], a);
@@ -360,8 +379,8 @@ void html_flame(struct out *o, const struct report_prof *p,
 		put(o, "'s samples; red where its share grew against ");
 		esc(o, p->label[0]);
 		put(o, ", blue where it shrank, the deeper the larger (full "
-		    "at %.1f points); hover a frame for its numbers. ",
-		    100 * fl.sat);
+		    "at %.1f points), grey within twice its sampling error; "
+		    "hover a frame for its numbers. ", 100 * fl.sat);
 	} else {
 		put(o, " on ");
 		esc(o, p->label[fl.w]);

@@ -22,7 +22,7 @@ static const char css[] =
 	".warn{background:#fff3cd;border:1px solid #e0b000;padding:.5em}"
 	".strict{background:#f8d7da;border-color:#c00}"
 	".sig{font-weight:bold}.code{font-family:monospace;"
-	"word-break:break-all}\n";
+	"word-break:break-all}.fn{font-family:monospace}\n";
 
 /* Distinct values of one field over a side's runs, ", " between. */
 static void distinct(struct out *o, const struct report_side *s,

@@ -339,6 +339,32 @@ bench: warning: 24 of 24 samples of 6.18.0-patch were timed while the kernel was
 	grep -q 'Frames narrower than 0.2% of the call are left out.' "$T/big.html"
 }
 
+@test "report: a change within twice its sampling error is grey, past it coloured" {
+	local b pa
+	# 400 samples a side: a share of 50% has an error of 3.5 points
+	# on the change; 52% against 50% is within 7, 70% is not
+	for pa in 52 70; do
+		fx_known "$T/s$pa.db"
+		for b in 0 1 2 3; do
+			fxp_profile "$T/s$pa.db" 6.18.0-base "base-boot-$b" unlink
+			fxp_stacks "$T/s$pa.db" 6.18.0-base "base-boot-$b" unlink \
+				"r;a 50" "r;b 50"
+			fxp_profile "$T/s$pa.db" 6.18.0-patch "patch-boot-$b" unlink
+			fxp_stacks "$T/s$pa.db" 6.18.0-patch "patch-boot-$b" unlink \
+				"r;a $pa" "r;b $((100 - pa))"
+		done
+		run --separate-stderr "$BENCH" report --db "$T/s$pa.db" \
+			-o "$T/s$pa.html" 6.18.0-base 6.18.0-patch
+		assert_success
+	done
+	run grep -o '<rect [^>]*fill="#[0-9a-f]*"/><text[^>]*>[ab]<' "$T/s52.html"
+	assert_output --regexp '^<rect [^>]*fill="#ebebeb"/><text[^>]*>a<
+<rect [^>]*fill="#ebebeb"/><text[^>]*>b<$'
+	run grep -o '<rect [^>]*fill="#[0-9a-f]*"/><text[^>]*>[ab]<' "$T/s70.html"
+	assert_output --regexp '^<rect [^>]*fill="#ff3232"/><text[^>]*>a<
+<rect [^>]*fill="#3232ff"/><text[^>]*>b<$'
+}
+
 @test "report: a kernel alone draws its profile without colours of change; without profiles the page has no flame graph" {
 	fxp_known "$DB"
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/one.html" 6.18.0-base
