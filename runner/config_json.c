@@ -249,7 +249,9 @@ static void number_text(struct cfg_ctx *x, const cJSON *v, char *buf,
 			size_t n)
 {
 	const char *p = value_at(x, v);
-	size_t len = p ? strcspn(p, ",]} \t\r\n") : 0;
+	/* a JSON number's own characters: cJSON skips any byte up to a
+	 * space (a control byte too) after it as white space */
+	size_t len = p ? strspn(p, "0123456789+-.eE") : 0;
 
 	snprintf(buf, n, "%.*s%s", (int)(len > 40 ? 40 : len), p ? p : "",
 		 len > 40 ? "..." : "");

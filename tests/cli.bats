@@ -321,6 +321,12 @@ load fixtures/fixture
 	run "$BENCH" check --config "$T/c.json"
 	assert_failure 78
 	assert_output "bench: $T/c.json: suite[0].threads[1]: 2e20 is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
+	# the number alone: the control bytes JSON skips after it are not
+	# quoted (fuzz_config found them in the message)
+	printf '{ "suite": [ { "workload": "seq-read", "size": 18014398509481983\036\036\007 } ] }\n' > "$T/c.json"
+	run "$BENCH" check --config "$T/c.json"
+	assert_failure 78
+	assert_output "bench: $T/c.json: suite[0].size: 18014398509481983 is beyond 2^53 (9007199254740992), where JSON numbers stop being exact; write sizes as \"8G\""
 	# 2^53 itself is exact, however written: judged as a value
 	for c in 9007199254740992 9007199254740992.0 9.007199254740992e15; do
 		printf '{ "runs": %s, "suite": [ { "workload": "seq-read" } ] }\n' "$c" > "$T/c.json"
