@@ -431,7 +431,7 @@ JSON
 	rm -rf "$TMPDIR/foliobench-vm.live01" "$TMPDIR/foliobench-vm.kept01"
 }
 
-@test "counting mode: two boots count the same unlink to within 1%, stored as instructions, compared in instructions" {
+@test "counting mode: two boots count the same unlink to within 3%, stored as instructions, compared in instructions" {
 	local i a b
 	cat > "$T/tiny.json" <<'JSON'
 { "runs": 5, "warmup": 1,
@@ -454,14 +454,20 @@ JSON
 	local img
 	img=$(sqlite3 "$T/c.db" "SELECT kernel_sha256 FROM run_vm LIMIT 1")
 	[ ${#img} -eq 64 ]
-	# the median of each boot, within 1% of the other's
+	# the median of each boot, within 3% of the other's.  Not 1%: a call
+	# of 120-135 M instructions meets the guest's own background work, in
+	# steps of 1.4-2 M; the boot medians of a 4K unlink of 256M spread
+	# with a standard deviation of 0.4-0.6% (8 boots in control-null.db,
+	# docs/control.md), so two boots differ by 1.1% now and then (CI,
+	# 2026-12-06: 134.05 and 135.58 M), and 3% is 3.5 standard deviations
+	# of their difference.  Timed, the same call varies 5-10% a sample.
 	walls() {
 		sqlite3 "$T/c.db" "SELECT v.value FROM sample_values v JOIN samples s ON s.id = v.sample_id JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id WHERE v.metric = 'wall' AND s.warmup = 0 AND r.label = '$1' ORDER BY v.value"
 	}
 	a=$(walls count-a | sed -n 3p)
 	b=$(walls count-b | sed -n 3p)
 	echo "# counted unlink of 256M, the median of 5 a boot: $a and $b instructions (each: $(walls count-a | tr '\n' ' '); $(walls count-b | tr '\n' ' '))" >&3
-	awk -v a="$a" -v b="$b" 'BEGIN { d = a / b - 1; if (d < 0) d = -d; exit !(a > 1e6 && d < 0.01) }'
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a / b - 1; if (d < 0) d = -d; exit !(a > 1e6 && d < 0.03) }'
 	run -0 "$BENCH" compare --db "$T/c.db" count-a count-b
 	assert_output --partial "instr"
 	refute_output --regexp "[0-9] ms"
