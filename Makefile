@@ -47,7 +47,7 @@ FORMAT	?= text
 
 .PHONY: all deps run test test-unit test-bats compare compare-vm export report \
 	clean bench-control bench-seqread bench-shmem bench-smalltrunc bench-shadow bench-scale probes install \
-	uninstall fuzz fuzz-build
+	bench-fill uninstall fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(B)/bench
@@ -202,7 +202,7 @@ bench-seqread: all
 
 # The bare probes the fidelity benchmarks hold the workloads against.
 PROBES	:= $(B)/probe/bare_remove $(B)/probe/bare_truncate \
-		   $(B)/probe/bare_shadow
+		   $(B)/probe/bare_shadow $(B)/probe/bare_fill
 probes: $(PROBES)
 $(B)/probe/%: bench/probe/%.c
 	@mkdir -p $(@D)
@@ -235,6 +235,12 @@ bench-shadow: all $(PROBES)
 # four kernels (the first tens of minutes) and boots many guests.
 bench-control: all
 	$(Q)sh bench/control.sh $(B)/bench
+
+# shadow-truncate's setup (the FUSE read into the page cache) against the
+# bare FUSE read of the same file in the same cgroup and a bare fallocate
+# of the same size on /dev/shm (SIZE, ROUNDS).  A benchmark, not a test.
+bench-fill: all $(PROBES)
+	$(Q)sh bench/fill_vs_bare.sh $(B)/bench $(B)/probe
 
 # The reading commands on a lab's database of 10^4, 10^5 and 10^6 samples
 # (made once under build/scale from real runs): a table of times and

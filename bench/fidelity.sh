@@ -1,5 +1,5 @@
 # Shared by the fidelity benchmarks (shmem_vs_bare.sh, smalltrunc_vs_bare.sh,
-# shadow_vs_bare.sh):
+# shadow_vs_bare.sh, fill_vs_bare.sh):
 # blocks of bare X X bare, a ratio a block, and per case the geometric mean
 # of its blocks' ratios with a 95% interval (Student's t on the logs).
 # Sourced, not run.  A turn is a function that prints its timed calls (or
@@ -24,6 +24,34 @@ fid_checks() {
 	[ "$REPS" -ge 1 ] 2>/dev/null || die "REPS $REPS is not a count"
 	CH=""
 	[ -z "${RT:-}" ] || CH="chrt -f 10"
+}
+
+# fid_memcg NAME: CG, the path of a memory cgroup NAME (v1 or v2) to make,
+# and LIMIT, its limit file; SIZE's ballast (1/8) and shadow-truncate's
+# limit=auto for keep=ballast (ballast + SIZE/256 + 256 MiB) as ballast and
+# limit, from size in bytes
+fid_memcg() {
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+			die "cgroup v2 without the memory controller in /sys/fs/cgroup/cgroup.subtree_control"
+		CG=/sys/fs/cgroup/$1
+		LIMIT=memory.max
+	else
+		[ -d /sys/fs/cgroup/memory ] ||
+			die "no memory cgroup (v1 or v2)"
+		CG=/sys/fs/cgroup/memory/$1
+		LIMIT=memory.limit_in_bytes
+	fi
+	ballast=$((size / 8))
+	limit=$((ballast + size / 256 + 256 * 1048576))
+}
+
+# fid_umount DIR: detach what is mounted on DIR, read from /proc/mounts:
+# a FUSE mount whose server was killed answers stat(2) with ENOTCONN,
+# which mountpoint(1) takes for no mount point
+fid_umount() {
+	! awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts ||
+		umount -l "$1"
 }
 
 # the median of the numbers on stdin

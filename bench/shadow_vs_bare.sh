@@ -39,24 +39,12 @@ esac
 [ "$FS" = fuse ] || [ -d "$DIR" ] || die "DIR $DIR is not a directory"
 size=$(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") ||
 	die "SIZE $SIZE is not a size"
-ballast=$((size / 8))
-limit=$((ballast + size / 256 + 256 * 1048576))
-
-if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
-		die "cgroup v2 without the memory controller in /sys/fs/cgroup/cgroup.subtree_control"
-	CG=/sys/fs/cgroup/fb-fidelity-shadow.$$
-	LIMIT=memory.max
-else
-	[ -d /sys/fs/cgroup/memory ] || die "no memory cgroup (v1 or v2)"
-	CG=/sys/fs/cgroup/memory/fb-fidelity-shadow.$$
-	LIMIT=memory.limit_in_bytes
-fi
+fid_memcg fb-fidelity-shadow.$$
 
 TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
 DBDIR=$(mktemp -d)
 cleanup() {
-	! mountpoint -q "$TMP/fuse" || umount -l "$TMP/fuse"
+	fid_umount "$TMP/fuse"
 	rm -f "$DIR/fb-bare-shadow.$$"
 	[ ! -d "$CG" ] || rmdir "$CG"
 	rm -rf "$TMP" "$DBDIR"

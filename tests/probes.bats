@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # The fidelity benchmarks (make bench-shmem, bench-smalltrunc, bench-shadow,
-# bench-seqread) at the smallest sizes, one block each: they run end to end,
-# print their summary line and leave nothing behind (their own scratch in
-# /dev/shm, mount, loop device, cgroup; the THP knob).  Whether the ratios
-# are near 1 is the benchmarks' question, on a quiet machine, not a test's.
+# bench-fill, bench-seqread) at the smallest sizes, one block each: they run
+# end to end, print their summary line and leave nothing behind (their own
+# scratch in /dev/shm, mount, loop device, cgroup; the THP knob).  Whether
+# the ratios are near 1 is the benchmarks' question, on a quiet machine, not
+# a test's.
 
 load test_helper
 
@@ -91,6 +92,18 @@ c 10.0000 11.0000 1.10000 9.0000 9.0000 1.00000"
 	assert_output ""
 }
 
+@test "bench-fill: one round at 64M, a rate a side, foliobench's ratios and CPU, nothing left" {
+	SIZE=64M ROUNDS=1 run sh "$SCRIPTS/fill_vs_bare.sh" "$BENCH" "$PROBES"
+	assert_success
+	assert_line --regexp '^round 1  shm [0-9]+ free [0-9]+ fuse [0-9]+ fb:ballast [0-9]+ fb:pin [0-9]+ fuse [0-9]+ free [0-9]+ shm [0-9]+$'
+	assert_line --regexp '^medians \(MiB/s\): shm fallocate [0-9.]+, bare FUSE read without a limit [0-9.]+, bare FUSE read under the limit [0-9.]+$'
+	for keep in ballast pin; do
+		assert_line --regexp "^foliobench keep=$keep: [0-9]+ MiB/s, [0-9.]+ of the fallocate, [0-9.]+ of the bare FUSE read; CPU s/GiB reader [0-9.]+ server [0-9.]+\$"
+	done
+	run fidelity_left
+	assert_output ""
+}
+
 @test "the fidelity scripts refuse bad settings, naming them" {
 	ROUNDS=0 run sh "$SCRIPTS/shadow_vs_bare.sh" "$BENCH" "$PROBES"
 	assert_failure
@@ -104,6 +117,9 @@ c 10.0000 11.0000 1.10000 9.0000 9.0000 1.00000"
 	run sh "$SCRIPTS/smalltrunc_vs_bare.sh" "$BENCH" "$T/none"
 	assert_failure
 	assert_output "smalltrunc_vs_bare: no $T/none/bare_truncate: run make $T/none/bare_truncate"
+	SIZE=5000 run sh "$SCRIPTS/fill_vs_bare.sh" "$BENCH" "$PROBES"
+	assert_failure
+	assert_output "fill_vs_bare: SIZE 5000 is not a positive number of 4 KiB pages"
 	run fidelity_left
 	assert_output ""
 }
@@ -151,6 +167,12 @@ os.execvp("sh", ["sh"] + sys.argv[1:])' "$@" > "$log" 2>&1 &
 	assert_output ""
 	COUNT=20 PAGES=16 ROUNDS=1000 CASES=1 run interrupt_after_a_block \
 		"$SCRIPTS/smalltrunc_vs_bare.sh" "$BENCH" "$PROBES"
+	assert_equal "$status" 130
+	run fidelity_left
+	assert_output ""
+	# a FUSE mount and two cgroups of its own
+	SIZE=64M ROUNDS=1000 run interrupt_after_a_block \
+		"$SCRIPTS/fill_vs_bare.sh" "$BENCH" "$PROBES"
 	assert_equal "$status" 130
 	run fidelity_left
 	assert_output ""

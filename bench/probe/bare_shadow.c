@@ -9,8 +9,10 @@
  * with the child still holding its ballast, truncate(FILE, 0) is timed
  * with CLOCK_MONOTONIC on PU, and nothing else.  The reader (and the FUSE
  * server) run on any PU, as the workload's do.  Prints the call's time in
- * nanoseconds, the shadow entries it found (cachestat nr_evicted) and the
- * pages still cached.  Not part of the tool: built by the Makefile.
+ * nanoseconds, the shadow entries it found (cachestat nr_evicted), the
+ * pages still cached and the time of the read loop in nanoseconds (the
+ * bare setup that bench/fill_vs_bare.sh holds shadow-truncate's against).
+ * Not part of the tool: built by the Makefile.
  *
  * With FILE "fuse:MNT" the file is MNT/zero on a FUSE zero file system the
  * probe mounts and serves itself (a forked libfuse server), as the seed
@@ -34,6 +36,7 @@
 #include <fuse_lowlevel.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -55,7 +58,6 @@ struct cs {
 
 static const char *cgdir;
 static uint64_t fsize;		/* the FUSE file's size */
-static struct fuse_session *se;	/* the parent's, to unmount at the end */
 
 static void fz_attr(fuse_ino_t ino, struct stat *a)
 {
@@ -137,6 +139,7 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 {
 	char *argv[] = { "bare_shadow", "-o", "allow_other", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
 	char path[4200], val[16];
 	struct stat sb;
 	pid_t pid;
@@ -155,6 +158,13 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 		fuse_session_loop(se);
 		_exit(0);
 	}
+	/*
+	 * The server's copy of /dev/fuse is the only one: if it dies (a ^C
+	 * to the process group), the kernel aborts the connection and a
+	 * read waiting on it fails, where a copy held here or by the reader
+	 * would keep the connection, and every user of it, waiting forever.
+	 */
+	close(fuse_session_fd(se));
 	snprintf(path, sizeof(path), "%s/zero", mnt);
 	if (stat(path, &sb) || (uint64_t)sb.st_size != size)
 		die(path);
@@ -206,8 +216,8 @@ static uint64_t cg_read(const char *name)
 static void child(const char *file, uint64_t size, uint64_t ballast,
 		  int up, int down)
 {
-	char val[32], *buf, c = 'r';
-	uint64_t off;
+	char val[32], *buf;
+	uint64_t off, t0;
 	char path[4200];
 	int v2, fd;
 	void *b;
@@ -235,9 +245,11 @@ static void child(const char *file, uint64_t size, uint64_t ballast,
 	if (!buf || fd < 0)
 		die(file);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	t0 = now_ns();
 	for (off = 0; off < size; off += 1 << 20)
 		if (pread(fd, buf, 1 << 20, (off_t)off) <= 0)
 			die("pread");
+	t0 = now_ns() - t0;
 	close(fd);
 	/* what the read left cached goes through the same reclaim */
 	if (v2) {
@@ -247,10 +259,11 @@ static void child(const char *file, uint64_t size, uint64_t ballast,
 	} else {
 		cg_write("memory.force_empty", "0", 0);
 	}
-	if (write(up, &c, 1) != 1)
+	/* the read's time says it is done */
+	if (write(up, &t0, sizeof(t0)) != (ssize_t)sizeof(t0))
 		die("pipe");
 	/* hold the ballast until the parent is done */
-	while (read(down, &c, 1) > 0)
+	while (read(down, val, 1) > 0)
 		;
 	_exit(0);
 }
@@ -259,10 +272,10 @@ int main(int argc, char **argv)
 {
 	struct cs_range range = { 0, 0 };
 	struct cs cs;
-	uint64_t size, ballast, t0, t1;
+	uint64_t size, ballast, t0, t1, read_ns;
 	int up[2], down[2], fd, status;
 	const char *mnt = NULL;
-	char c, file[4200];
+	char file[4200];
 	pid_t pid, server = 0;
 
 	if (argc != 6 && !(argc == 7 && !strcmp(argv[6], "all-on-pu"))) {
@@ -308,7 +321,8 @@ int main(int argc, char **argv)
 	 * [0.972, 1.039] on the 2-vCPU VM (12 blocks, 2G on FUSE).
 	 */
 	pin(atoi(argv[5]));
-	if (read(up[0], &c, 1) != 1) {
+	if (read(up[0], &read_ns, sizeof(read_ns)) !=
+	    (ssize_t)sizeof(read_ns)) {
 		fprintf(stderr, "bare_shadow: the reader failed\n");
 		return 1;
 	}
@@ -324,16 +338,15 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	close(fd);
 	if (mnt) {
-		fuse_session_unmount(se);
+		umount2(mnt, MNT_DETACH);
 		kill(server, SIGKILL);
 		waitpid(server, &status, 0);
-		fuse_session_destroy(se);
 		rmdir(mnt);
 	} else {
 		unlink(file);
 	}
-	printf("%llu %llu %llu\n", (unsigned long long)(t1 - t0),
+	printf("%llu %llu %llu %llu\n", (unsigned long long)(t1 - t0),
 	       (unsigned long long)cs.nr_evicted,
-	       (unsigned long long)cs.nr_cache);
+	       (unsigned long long)cs.nr_cache, (unsigned long long)read_ns);
 	return 0;
 }
