@@ -46,6 +46,17 @@ fid_memcg() {
 	limit=$((ballast + size / 256 + 256 * 1048576))
 }
 
+# fid_rmcg DIR: remove the cgroup DIR if it is there, waiting up to 5 s
+# for the probe's children that a ^C killed to leave it
+fid_rmcg() {
+	_i=0
+	while [ -d "$1" ] && ! rmdir "$1" 2>/dev/null; do
+		[ $_i -lt 50 ] || { rmdir "$1"; return 1; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 # fid_umount DIR: detach what is mounted on DIR, read from /proc/mounts:
 # a FUSE mount whose server was killed answers stat(2) with ENOTCONN,
 # which mountpoint(1) takes for no mount point

@@ -50,9 +50,8 @@ TMP=$(mktemp -d /dev/shm/fb-fidelity.XXXXXX)
 DBDIR=$(mktemp -d)
 cleanup() {
 	fid_umount "$TMP/fuse"
-	for c in "$CG" "$CG-free"; do
-		[ ! -d "$c" ] || rmdir "$c"
-	done
+	fid_rmcg "$CG" || :
+	fid_rmcg "$CG-free" || :
 	rm -rf "$TMP" "$DBDIR"
 }
 trap cleanup EXIT

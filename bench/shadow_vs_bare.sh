@@ -46,7 +46,7 @@ DBDIR=$(mktemp -d)
 cleanup() {
 	fid_umount "$TMP/fuse"
 	rm -f "$DIR/fb-bare-shadow.$$"
-	[ ! -d "$CG" ] || rmdir "$CG"
+	fid_rmcg "$CG" || :
 	rm -rf "$TMP" "$DBDIR"
 }
 trap cleanup EXIT

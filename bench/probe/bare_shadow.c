@@ -36,7 +36,6 @@
 #include <fuse_lowlevel.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -58,6 +57,7 @@ struct cs {
 
 static const char *cgdir;
 static uint64_t fsize;		/* the FUSE file's size */
+static struct fuse_session *se;	/* the parent's, to unmount at the end */
 
 static void fz_attr(fuse_ino_t ino, struct stat *a)
 {
@@ -139,10 +139,10 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 {
 	char *argv[] = { "bare_shadow", "-o", "allow_other", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-	struct fuse_session *se;
 	char path[4200], val[16];
 	struct stat sb;
 	pid_t pid;
+	int fd;
 
 	fsize = size;
 	if (mkdir(mnt, 0755) && errno != EEXIST)
@@ -163,8 +163,13 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 	 * to the process group), the kernel aborts the connection and a
 	 * read waiting on it fails, where a copy held here or by the reader
 	 * would keep the connection, and every user of it, waiting forever.
+	 * /dev/null takes its place under the session's number, which the
+	 * session closes at the end.
 	 */
-	close(fuse_session_fd(se));
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup3(fd, fuse_session_fd(se), O_CLOEXEC) < 0)
+		die("/dev/null");
+	close(fd);
 	snprintf(path, sizeof(path), "%s/zero", mnt);
 	if (stat(path, &sb) || (uint64_t)sb.st_size != size)
 		die(path);
@@ -172,13 +177,10 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
 		 major(sb.st_dev), minor(sb.st_dev));
 	snprintf(val, sizeof(val), "1024");
-	{
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0 || write(fd, val, strlen(val)) < 0)
-			die(path);
-		close(fd);
-	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		die(path);
+	close(fd);
 	return pid;
 }
 
@@ -338,9 +340,10 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	close(fd);
 	if (mnt) {
-		umount2(mnt, MNT_DETACH);
+		fuse_session_unmount(se);
 		kill(server, SIGKILL);
 		waitpid(server, &status, 0);
+		fuse_session_destroy(se);
 		rmdir(mnt);
 	} else {
 		unlink(file);
