@@ -705,13 +705,16 @@ const char *secret_env(const char *name)
 	return v;
 }
 
-int fb_errf(struct fb_err *e, const char *fmt, ...)
+int err_setf(struct strbuf *err, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	strbuf_release(err);
+	*err = sb;
 	return -1;
 }
 

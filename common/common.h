@@ -159,19 +159,15 @@ static inline const char *strbuf_str(const struct strbuf *sb)
 }
 
 /*
- * What went wrong, on its way up from the layers below bench/ (the sys
- * helpers, the workloads, the runner): the one carrier of an error
- * message there, filled where the failure is known and passed up as it
- * is.  A buffer of its own, not a strbuf: a worker process fills it in
- * memory it shares with the runner (runner/workers.h), where a pointer
- * to its heap means nothing, and a failing timed call fills it with no
- * allocation to fail or to time.  Longer messages are cut.
+ * What went wrong, on its way up from the layers below bench/ (common/,
+ * the sys helpers, the workloads, the runner, upload/, reports/): a
+ * struct strbuf *err, as git's, filled where the failure is known and
+ * passed up as it is; bench/ says it.  Written only when something
+ * fails, so that a timed call that succeeds allocates nothing for it.
+ * err_setf says what failed, replacing what err held (an argument may
+ * point into err itself); returns -1.
  */
-struct fb_err {
-	char msg[512];
-};
-/* Say in e what failed (what it held before is replaced); returns -1. */
-int fb_errf(struct fb_err *e, const char *fmt, ...)
+int err_setf(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*

@@ -208,10 +208,10 @@ static int too_many_cases(struct cfg_ctx *x, const struct config *cfg,
 /* A table whose fields do not fit their types is a bug: said, and abort. */
 static void table_or_die(const struct workload *w)
 {
-	struct fb_err e;
+	struct strbuf err = STRBUF_INIT;
 
-	if (wl_params_check(w, &e)) {
-		fprintf(stderr, "bench: internal error: %s\n", e.msg);
+	if (wl_params_check(w, &err)) {
+		fprintf(stderr, "bench: internal error: %s\n", err.buf);
 		abort();
 	}
 }

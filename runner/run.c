@@ -525,7 +525,7 @@ static int run_case(struct runner *rn, int i)
 	const struct prepared *pr = &rn->pr[i];
 	unsigned rep, nreps = pc->warmup + pc->runs;
 	const char *fail = NULL;
-	struct fb_err e = { { 0 } };
+	struct strbuf err = STRBUF_INIT;	/* fail points into it */
 	int64_t case_id;
 	int r;
 
@@ -535,12 +535,13 @@ static int run_case(struct runner *rn, int i)
 					     rn->db_path, r, rn->db.err));
 	/* skipped: the workload's reason, or a refusal of this machine's */
 	if (pr->verdict != WL_OK) {
-		db_case_status(&rn->db, case_id, "skipped", pr->e.msg,
+		db_case_status(&rn->db, case_id, "skipped",
+			       strbuf_str(&pr->err),
 			       pr->info[0] ? pr->info : NULL);
 		progress_case_drop(i);
 		if (!rn->o->quiet)
 			printf("%s %s: skipped: %s\n", pc->wl->name, pc->title,
-			       pr->e.msg);
+			       strbuf_str(&pr->err));
 		return RUNNER_OK;
 	}
 	/* the runner's own thread: off the workers' PUs if it can */
@@ -555,23 +556,25 @@ static int run_case(struct runner *rn, int i)
 	}
 	profile_case_begin(rn, case_id, pr);
 	for (rep = 0; rep < nreps && !stop_sig; rep++) {
-		r = one_rep(rn, i, rep, case_id, &e, &fail);
+		r = one_rep(rn, i, rep, case_id, &err, &fail);
 		if (r == RUNNER_DONE)
 			break;
-		if (r)
+		if (r) {
+			strbuf_release(&err);
 			return r;
+		}
 	}
 	progress_undraw();
 	profile_case_close(&rn->prof);
-	if (stop_sig)
-		return RUNNER_OK;
-	if (fail) {
+	if (!stop_sig && fail) {
 		rn->nfailed++;
 		say_err("%s %s: %s", pc->wl->name, pc->title, fail);
 		db_case_status(&rn->db, case_id, "failed", fail, NULL);
 		progress_case_drop(i);
-		return RUNNER_OK;
 	}
+	strbuf_release(&err);
+	if (stop_sig || fail)
+		return RUNNER_OK;
 	db_case_status(&rn->db, case_id, "done", NULL,
 		       pr->info[0] ? pr->info : NULL);
 	if (!rn->o->quiet) {
@@ -698,6 +701,7 @@ static int finish(struct runner *rn, int ret)
 		tally_release(&rn->tl[i]);
 	for (i = 0; rn->pr && i < rn->cfg.ncases; i++) {
 		free(rn->pr[i].pus);
+		strbuf_release(&rn->pr[i].err);
 	}
 	free(rn->tl);
 	free(rn->pr);
