@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <time.h>
 
+struct strbuf;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -68,9 +70,9 @@ unsigned edit_distance(const char *a, const char *b);
 
 /*
  * Text that reaches a terminal, a table or a file: valid UTF-8, no control
- * characters, at most max bytes.  0, or -errno with why filled in.
+ * characters, at most max bytes.  0, or -errno with why added to err.
  */
-int check_text(const char *s, size_t max, char *why, size_t n);
+int check_text(const char *s, size_t max, struct strbuf *err);
 /*
  * Write s as it may reach a terminal: control characters (C0 but those in
  * keep, DEL, C1: U+0080..U+009F) and bytes that are not UTF-8 are written
@@ -87,7 +89,8 @@ void utf8_trim(char *s);
  * letters, digits and . _ + ~ : @ -, not starting with '.' or '-', no "..".
  */
 #define LABEL_MAX 128
-int label_check(const char *s, char *why, size_t n);
+/* 0, or -errno with why added to err. */
+int label_check(const char *s, struct strbuf *err);
 /* Make a label of uname -r's text: other bytes become '_'. */
 void label_sanitize(char *s);
 

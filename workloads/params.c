@@ -24,13 +24,11 @@ static int whyf(struct strbuf *why, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int whyf(struct strbuf *why, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	strbuf_vaddf(why, fmt, ap);
 	va_end(ap);
-	strbuf_addf(why, "%s", buf);
 	return -1;
 }
 
@@ -119,11 +117,14 @@ static int parse_enum(const struct param *p, const struct given *g,
 static int parse_string(const struct param *p, const struct given *g,
 			union wl_field *f, struct strbuf *why)
 {
+	struct strbuf check = STRBUF_INIT;
 	const char *s = g->s;
-	char check[256];
 
-	if (p->check && p->check(s, check, sizeof(check)))
-		return whyf(why, "\"%s\": %s", s, check);
+	if (p->check && p->check(s, &check)) {
+		strbuf_addf(why, "\"%s\": %s", s, check.buf);
+		strbuf_release(&check);
+		return -1;
+	}
 	return keep_text(s, &f->s, why);
 }
 

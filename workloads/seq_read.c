@@ -51,10 +51,10 @@ struct sr_params {
 WL_PARAMS_STRUCT(struct sr_params);
 
 /* "" or an absolute path */
-static int check_file(const char *val, char *buf, size_t n)
+static int check_file(const char *val, struct strbuf *err)
 {
 	if (val[0] && val[0] != '/') {
-		snprintf(buf, n, "not an absolute path");
+		strbuf_addstr(err, "not an absolute path");
 		return -1;
 	}
 	return 0;

@@ -92,8 +92,8 @@ struct param {
 	const char *def;		/* default, in config syntax */
 	const char *const *choices;	/* PT_ENUM: NULL-terminated */
 	uint64_t min, max;		/* PT_SIZE, PT_UINT, PT_DURATION, PT_PERCENT; max 0 = none */
-	/* optional extra syntax check; writes why into buf, returns -1 */
-	int (*check)(const char *val, char *buf, size_t n);
+	/* optional extra syntax check; adds why to err, returns -1 */
+	int (*check)(const char *val, struct strbuf *err);
 	const char *help;
 	/*
 	 * PT_ENUM: how report tables name each choice for readers, in the
