@@ -258,14 +258,14 @@ out:
 }
 
 int placement_workers(const struct placement *p, const struct config *cfg,
-		      int n, int *out, struct strbuf *why)
+		      int n, int *out, struct strbuf *err)
 {
 	if (n == 1 && (p->place != PLACE_EXPLICIT || cfg->cpu >= 0)) {
 		out[0] = p->cpu;
 		return 0;
 	}
 	return topo_pick(topo, usable, p->place, cfg->cpu_list,
-			 cfg->ncpu_list, n, out, why);
+			 cfg->ncpu_list, n, out, err);
 }
 
 int placement_bind(int os_cpu)

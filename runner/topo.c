@@ -214,7 +214,7 @@ int topo_order(hwloc_topology_t t, hwloc_const_bitmap_t allowed,
 
 int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 	      const int *list, int nlist, int count, int *out,
-	      struct strbuf *why)
+	      struct strbuf *err)
 {
 	int npu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), n, i;
 	int *order;
@@ -223,7 +223,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		return -1;
 	if (p == PLACE_EXPLICIT) {
 		if (nlist < count) {
-			strbuf_addf(why, "%d worker%s need%s %d PUs, the "
+			strbuf_addf(err, "%d worker%s need%s %d PUs, the "
 				    "explicit list in cpus names %d", count,
 				    count == 1 ? "" : "s",
 				    count == 1 ? "s" : "", count, nlist);
@@ -232,7 +232,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		for (i = 0; i < count; i++) {
 			if (list[i] < 0 ||
 			    !hwloc_bitmap_isset(allowed, (unsigned)list[i])) {
-				strbuf_addf(why, "PU %d of the explicit list "
+				strbuf_addf(err, "PU %d of the explicit list "
 					    "is not one this process may use",
 					    list[i]);
 				return -1;
@@ -246,7 +246,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		return -1;
 	n = topo_order(t, allowed, p, order, npu);
 	if (n < count) {
-		strbuf_addf(why, "%d worker%s need%s %d PUs, %d %s usable here",
+		strbuf_addf(err, "%d worker%s need%s %d PUs, %d %s usable here",
 			    count, count == 1 ? "" : "s",
 			    count == 1 ? "s" : "", count, n,
 			    n == 1 ? "is" : "are");

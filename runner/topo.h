@@ -45,12 +45,12 @@ int topo_order(hwloc_topology_t t, hwloc_const_bitmap_t allowed,
 
 /*
  * The PUs of count workers: the first count of topo_order, or of the
- * explicit list (each must be allowed).  Returns 0, or -1 with why (fewer
- * usable PUs than workers, an explicit PU not allowed).
+ * explicit list (each must be allowed).  Returns 0, or -1 with why added
+ * to err (fewer usable PUs than workers, an explicit PU not allowed).
  */
 int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 	      const int *list, int nlist, int count, int *out,
-	      struct strbuf *why);
+	      struct strbuf *err);
 
 /* The NUMA node (OS index) of a PU; -1 when unknown. */
 int topo_node_of(hwloc_topology_t t, int pu);

@@ -598,8 +598,8 @@ static void reap_reader(struct state *st)
 	st->reader = 0;
 }
 
-/* Why the reader is gone, for the error message. */
-static void reader_death(struct state *st, char *buf, size_t n)
+/* Why the reader is gone, added to err. */
+static void reader_death(struct state *st, struct strbuf *err)
 {
 	struct sys_child ch = { .pid = st->reader };
 	int gone, s;
@@ -613,15 +613,15 @@ static void reader_death(struct state *st, char *buf, size_t n)
 	if (gone)
 		st->reader = 0;
 	if (gone && WIFSIGNALED(s))
-		snprintf(buf, n, "the reader was killed by %s%s",
-			 strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
-			 " (the cgroup's OOM killer? its limit may be too "
-			 "small)" : "");
+		strbuf_addf(err, "the reader was killed by %s%s",
+			    strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
+			    " (the cgroup's OOM killer? its limit may be too "
+			    "small)" : "");
 	else if (gone)
-		snprintf(buf, n, "the reader exited with status %d",
-			 WEXITSTATUS(s));
+		strbuf_addf(err, "the reader exited with status %d",
+			    WEXITSTATUS(s));
 	else
-		snprintf(buf, n, "the reader is gone");
+		strbuf_addf(err, "the reader is gone");
 }
 
 /* Follow the reader until it is ready; poll stop all along. */
@@ -629,7 +629,6 @@ static int wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	struct pollfd pfd = { .fd = st->msgs, .events = POLLIN };
 	struct msg m;
-	char why[200];
 	ssize_t n;
 
 	for (;;) {
@@ -643,9 +642,9 @@ static int wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != (ssize_t)sizeof(m)) {
-			reader_death(st, why, sizeof(why));
-			return err_setf(err, "setup of %s failed: %s", st->path,
-					why);
+			err_setf(err, "setup of %s failed: ", st->path);
+			reader_death(st, err);
+			return -1;
 		}
 		switch (m.kind) {
 		case MSG_PROGRESS:
