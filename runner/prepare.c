@@ -56,6 +56,7 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 		err_setf(&pr->err, "out of memory");
 		return WL_REFUSE;
 	}
+	/* placement says why after the count; kept only when it refuses */
 	strbuf_addf(&pr->err, "threads=%d: ", pr->nworkers);
 	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &pr->err)) {
 		strbuf_addf(&pr->err, " (%s)", pl->sources);
