@@ -71,11 +71,26 @@ fb_teardown() {
 setup() { fb_setup; }
 teardown() { fb_teardown; }
 
-# Write $T/config.json: fb_config SUITE_JSON [WARMUP (0)] [RUNS (2)]
+# fb_config [-o FILE] [-d DATABASE] SUITE_JSON [WARMUP (0)] [RUNS (2)] [MORE]:
+# write the config FILE ($T/config.json) of a suite whose runs go to
+# DATABASE ($DB); a WARMUP or RUNS of - leaves that key out (bench's
+# default), MORE is further top-level keys as JSON text, written before
+# the suite ("cpus": "1", "plan": { ... }).
 fb_config() {
-	local suite=$1 warmup=${2:-0} runs=${3:-2}
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": $runs, "warmup": $warmup,
+	local file=$T/config.json db=$DB suite warmup runs more
+	while :; do
+		case $1 in
+		-o) file=$2 ;;
+		-d) db=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	suite=$1 warmup=${2:-0} runs=${3:-2} more=${4:+ $4,}
+	[ "$runs" = - ] && runs= || runs=" \"runs\": $runs,"
+	[ "$warmup" = - ] && warmup= || warmup=" \"warmup\": $warmup,"
+	cat > "$file" <<JSON
+{ "database": "$db",$runs$warmup$more
   "suite": $suite }
 JSON
 }
