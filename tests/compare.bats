@@ -692,7 +692,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog \
 		6.18.0-base 6.18.0-patch
 	assert_success
-	assert_output --partial "Median of 3 runs, averaged over 4 boots of each kernel, in a 2 vCPU VM;"
+	assert_output --partial "$(fb_method changelog median=3 boots=4 vm=2 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=2 mw=exact/2 geomean)"
 }
 
 @test "memory sizes near 2^63 compare without overflow" {
