@@ -42,6 +42,13 @@ many_samples() {
 # Points gnuplot drew on the page $1.
 points() { grep -o "<use xlink:href='#p[0-9]*_gpPt[0-9]*'" "$1" | wc -l; }
 
+# Valid measured samples of unlink in the complete runs: what its plot holds.
+nvalid_unlink() {
+	q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id
+	   JOIN runs r ON r.id = c.run_id WHERE r.status = 'complete'
+	   AND s.warmup = 0 AND s.valid = 1 AND c.params LIKE '%\"unlink\"%'"
+}
+
 @test "report: up to 5000 samples every sample is a point" {
 	local n0
 	fx_known "$DB"
@@ -67,13 +74,6 @@ points() { grep -o "<use xlink:href='#p[0-9]*_gpPt[0-9]*'" "$1" | wc -l; }
 	assert_success
 	run grep -c "one point a boot median (the plot shows every sample only up to 5000)" "$T/r.html"
 	assert_output 1
-}
-
-# Valid measured samples of unlink in the complete runs: what its plot holds.
-nvalid_unlink() {
-	q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id
-	   JOIN runs r ON r.id = c.run_id WHERE r.status = 'complete'
-	   AND s.warmup = 0 AND s.valid = 1 AND c.params LIKE '%\"unlink\"%'"
 }
 
 # N more boots of each kernel of fx_known (runs copied from its first run
