@@ -147,34 +147,6 @@ fb_json_valid() {
 	assert_output "1 valid"
 }
 
-# fx_label_runs TARGET LABEL...: between fx_begin and fx_end, one run a
-# label (boot b1, b2, ...) with an unlink case of wall time 100, each
-# queued for upload to TARGET.
-fx_label_runs() {
-	local target=$1 l i=0
-	shift
-	for l in "$@"; do
-		i=$((i + 1))
-		fx_run "$l" b$i
-		fx_remove_case unlink
-		fx_wall 100
-		echo "INSERT INTO uploads (run_id, target) VALUES ($i, '$target');" >> "$FX_SQL"
-	done
-}
-
-# fx_unlink_boots LABEL BOOT V: between fx_begin and fx_end, two boots
-# (BOOT1, BOOT2) of LABEL, each a run of shmem-remove unlink 64M whose
-# three wall times are m-1, m and m+1 ms around a median m of V+2, V+4.
-fx_unlink_boots() {
-	local b v
-	for b in 1 2; do
-		v=$(($3 + 2 * b))
-		fx_run "$1" "$2$b"
-		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
-		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
-	done
-}
-
 # fb_json_head FILE KIND METHOD: the report document FILE says who wrote
 # it (this bench), from which schema, in which layout, its kind, alpha,
 # confidence and method sentence.
