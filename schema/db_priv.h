@@ -65,6 +65,17 @@ const char *db_read_query(const char *path);
  * SQLite's message for it is "not an error".
  */
 int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
+/*
+ * The name SQLite is given for path: path, or "./path" where SQLite would
+ * take it for a URI; NULL when that does not fit in buf.
+ */
+const char *db_file_name(const char *path, char *buf, size_t n);
+/* A database to be made where no directory holds it: why filled; -1. */
+int db_no_dir(const char *path, char *why, size_t n);
+/* Does path have a -wal or -shm beside it? */
+bool db_wal_files(const char *path);
+/* Is path on a file system mounted read-only? */
+bool db_read_only_fs(const char *path);
 /* A unit of time, alone or per something ("ns", "ns/folio"). */
 bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */
