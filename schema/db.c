@@ -34,7 +34,7 @@ static int classify(int rc)
 
 static int fail(struct db *db, const char *what)
 {
-	snprintf(db->err, sizeof(db->err), "%s: %s", what,
+	snprintf(db->errbuf, sizeof(db->errbuf), "%s: %s", what,
 		 db->h ? sqlite3_errmsg(db->h) : "out of memory");
 	return db->h ? classify(sqlite3_extended_errcode(db->h)) : DB_ERR;
 }
@@ -45,7 +45,7 @@ static int exec(struct db *db, const char *sql)
 	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : "?");
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s", msg ? msg : "?");
 		sqlite3_free(msg);
 		return classify(rc);
 	}
@@ -60,6 +60,18 @@ int db_exec(struct db *db, const char *sql)
 int db_fail(struct db *db, const char *what)
 {
 	return fail(db, what);
+}
+
+const char *db_errmsg(const struct db *db)
+{
+	return db->errbuf;
+}
+
+int db_take_err(struct db *db, struct strbuf *why, int r)
+{
+	snprintf(db->errbuf, sizeof(db->errbuf), "%s", strbuf_str(why));
+	strbuf_release(why);
+	return r;
 }
 
 
@@ -95,17 +107,17 @@ int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n)
 	return DB_NOT_DB;
 }
 
-/* Why the first read failed: this layer's code, db->err filled. */
+/* Why the first read failed: this layer's code, db->errbuf filled. */
 static int open_error(struct db *db)
 {
 	int rc = sqlite3_extended_errcode(db->h), r = classify(rc);
 
-	if (db_negative_version(db->h, "main", db->err, sizeof(db->err)))
+	if (db_negative_version(db->h, "main", db->errbuf, sizeof(db->errbuf)))
 		return DB_NOT_DB;
-	snprintf(db->err, sizeof(db->err), "%s", sqlite3_errmsg(db->h));
+	snprintf(db->errbuf, sizeof(db->errbuf), "%s", sqlite3_errmsg(db->h));
 	/* a WAL database on a read-only file system cannot make its -shm */
 	if (access(db->path, W_OK) && errno == EROFS) {
-		snprintf(db->err, sizeof(db->err), "its file system is "
+		snprintf(db->errbuf, sizeof(db->errbuf), "its file system is "
 			 "mounted read-only");
 		return DB_READONLY;
 	}
@@ -123,7 +135,7 @@ static int migrate(struct db *db)
 	if (v < 0)
 		return fail(db, "cannot read the schema version");
 	if (v > DB_SCHEMA_VERSION) {
-		snprintf(db->err, sizeof(db->err),
+		snprintf(db->errbuf, sizeof(db->errbuf),
 			 "schema version %d is newer than this tool's %d", v,
 			 DB_SCHEMA_VERSION);
 		return DB_TOO_NEW;
@@ -166,9 +178,9 @@ static int migrate(struct db *db)
 		    (r = exec(db, pragma))) {
 			char keep[400];
 
-			snprintf(keep, sizeof(keep), "%.390s", db->err);
+			snprintf(keep, sizeof(keep), "%.390s", db->errbuf);
 			exec(db, "ROLLBACK");
-			snprintf(db->err, sizeof(db->err), "migration %s: %s",
+			snprintf(db->errbuf, sizeof(db->errbuf), "migration %s: %s",
 				 s->file, keep);
 			return r;
 		}
@@ -245,7 +257,7 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 		return open_error(db);
 	if (mode == OPEN_CREATE && !n)
 		return DB_OK;
-	snprintf(db->err, sizeof(db->err), n ? "it holds tables of another "
+	snprintf(db->errbuf, sizeof(db->errbuf), n ? "it holds tables of another "
 		 "program and no foliobench schema (user_version 0)" :
 		 "it has no foliobench schema yet (an empty SQLite file; "
 		 "`bench run` makes one)");
@@ -263,7 +275,7 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 					SQLITE_OPEN_NOMUTEX :
 		    SQLITE_OPEN_READWRITE |
 		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
-	struct strbuf uri = STRBUF_INIT;
+	struct strbuf uri = STRBUF_INIT, why = STRBUF_INIT;
 	char buf[4200];
 	const char *name;
 	bool tidy = mode == OPEN_READ && !db_wal_files(path);
@@ -271,21 +283,21 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 
 	memset(db, 0, sizeof(*db));
 	snprintf(db->path, sizeof(db->path), "%s", path);
-	if (db_path_check(path, db->err, sizeof(db->err)))
-		return DB_ERR;
+	if (db_path_check(path, &why))
+		return db_take_err(db, &why, DB_ERR);
 	name = db_file_name(path, buf, sizeof(buf));
 	if (!name) {
-		snprintf(db->err, sizeof(db->err), "%s", strerror(ENAMETOOLONG));
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s", strerror(ENAMETOOLONG));
 		return DB_ERR;
 	}
 	if (mode != OPEN_CREATE && access(path, F_OK)) {
-		snprintf(db->err, sizeof(db->err), "%s", strerror(errno));
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s", strerror(errno));
 		return DB_MISSING;
 	}
-	if (db_file_kind(path, db->err, sizeof(db->err)))
-		return DB_NOT_DB;
-	if (mode == OPEN_CREATE && db_no_dir(path, db->err, sizeof(db->err)))
-		return DB_ERR;
+	if (db_file_kind(path, &why))
+		return db_take_err(db, &why, DB_NOT_DB);
+	if (mode == OPEN_CREATE && db_no_dir(path, &why))
+		return db_take_err(db, &why, DB_ERR);
 again:
 	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
 		fail(db, "cannot open");
@@ -347,7 +359,7 @@ again:
 	}
 	/* SQLite opens a file it may not write read-only, silently */
 	if (mode == OPEN_CREATE && sqlite3_db_readonly(db->h, "main") == 1) {
-		snprintf(db->err, sizeof(db->err), "%s",
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s",
 			 access(path, W_OK) && errno == EROFS ?
 			 "its file system is mounted read-only" :
 			 "the file is read-only");
@@ -431,7 +443,7 @@ const char *db_strerror(int code)
 		return "it cannot be written";
 	case DB_BADROW:
 		return "a row no report can use";
-	default:	/* DB_ERR: db->err says what */
+	default:	/* DB_ERR: db->errbuf says what */
 		return "a database error";
 	}
 }

@@ -16,21 +16,22 @@
 #include "common/common.h"
 #include "db_priv.h"
 
-int db_path_check(const char *path, char *why, size_t n)
+int db_path_check(const char *path, struct strbuf *err)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 	if (!path[0])
-		snprintf(why, n, "an empty name is not a file; name the "
-			 "database file (results.db)");
+		strbuf_addstr(err, "an empty name is not a file; name the "
+			      "database file (results.db)");
 	else if (!strcmp(path, ":memory:"))
-		snprintf(why, n, "an in-memory database keeps nothing; name "
-			 "a file (results.db)");
+		strbuf_addstr(err, "an in-memory database keeps nothing; "
+			      "name a file (results.db)");
 	/* SQLite's files beside it, the longest NAME-journal, need room */
 	else if (strlen(base) > NAME_MAX - strlen("-journal"))
-		snprintf(why, n, "its name is %zu bytes: with -journal beside "
-			 "it, past the %d a file name may have (at most %zu)",
-			 strlen(base), NAME_MAX, NAME_MAX - strlen("-journal"));
+		strbuf_addf(err, "its name is %zu bytes: with -journal "
+			    "beside it, past the %d a file name may have (at "
+			    "most %zu)", strlen(base), NAME_MAX,
+			    NAME_MAX - strlen("-journal"));
 	else
 		return 0;
 	return -1;
@@ -97,23 +98,23 @@ const char *db_read_query(const char *path)
 	return "?mode=ro";
 }
 
-int db_file_kind(const char *path, char *why, size_t n)
+int db_file_kind(const char *path, struct strbuf *err)
 {
 	struct stat st;
 
 	if (stat(path, &st) || S_ISREG(st.st_mode))
 		return DB_OK;
-	snprintf(why, n, "%s", S_ISDIR(st.st_mode) ? "it is a directory" :
-		 "it is not a regular file");
+	strbuf_addstr(err, S_ISDIR(st.st_mode) ? "it is a directory" :
+		      "it is not a regular file");
 	return DB_NOT_DB;
 }
 
 /*
- * A database to be made where no directory holds it: why filled ("its
- * directory nodir does not exist"), where SQLite says only "unable to open
- * database file"; -1, else 0.
+ * A database to be made where no directory holds it: -1 with why added to
+ * err ("its directory nodir does not exist"), where SQLite says only
+ * "unable to open database file"; else 0.
  */
-int db_no_dir(const char *path, char *why, size_t n)
+int db_no_dir(const char *path, struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
@@ -125,11 +126,11 @@ int db_no_dir(const char *path, char *why, size_t n)
 	strbuf_addf(&dir, "%.*s", slash == path ? 1 : slash ?
 		    (int)(slash - path) : 1, slash ? path : ".");
 	if (stat(dir.buf, &st)) {
-		snprintf(why, n, "its directory %s does not exist", dir.buf);
+		strbuf_addf(err, "its directory %s does not exist", dir.buf);
 		r = -1;
 	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, n, "%s, where it would be, is not a directory",
-			 dir.buf);
+		strbuf_addf(err, "%s, where it would be, is not a directory",
+			    dir.buf);
 		r = -1;
 	}
 	strbuf_release(&dir);

@@ -9,6 +9,8 @@
 #include "db.h"
 #include "common/common.h"
 
+/* why's words become db's message (why released); returns r. */
+int db_take_err(struct db *db, struct strbuf *why, int r);
 /*
  * Bind by fmt, one letter a parameter from ?1: 't' text (NULL binds NULL),
  * 'i' int64_t (pass an int64_t), 'd' double, anything else NULL.
@@ -21,7 +23,7 @@ int db_stmt(struct db *db, const char *sql, const char *fmt, ...);
  * Walk the rows of sql: prepare, bind by fmt as db_vbind does, hand each
  * row to fn, finalize.  DB_OK after the last row; fn's nonzero value stops
  * the walk and is returned; an error of prepare, bind or step is said once,
- * "what: what SQLite said" in db->err, and its code returned.
+ * "what: what SQLite said" in db->errbuf, and its code returned.
  */
 int db_each(struct db *db, const char *what,
 	    int (*fn)(struct db *db, sqlite3_stmt *st, void *arg), void *arg,
@@ -30,9 +32,6 @@ int db_each(struct db *db, const char *what,
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* A real column, NAN for NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
-/* A row no report can use: db->err says which and why; DB_BADROW. */
-int db_bad_row(struct db *db, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /*
  * The one check of a stored value (column col of st, of that sample, run,
  * metric and unit), wherever samples are read or copied: a number or NULL
@@ -70,8 +69,8 @@ int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
  * take it for a URI; NULL when that does not fit in buf.
  */
 const char *db_file_name(const char *path, char *buf, size_t n);
-/* A database to be made where no directory holds it: why filled; -1. */
-int db_no_dir(const char *path, char *why, size_t n);
+/* A database to be made where no directory holds it: -1, why in err. */
+int db_no_dir(const char *path, struct strbuf *err);
 /* Does path have a -wal or -shm beside it? */
 bool db_wal_files(const char *path);
 /* Is path on a file system mounted read-only? */

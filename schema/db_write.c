@@ -41,9 +41,9 @@ static int rollback_r(struct db *db, int r)
 {
 	char keep[512];
 
-	snprintf(keep, sizeof(keep), "%s", db->err);
+	snprintf(keep, sizeof(keep), "%s", db->errbuf);
 	db_exec(db, "ROLLBACK");
-	snprintf(db->err, sizeof(db->err), "%s", keep);
+	snprintf(db->errbuf, sizeof(db->errbuf), "%s", keep);
 	return r;
 }
 
@@ -372,7 +372,7 @@ int db_run_topology(struct db *db, int64_t run_id, const char *shape,
 		if (!z || compress2(z, &zlen, (const Bytef *)xml, (uLong)len,
 				    Z_BEST_COMPRESSION) != Z_OK) {
 			free(z);
-			snprintf(db->err, sizeof(db->err), "cannot compress "
+			snprintf(db->errbuf, sizeof(db->errbuf), "cannot compress "
 				 "the topology (%zu bytes of XML)", len);
 			return DB_ERR;
 		}

@@ -76,7 +76,7 @@ static int migrate_input(struct merge *m, int v)
 	int i, r = DB_ERR;
 
 	if (sqlite3_open_v2(":memory:", &mem.h, SQLITE_OPEN_READWRITE, NULL)) {
-		snprintf(m->db.err, sizeof(m->db.err), "out of memory");
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "out of memory");
 		goto out;
 	}
 	no_dqs(mem.h);
@@ -84,7 +84,7 @@ static int migrate_input(struct merge *m, int v)
 	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
 		sqlite3_backup_finish(bk);
 		r = db_fail(&mem, "cannot read the input");
-		snprintf(m->db.err, sizeof(m->db.err), "%s", mem.err);
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "%s", mem.errbuf);
 		goto out;
 	}
 	if (sqlite3_backup_finish(bk) != SQLITE_OK)
@@ -92,9 +92,9 @@ static int migrate_input(struct merge *m, int v)
 	for (i = 0; i < schema_nsteps; i++)
 		if (schema_steps[i].version > v &&
 		    db_exec(&mem, schema_steps[i].sql)) {
-			snprintf(m->db.err, sizeof(m->db.err), "cannot migrate "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "cannot migrate "
 				 "it in memory: migration %s: %.400s",
-				 schema_steps[i].file, mem.err);
+				 schema_steps[i].file, mem.errbuf);
 			r = DB_NOT_DB;
 			goto out;
 		}
@@ -114,7 +114,7 @@ static int migrate_input(struct merge *m, int v)
 	}
 mem_err:
 	r = db_fail(&mem, "cannot copy the input into memory");
-	snprintf(m->db.err, sizeof(m->db.err), "%s", mem.err);
+	snprintf(m->db.errbuf, sizeof(m->db.errbuf), "%s", mem.errbuf);
 out:
 	sqlite3_close_v2(mem.h);
 	return r;
@@ -156,8 +156,8 @@ static int open_merge(struct merge *m, const char *out_path,
 	if ((r = attach(m, name.buf, "src")))
 		goto out;
 	v = (int)merge_query_int(m, "PRAGMA src.user_version", NULL);
-	if (v < 0 && db_negative_version(m->db.h, "src", m->db.err,
-					 sizeof(m->db.err))) {
+	if (v < 0 && db_negative_version(m->db.h, "src", m->db.errbuf,
+					 sizeof(m->db.errbuf))) {
 		r = DB_NOT_DB;
 		goto out;
 	}
@@ -166,14 +166,14 @@ static int open_merge(struct merge *m, const char *out_path,
 				     "AND name = 'runs'", NULL) != 1) {
 		r = db_fail(&m->db, "cannot read it");
 		if (v >= 0)
-			snprintf(m->db.err, sizeof(m->db.err), "no runs "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "no runs "
 				 "table");
 		r = r == DB_ERR || r == DB_CORRUPT || v >= 0 ? DB_NOT_DB : r;
 		goto out;
 	}
 	st->in_version = v;
 	if (v > DB_SCHEMA_VERSION) {
-		snprintf(m->db.err, sizeof(m->db.err), "schema version %d is "
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "schema version %d is "
 			 "newer than this tool's %d", v, DB_SCHEMA_VERSION);
 		r = DB_TOO_NEW;
 		goto out;
@@ -214,24 +214,25 @@ out:
 
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 {
+	struct strbuf why = STRBUF_INIT;
 	struct merge *m;
 	struct stat sb;
 	int r;
 
 	memset(st, 0, sizeof(*st));
 	if (access(in_path, F_OK)) {
-		snprintf(out->err, sizeof(out->err), "%s", strerror(errno));
+		snprintf(out->errbuf, sizeof(out->errbuf), "%s", strerror(errno));
 		return DB_MISSING;
 	}
-	if (db_file_kind(in_path, out->err, sizeof(out->err)))
-		return DB_NOT_DB;
+	if (db_file_kind(in_path, &why))
+		return db_take_err(out, &why, DB_NOT_DB);
 	if (!stat(in_path, &sb) && !sb.st_size) {
-		snprintf(out->err, sizeof(out->err), "it is empty (0 bytes)");
+		snprintf(out->errbuf, sizeof(out->errbuf), "it is empty (0 bytes)");
 		return DB_NOT_DB;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
-		snprintf(out->err, sizeof(out->err), "out of memory");
+		snprintf(out->errbuf, sizeof(out->errbuf), "out of memory");
 		return DB_ERR;
 	}
 	m->in_path = in_path;
@@ -264,7 +265,7 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 	if (r)
 		db_rollback(&m->db);
 out:
-	snprintf(out->err, sizeof(out->err), "%s", m->db.err);
+	snprintf(out->errbuf, sizeof(out->errbuf), "%s", m->db.errbuf);
 	/* the maps live in temp, in memory: they go with the connection */
 	sqlite3_close_v2(m->db.h);
 	free(m);

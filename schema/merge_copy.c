@@ -230,7 +230,7 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 		}
 	}
 	if (done < m->n) {
-		snprintf(m->db.err, sizeof(m->db.err), "the tables' foreign "
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "the tables' foreign "
 			 "keys form a cycle");
 		return DB_ERR;
 	}

@@ -84,7 +84,7 @@ static int load_table(struct merge *m, int i)
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (t->ncols == (int)ARRAY_SIZE(t->cols)) {
 			sqlite3_finalize(st);
-			snprintf(m->db.err, sizeof(m->db.err), "table %s has "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "table %s has "
 				 "too many columns to merge", t->name);
 			return DB_ERR;
 		}
@@ -124,7 +124,7 @@ static int load_fks(struct merge *m, int i)
 		if (col < 0 || par < 0 || m->t[par].id_col < 0 ||
 		    t->nfk == (int)ARRAY_SIZE(t->fk)) {
 			sqlite3_finalize(st);
-			snprintf(m->db.err, sizeof(m->db.err), "table %s: a "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "table %s: a "
 				 "foreign key this merge cannot follow",
 				 t->name);
 			return DB_ERR;
@@ -152,7 +152,7 @@ static int check_input(struct merge *m, int i)
 	if (merge_query_int(m, "SELECT count(*) FROM src.sqlite_master "
 			    "WHERE type = 'table' AND name = ?1",
 			    t->name) != 1) {
-		snprintf(m->db.err, sizeof(m->db.err), "no table %s", t->name);
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "no table %s", t->name);
 		return DB_NOT_DB;
 	}
 	if (sqlite3_prepare_v2(m->db.h, "SELECT count(*) FROM "
@@ -166,7 +166,7 @@ static int check_input(struct merge *m, int i)
 		if (sqlite3_step(st) != SQLITE_ROW) {
 			r = db_fail(&m->db, "cannot read the input's schema");
 		} else if (!sqlite3_column_int(st, 0)) {
-			snprintf(m->db.err, sizeof(m->db.err), "table %s has "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "table %s has "
 				 "no column %s", t->name, t->cols[c]);
 			r = DB_NOT_DB;
 		}
@@ -190,7 +190,7 @@ int merge_load_schema(struct merge *m)
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (m->n == DB_MERGE_MAX_TABLES) {
 			sqlite3_finalize(st);
-			snprintf(m->db.err, sizeof(m->db.err), "more than "
+			snprintf(m->db.errbuf, sizeof(m->db.errbuf), "more than "
 				 "%d tables to merge", DB_MERGE_MAX_TABLES);
 			return DB_ERR;
 		}
@@ -201,7 +201,7 @@ int merge_load_schema(struct merge *m)
 	if (r != SQLITE_DONE)
 		return db_fail(&m->db, "cannot read the schema");
 	if (!m->n || strcmp(m->t[0].name, "runs")) {
-		snprintf(m->db.err, sizeof(m->db.err), "no runs table");
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "no runs table");
 		return DB_ERR;
 	}
 	for (i = 0; i < m->n; i++)
