@@ -88,22 +88,22 @@ int db_schema_version(struct db *db)
 	return v;
 }
 
-int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n)
+int db_negative_version(struct db *db, const char *schema)
 {
 	char sql[64];
 	sqlite3_stmt *st;
 	int v = 0;
 
 	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
 		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (v >= 0)
 		return 0;
-	snprintf(why, n, "its user_version is %d, and no foliobench schema "
-		 "version is negative", v);
+	snprintf(db->errbuf, sizeof(db->errbuf), "its user_version is %d, "
+		 "and no foliobench schema version is negative", v);
 	return DB_NOT_DB;
 }
 
@@ -112,7 +112,7 @@ static int open_error(struct db *db)
 {
 	int rc = sqlite3_extended_errcode(db->h), r = classify(rc);
 
-	if (db_negative_version(db->h, "main", db->errbuf, sizeof(db->errbuf)))
+	if (db_negative_version(db, "main"))
 		return DB_NOT_DB;
 	snprintf(db->errbuf, sizeof(db->errbuf), "%s", sqlite3_errmsg(db->h));
 	/* a WAL database on a read-only file system cannot make its -shm */

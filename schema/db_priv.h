@@ -58,12 +58,13 @@ void db_uri(struct strbuf *sb, const char *path, const char *query);
  */
 const char *db_read_query(const char *path);
 /*
- * A user_version that reads but is negative (SQLite keeps any 32-bit
- * number there): no foliobench schema, said in why; DB_NOT_DB, else 0.
- * Where it is not checked, the read of a "version" of -1 looks failed and
- * SQLite's message for it is "not an error".
+ * A user_version of schema ("main", "src") on db's connection that reads
+ * but is negative (SQLite keeps any 32-bit number there): no foliobench
+ * schema, said in db's message; DB_NOT_DB, else 0.  Where it is not
+ * checked, the read of a "version" of -1 looks failed and SQLite's message
+ * for it is "not an error".
  */
-int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
+int db_negative_version(struct db *db, const char *schema);
 /*
  * The name SQLite is given for path: path, or "./path" where SQLite would
  * take it for a URI; NULL when that does not fit in buf.

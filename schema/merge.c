@@ -156,8 +156,7 @@ static int open_merge(struct merge *m, const char *out_path,
 	if ((r = attach(m, name.buf, "src")))
 		goto out;
 	v = (int)merge_query_int(m, "PRAGMA src.user_version", NULL);
-	if (v < 0 && db_negative_version(m->db.h, "src", m->db.errbuf,
-					 sizeof(m->db.errbuf))) {
+	if (v < 0 && db_negative_version(&m->db, "src")) {
 		r = DB_NOT_DB;
 		goto out;
 	}
