@@ -228,7 +228,7 @@ static int this_boot(struct nightly *n, const char *label, bool *run)
 	if (ex)
 		return ex;
 	if (db_report_boot_runs(&db, label, n->boot_id, &br)) {
-		fb_err("cannot read %s: %s", n->db_path, db.err);
+		fb_err("cannot read %s: %s", n->db_path, db_errmsg(&db));
 		db_close(&db);
 		return EX_IOERR;
 	}

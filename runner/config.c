@@ -503,7 +503,7 @@ static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 {
 	struct strbuf err = STRBUF_INIT;
 	const cJSON *v;
-	char why[160], *s;
+	char *s;
 	uint64_t u;
 
 	if (cfg_known_keys(x, root, "", top_keys, NULL, "the top level"))
@@ -516,9 +516,11 @@ static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 	    cfg_get_uint(x, root, "warmup", "", 0, 100000, &cfg->warmup))
 		return -1;
 	/* a name SQLite keeps in memory: the runs would go nowhere */
-	if (cfg->database &&
-	    db_path_check(cfg->database, why, sizeof(why)))
-		return cfg_errf(x, "database: \"%s\": %s", cfg->database, why);
+	if (cfg->database && db_path_check(cfg->database, &err)) {
+		cfg_errf(x, "database: \"%s\": %s", cfg->database, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	if (cfg->label && label_check(cfg->label, &err)) {
 		cfg_errf(x, "label: \"%s\": %s", cfg->label, err.buf);
 		strbuf_release(&err);

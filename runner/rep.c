@@ -357,7 +357,8 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	if (r) {
 		progress_undraw();
 		return give_up(rn, db_failed("cannot store a sample in",
-					     rn->db_path, r, rn->db.err));
+					     rn->db_path, r,
+					     db_errmsg(&rn->db)));
 	}
 	if (!c.warmup) {
 		tally_add(&rn->tl[i], pc->wl, &s, (int)pc->runs);

@@ -66,18 +66,19 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 	switch (r) {
 	case DB_BUSY:
 		strbuf_addf(err, "another process holds %s locked, still after "
-			    "%d s (%s)", db->path, DB_BUSY_MS / 1000, db->err);
+			    "%d s (%s)", db->path, DB_BUSY_MS / 1000,
+			    db_errmsg(db));
 		break;
 	case DB_FULL:
 		strbuf_addf(err, "the disk holding %s is full (%s)", db->path,
-			    db->err);
+			    db_errmsg(db));
 		break;
 	case DB_READONLY:
 		strbuf_addf(err, "%s cannot be written: it or its file system "
-			    "is read-only (%s)", db->path, db->err);
+			    "is read-only (%s)", db->path, db_errmsg(db));
 		break;
 	default:
-		strbuf_addstr(err, db->err);
+		strbuf_addstr(err, db_errmsg(db));
 	}
 }
 
@@ -156,7 +157,7 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 		/* bad rows: this run waits for --failed, the others go on */
 		err_setf(&why, "cannot make the upload of run "
 			 "%s from its rows: %s", c->uuid,
-			 dbr == UPLOAD_EROWS ? p.bad : db->err);
+			 dbr == UPLOAD_EROWS ? p.bad : db_errmsg(db));
 		if ((dbr = db_upload_done(db, w, c->run_id, "failed", why.buf,
 					  NULL, &lost)))
 			goto dberr;
