@@ -99,7 +99,7 @@ int cmd_merge(int argc, char **argv)
 	made = access(argv[optind], F_OK) && errno == ENOENT;
 	r = db_open(&out, argv[optind], true);
 	if (r) {
-		fb_err("cannot open %s: %s", argv[optind], out.err);
+		fb_err("cannot open %s: %s", argv[optind], db_errmsg(&out));
 		return report_cmd_db_exit(r);
 	}
 	/*
@@ -111,7 +111,8 @@ int cmd_merge(int argc, char **argv)
 	for (i = optind + 1; i < argc; i++) {
 		r = db_merge(&out, argv[i], &st);
 		if (r) {
-			ex = merge_failed(argv[i], argv[optind], r, out.err);
+			ex = merge_failed(argv[i], argv[optind], r,
+					  db_errmsg(&out));
 		} else {
 			report(argv[i], &st);
 			merged++;

@@ -167,15 +167,16 @@ static int check_plan(struct nightly *n)
 	for (i = 0; n->reboot && i < 2; i++) {
 		const char *side = i ? "patch" : "base";
 		int ex = kexec_file(n, side, "kernel", p->side[i].kernel);
-		char why[1024];
+		struct strbuf err = STRBUF_INIT;
 
 		/* an entry GRUB has not: the default kernel, measured as
 		 * the other (grub-reboot of a wrong name boots the default) */
 		if (!ex && p->side[i].grub &&
-		    boot_grub_check(p->side[i].grub, why, sizeof(why))) {
+		    boot_grub_check(p->side[i].grub, &err)) {
 			fb_err("%s: plan.%s.boot.grub: \"%s\": %s; --reboot "
 			       "could not boot %s", n->cfg_path, side,
-			       p->side[i].grub, why, side);
+			       p->side[i].grub, err.buf, side);
+			strbuf_release(&err);
 			return EX_CONFIG;
 		}
 
@@ -227,7 +228,7 @@ static int this_boot(struct nightly *n, const char *label, bool *run)
 	if (ex)
 		return ex;
 	if (db_report_boot_runs(&db, label, n->boot_id, &br)) {
-		fb_err("cannot read %s: %s", n->db_path, db.err);
+		fb_err("cannot read %s: %s", n->db_path, db_errmsg(&db));
 		db_close(&db);
 		return EX_IOERR;
 	}

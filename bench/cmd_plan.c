@@ -140,15 +140,16 @@ void report_cmd_plan_print(const struct report_bootplan *p,
 
 			if (!boot_cmds_make(&cp->side[p->next], &bc)) {
 				const char *g = cp->side[p->next].grub;
-				char why[1024];
+				struct strbuf err = STRBUF_INIT;
 
 				boot_cmds_line(&bc, &sb);
 				printf("boot it: %s\n", strbuf_str(&sb));
 				/* printed for a person: a warning, not a stop */
-				if (g && boot_grub_check(g, why, sizeof(why)))
+				if (g && boot_grub_check(g, &err))
 					fb_warn("plan.%s.boot.grub: \"%s\": %s",
 						p->next ? "patch" : "base", g,
-						why);
+						err.buf);
+				strbuf_release(&err);
 			} else {
 				printf("boot it: the plan says no way to boot "
 				       "it (plan.%s.boot)\n",

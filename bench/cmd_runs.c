@@ -100,7 +100,7 @@ int cmd_runs(int argc, char **argv)
 	       "samples", "kwarn", "upload");
 	r = db_runs_each(&db, row, &ndead);
 	if (r)
-		fb_err("cannot read runs from %s: %s", path, db.err);
+		fb_err("cannot read runs from %s: %s", path, db_errmsg(&db));
 	else if (ndead)
 		fb_warn("%d run%s stored as running %s dead: %s runner is "
 			"gone (it died, or could not write the end: a full "

@@ -201,7 +201,7 @@ int export_run_doc(const char *db_path, const char *uuid)
 		ex = EX_NOUSER;
 	} else if (r) {
 		fb_err("cannot read run %s from %s: %s", uuid, db_path,
-		       db.err);
+		       db_errmsg(&db));
 		ex = EX_DATAERR;
 	} else if (printf("%s\n", doc) < 0 || fflush(stdout)) {
 		fb_err("cannot write the run document: %m");

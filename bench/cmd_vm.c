@@ -510,8 +510,7 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 /* The two labels: --labels, else each kernel's release; checked. */
 static int lab_labels(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
 {
-	struct strbuf err = STRBUF_INIT;
-	char why[160];
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	int i, r;
 
 	if (c->labels) {
@@ -539,8 +538,9 @@ static int lab_labels(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
 		}
 	}
 	for (i = 0; i < 2; i++)
-		if (label_check(label[i], why, sizeof(why))) {
-			fb_err("lab: label '%s': %s", label[i], why);
+		if (label_check(label[i], &why)) {
+			fb_err("lab: label '%s': %s", label[i], why.buf);
+			strbuf_release(&why);
 			return EX_USAGE;
 		}
 	if (!strcmp(label[0], label[1])) {

@@ -110,14 +110,14 @@ int fb_opt_error(int ch, char **argv, const char *usage)
 
 int fb_label_arg(const char *label)
 {
-	struct strbuf q = STRBUF_INIT;
-	char why[128];
+	struct strbuf q = STRBUF_INIT, err = STRBUF_INIT;
 
-	if (!label_check(label, why, sizeof(why)))
+	if (!label_check(label, &err))
 		return 0;
 	strbuf_json_str(&q, label);	/* shown escaped */
-	fb_err("--label %s: %s", q.buf, why);
+	fb_err("--label %s: %s", q.buf, err.buf);
 	strbuf_release(&q);
+	strbuf_release(&err);
 	return EX_USAGE;
 }
 

@@ -21,14 +21,14 @@
 
 int report_cmd_db_name(const char *path, const char *what)
 {
-	struct strbuf q = STRBUF_INIT;
-	char why[160];
+	struct strbuf q = STRBUF_INIT, why = STRBUF_INIT;
 
-	if (!db_path_check(path, why, sizeof(why)))
+	if (!db_path_check(path, &why))
 		return EX_OK;
 	strbuf_json_str(&q, path);
-	fb_err("%s %s: %s", what, q.buf, why);
+	fb_err("%s %s: %s", what, q.buf, why.buf);
 	strbuf_release(&q);
+	strbuf_release(&why);
 	return EX_USAGE;
 }
 
@@ -112,18 +112,18 @@ static int cmd_open(struct db *db, const char *path, bool write)
 		break;
 	case DB_TOO_NEW:
 		fb_err("cannot read %s: %s; use a newer foliobench", path,
-		       db->err);
+		       db_errmsg(db));
 		break;
 	case DB_NOT_DB:
 	case DB_CORRUPT:
-		fb_err("%s is %s: %s", path, db_strerror(r), db->err);
+		fb_err("%s is %s: %s", path, db_strerror(r), db_errmsg(db));
 		break;
 	case DB_BUSY:
 		fb_err("cannot read %s: %s (%s)", path, db_strerror(r),
-		       db->err);
+		       db_errmsg(db));
 		break;
 	default:
-		fb_err("cannot open database %s: %s", path, db->err);
+		fb_err("cannot open database %s: %s", path, db_errmsg(db));
 	}
 	return report_cmd_db_exit(r);
 }

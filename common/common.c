@@ -227,7 +227,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-int check_text(const char *s, size_t max, char *why, size_t n)
+int check_text(const char *s, size_t max, struct strbuf *err)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len;
@@ -236,8 +236,9 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 	for (; *p; p += len) {
 		len = utf8_len(p);
 		if (!len) {
-			snprintf(why, n, "is not valid UTF-8 (byte 0x%02x at "
-				 "offset %zu)", *p, (size_t)(p - (const unsigned char *)s));
+			strbuf_addf(err, "is not valid UTF-8 (byte 0x%02x at "
+				    "offset %zu)", *p,
+				    (size_t)(p - (const unsigned char *)s));
 			return -EILSEQ;
 		}
 	}
@@ -246,15 +247,15 @@ int check_text(const char *s, size_t max, char *why, size_t n)
 		/* C0, DEL and C1 controls: they move terminals and break lines */
 		if (*p < 0x20 || *p == 0x7f ||
 		    (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-			snprintf(why, n, "holds a control character (U+%04X) at "
-				 "offset %zu", len == 2 ? p[1] : *p,
-				 (size_t)(p - (const unsigned char *)s));
+			strbuf_addf(err, "holds a control character (U+%04X) "
+				    "at offset %zu", len == 2 ? p[1] : *p,
+				    (size_t)(p - (const unsigned char *)s));
 			return -EILSEQ;
 		}
 	}
 	if ((size_t)(p - (const unsigned char *)s) > max) {
-		snprintf(why, n, "is %zu bytes long, more than %zu",
-			 (size_t)(p - (const unsigned char *)s), max);
+		strbuf_addf(err, "is %zu bytes long, more than %zu",
+			    (size_t)(p - (const unsigned char *)s), max);
 		return -E2BIG;
 	}
 	return 0;
@@ -295,36 +296,36 @@ void utf8_trim(char *s)
 		s[i - 1] = '\0';
 }
 
-int label_check(const char *s, char *why, size_t n)
+int label_check(const char *s, struct strbuf *err)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				 "0123456789._+~:@-";
 	size_t bad;
 
 	if (!*s) {
-		snprintf(why, n, "a label is not empty");
+		strbuf_addf(err, "a label is not empty");
 		return -EINVAL;
 	}
 	if (strlen(s) > LABEL_MAX) {
-		snprintf(why, n, "a label is at most %d characters", LABEL_MAX);
+		strbuf_addf(err, "a label is at most %d characters", LABEL_MAX);
 		return -E2BIG;
 	}
 	bad = strspn(s, ok);
 	if (s[bad]) {
 		if ((unsigned char)s[bad] < 0x20 || (unsigned char)s[bad] >= 0x7f)
-			snprintf(why, n, "a label holds only letters, digits "
-				 "and . _ + ~ : @ - (byte 0x%02x at offset %zu)",
-				 (unsigned char)s[bad], bad);
+			strbuf_addf(err, "a label holds only letters, digits "
+				    "and . _ + ~ : @ - (byte 0x%02x at offset "
+				    "%zu)", (unsigned char)s[bad], bad);
 		else
-			snprintf(why, n, "a label holds only letters, digits "
-				 "and . _ + ~ : @ - (\"%c\" at offset %zu)",
-				 s[bad], bad);
+			strbuf_addf(err, "a label holds only letters, digits "
+				    "and . _ + ~ : @ - (\"%c\" at offset %zu)",
+				    s[bad], bad);
 		return -EINVAL;
 	}
 	/* it names files: never hidden, an option, or a way up */
 	if (s[0] == '.' || s[0] == '-' || strstr(s, "..")) {
-		snprintf(why, n, "a label does not start with '.' or '-' nor "
-			 "hold \"..\"");
+		strbuf_addf(err, "a label does not start with '.' or '-' nor "
+			    "hold \"..\"");
 		return -EINVAL;
 	}
 	return 0;
@@ -705,13 +706,16 @@ const char *secret_env(const char *name)
 	return v;
 }
 
-int fb_errf(struct fb_err *e, const char *fmt, ...)
+int err_setf(struct strbuf *err, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	strbuf_release(err);
+	*err = sb;
 	return -1;
 }
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <time.h>
 
+struct strbuf;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -68,9 +70,9 @@ unsigned edit_distance(const char *a, const char *b);
 
 /*
  * Text that reaches a terminal, a table or a file: valid UTF-8, no control
- * characters, at most max bytes.  0, or -errno with why filled in.
+ * characters, at most max bytes.  0, or -errno with why added to err.
  */
-int check_text(const char *s, size_t max, char *why, size_t n);
+int check_text(const char *s, size_t max, struct strbuf *err);
 /*
  * Write s as it may reach a terminal: control characters (C0 but those in
  * keep, DEL, C1: U+0080..U+009F) and bytes that are not UTF-8 are written
@@ -87,7 +89,8 @@ void utf8_trim(char *s);
  * letters, digits and . _ + ~ : @ -, not starting with '.' or '-', no "..".
  */
 #define LABEL_MAX 128
-int label_check(const char *s, char *why, size_t n);
+/* 0, or -errno with why added to err. */
+int label_check(const char *s, struct strbuf *err);
 /* Make a label of uname -r's text: other bytes become '_'. */
 void label_sanitize(char *s);
 
@@ -159,19 +162,15 @@ static inline const char *strbuf_str(const struct strbuf *sb)
 }
 
 /*
- * What went wrong, on its way up from the layers below bench/ (the sys
- * helpers, the workloads, the runner): the one carrier of an error
- * message there, filled where the failure is known and passed up as it
- * is.  A buffer of its own, not a strbuf: a worker process fills it in
- * memory it shares with the runner (runner/workers.h), where a pointer
- * to its heap means nothing, and a failing timed call fills it with no
- * allocation to fail or to time.  Longer messages are cut.
+ * What went wrong, on its way up from the layers below bench/ (common/,
+ * the sys helpers, the workloads, the runner, upload/, reports/): a
+ * struct strbuf *err, as git's, filled where the failure is known and
+ * passed up as it is; bench/ says it.  Written only when something
+ * fails, so that a timed call that succeeds allocates nothing for it.
+ * err_setf says what failed, replacing what err held (an argument may
+ * point into err itself); returns -1.
  */
-struct fb_err {
-	char msg[512];
-};
-/* Say in e what failed (what it held before is replaced); returns -1. */
-int fb_errf(struct fb_err *e, const char *fmt, ...)
+int err_setf(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*

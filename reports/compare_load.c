@@ -698,14 +698,14 @@ int report_db_status(const struct db *db, int r, struct strbuf *err)
 	if (r == DB_BUSY) {
 		strbuf_addf(err, "cannot read %s: another process holds it "
 			    "locked, still after %d s (%s)", db->path,
-			    DB_BUSY_MS / 1000, db->err);
+			    DB_BUSY_MS / 1000, db_errmsg(db));
 		return REPORT_EBUSY;
 	}
 	if (r == DB_BADROW) {
-		strbuf_addf(err, "%s: %s", db->path, db->err);
+		strbuf_addf(err, "%s: %s", db->path, db_errmsg(db));
 		return REPORT_EDATA;
 	}
-	strbuf_addf(err, "cannot read %s: %s", db->path, db->err);
+	strbuf_addf(err, "cannot read %s: %s", db->path, db_errmsg(db));
 	return REPORT_EDB;
 }
 

@@ -190,34 +190,34 @@ static int count_invalid(const struct db_report_invalid *v, void *arg)
 /*
  * Why side s has no value of a case the other side has: its samples all
  * invalid (how many, the first reason), or invalid but for those left out
- * as noisy; nothing said where it has no sample of it.
+ * as noisy, added to why; nothing said where it has no sample of it.
  */
 static void why_missing(const struct report_side *s, const char *workload,
-			const char *params, char *why, size_t n)
+			const char *params, struct strbuf *why)
 {
 	struct invalid_count ic = { .s = s };
 
-	why[0] = '\0';
 	if (!s->db || db_report_invalid_case_each(s->db, s->db_label,
 						  workload, params,
 						  count_invalid, &ic) ||
 	    !ic.n)
 		return;
 	if (ic.valid)	/* the valid ones were noisy, left out */
-		snprintf(why, n, ": of %s's %lld samples, %lld %s invalid "
-			 "(the first: %s) and %lld left out as noisy", s->label,
-			 (long long)(ic.n + ic.valid), (long long)ic.n,
-			 ic.n == 1 ? "was" : "were", ic.first,
-			 (long long)ic.valid);
+		strbuf_addf(why, ": of %s's %lld samples, %lld %s invalid (the "
+			    "first: %s) and %lld left out as noisy", s->label,
+			    (long long)(ic.n + ic.valid), (long long)ic.n,
+			    ic.n == 1 ? "was" : "were", ic.first,
+			    (long long)ic.valid);
 	else
-		snprintf(why, n, ": %s's %lld sample%s %s invalid (the first: "
-			 "%s)", s->label, (long long)ic.n, ic.n == 1 ? "" : "s",
-			 ic.n == 1 ? "was" : "were all", ic.first);
+		strbuf_addf(why, ": %s's %lld sample%s %s invalid (the first: "
+			    "%s)", s->label, (long long)ic.n,
+			    ic.n == 1 ? "" : "s",
+			    ic.n == 1 ? "was" : "were all", ic.first);
 }
 
 int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
 {
-	char why[320];
+	struct strbuf why = STRBUF_INIT;
 	size_t i, k;
 	int r = 0;
 
@@ -240,11 +240,13 @@ int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
 		}
 		if (j < i)
 			continue;
-		why_missing(row->a ? c->b : c->a, x->workload, x->params, why,
-			    sizeof(why));
+		strbuf_reset(&why);
+		why_missing(row->a ? c->b : c->a, x->workload, x->params,
+			    &why);
 		r = cmp_warnf(c, cb, "%s %s was measured on %s only%s",
 			      x->workload, x->params,
-			      row->a ? c->a->label : c->b->label, why);
+			      row->a ? c->a->label : c->b->label,
+			      strbuf_str(&why));
 	}
 	for (k = 0; k < 2 && !r; k++) {
 		const struct report_side *s = k ? c->b : c->a;
@@ -256,6 +258,7 @@ int cmp_diff_cases(struct report_cmp *c, struct cmp_build *cb)
 				  s->label, s->notdone[i].reason[0] ? ": " : "",
 				  s->notdone[i].reason);
 	}
+	strbuf_release(&why);
 	return r;
 }
 

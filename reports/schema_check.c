@@ -289,10 +289,10 @@ int report_run_doc(struct db *db, const char *uuid, char **json)
 		strbuf_release(&err);
 		return r;
 	}
-	snprintf(db->err, sizeof(db->err), "run %s: its run document would "
-		 "break run.schema.json: %s", uuid, strbuf_str(&err));
+	r = db_bad_row(db, "run %s: its run document would break "
+		       "run.schema.json: %s", uuid, strbuf_str(&err));
 	strbuf_release(&err);
 	free(*json);
 	*json = NULL;
-	return DB_BADROW;
+	return r;
 }

@@ -13,7 +13,7 @@ struct db;
 int report_run_doc_check(const char *doc, struct strbuf *err);
 
 /*
- * db_run_doc(), then the check: DB_BADROW with db->err naming the
+ * db_run_doc(), then the check: DB_BADROW with db_errmsg() naming the
  * violation where the document would break the schema, and *json NULL.
  */
 int report_run_doc(struct db *db, const char *uuid, char **json);

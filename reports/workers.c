@@ -154,7 +154,7 @@ int report_workers(FILE *f, struct db *db, const char *a, const char *b,
 		r = db_report_workers_each(db, b, drop_noisy, add_worker, &t);
 	}
 	if (r) {
-		strbuf_addstr(err, db->err);
+		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}
 	fprintf(f, "\nper worker: each worker's own wall %s, median over the "

@@ -97,9 +97,9 @@ static void grub_item_parse(const char *line, struct grub_item *it)
 	}
 }
 
-/* Read the menu's items; -1 with why when there is no menu to read. */
+/* Read the menu's items; -1 with why in err when there is no menu to read. */
 static int grub_read(const char *path, struct grub_item **items, int *nitems,
-		     bool *next_entry, char *why, size_t n)
+		     bool *next_entry, struct strbuf *err)
 {
 	int stack[64], depth = 0, cur = -1, alloc = 0;
 	char *line = NULL;
@@ -110,7 +110,7 @@ static int grub_read(const char *path, struct grub_item **items, int *nitems,
 	*nitems = 0;
 	*next_entry = false;
 	if (!f) {
-		snprintf(why, n, "no GRUB menu %s: %s", path, strerror(errno));
+		strbuf_addf(err, "no GRUB menu %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -231,7 +231,7 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-int boot_grub_check(const char *entry, char *why, size_t n)
+int boot_grub_check(const char *entry, struct strbuf *err)
 {
 	static const char *const menus[] = { "/boot/grub/grub.cfg",
 					     "/boot/grub2/grub.cfg" };
@@ -249,15 +249,16 @@ int boot_grub_check(const char *entry, char *why, size_t n)
 	if (!path)
 		path = menus[0];
 	if (!in_path("grub-reboot")) {
-		snprintf(why, n, "grub-reboot is not installed (Debian's "
-			 "grub2-common): nothing would choose the next boot");
+		strbuf_addf(err, "grub-reboot is not installed (Debian's "
+			    "grub2-common): nothing would choose the next "
+			    "boot");
 		goto out;
 	}
-	if (grub_read(path, &it, &nitems, &next_entry, why, n))
+	if (grub_read(path, &it, &nitems, &next_entry, err))
 		goto out;
 	if (!next_entry) {
-		snprintf(why, n, "the GRUB menu %s never reads next_entry: "
-			 "grub-reboot would not change the next boot", path);
+		strbuf_addf(err, "the GRUB menu %s never reads next_entry: "
+			    "grub-reboot would not change the next boot", path);
 		goto out;
 	}
 	/* each part but the last a submenu, the last an entry */
@@ -272,10 +273,10 @@ int boot_grub_check(const char *entry, char *why, size_t n)
 				strbuf_addf(&place, " in submenu '%s'",
 					    it[parent].title);
 			grub_hint(it, nitems, i, part, &hint);
-			snprintf(why, n, "the GRUB menu %s has no %s '%s'%s "
-				 "(it has %s)%s", path, more ? "submenu" :
-				 "entry", part, strbuf_str(&place),
-				 strbuf_str(&sb), strbuf_str(&hint));
+			strbuf_addf(err, "the GRUB menu %s has no %s '%s'%s "
+				    "(it has %s)%s", path, more ? "submenu" :
+				    "entry", part, strbuf_str(&place),
+				    strbuf_str(&sb), strbuf_str(&hint));
 			goto out;
 		}
 		parent = i;

@@ -33,8 +33,9 @@ int boot_cmds_run(const struct boot_cmds *c, struct strbuf *err);
  * that reads next_entry, and in it the entry: a menuentry's title, id or
  * number, after the submenus on its path ("Advanced options for
  * Debian GNU/Linux>Debian GNU/Linux, with Linux 6.18.0-base"), as GRUB
- * reads its default.  0, or -1 with why (what the menu has instead).
+ * reads its default.  0, or -1 with why in err (what the menu has
+ * instead).
  */
-int boot_grub_check(const char *entry, char *why, size_t n);
+int boot_grub_check(const char *entry, struct strbuf *err);
 
 #endif

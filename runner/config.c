@@ -208,10 +208,10 @@ static int too_many_cases(struct cfg_ctx *x, const struct config *cfg,
 /* A table whose fields do not fit their types is a bug: said, and abort. */
 static void table_or_die(const struct workload *w)
 {
-	struct fb_err e;
+	struct strbuf err = STRBUF_INIT;
 
-	if (wl_params_check(w, &e)) {
-		fprintf(stderr, "bench: internal error: %s\n", e.msg);
+	if (wl_params_check(w, &err)) {
+		fprintf(stderr, "bench: internal error: %s\n", err.buf);
 		abort();
 	}
 }
@@ -323,9 +323,10 @@ static char *slurp(const char *path, int *err)
 static int load_placement(struct cfg_ctx *x, struct config *cfg,
 			  const cJSON *root)
 {
+	struct strbuf err = STRBUF_INIT;
 	const cJSON *v;
-	char why[128], *s;
-	int n;
+	char *s;
+	int n, r = 0;
 
 	if (cfg_get_str(x, root, "cpus", &cfg->cpus))
 		return -1;
@@ -337,21 +338,22 @@ static int load_placement(struct cfg_ctx *x, struct config *cfg,
 					"(node:0, node:1, ...)", cfg->cpus);
 		cfg->cpus_node = (int)u;
 	} else if (strcmp(cfg->cpus, "all")) {
-		n = cpulist_parse(cfg->cpus, NULL, 0, CPU_MAX, why,
-				  sizeof(why));
+		n = cpulist_parse(cfg->cpus, NULL, 0, CPU_MAX, &err);
 		if (n < 0)
-			return cfg_errf(x, "cpus: \"%s\": %s (all, node:N, or "
-					"a list such as 2-15,18)", cfg->cpus,
-					why);
-		cfg->cpu_list = calloc((size_t)n, sizeof(int));
-		if (!cfg->cpu_list)
-			return cfg_errf(x, "out of memory");
-		cfg->ncpu_list = cpulist_parse(cfg->cpus, cfg->cpu_list, n,
-					       CPU_MAX, why, sizeof(why));
+			r = cfg_errf(x, "cpus: \"%s\": %s (all, node:N, or a "
+				     "list such as 2-15,18)", cfg->cpus,
+				     err.buf);
+		else if (!(cfg->cpu_list = calloc((size_t)n, sizeof(int))))
+			r = cfg_errf(x, "out of memory");
 		/* a CPU listed twice is seen only with the list at hand */
-		if (cfg->ncpu_list < 0)
-			return cfg_errf(x, "cpus: \"%s\": %s", cfg->cpus,
-					why);
+		else if ((cfg->ncpu_list = cpulist_parse(cfg->cpus,
+							 cfg->cpu_list, n,
+							 CPU_MAX, &err)) < 0)
+			r = cfg_errf(x, "cpus: \"%s\": %s", cfg->cpus,
+				     err.buf);
+		strbuf_release(&err);
+		if (r)
+			return r;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "placement");
 	if (v && (!cJSON_IsString(v) ||
@@ -499,8 +501,9 @@ static bool bad_scratch(const char *dir)
 /* The top level's own keys: database, label, scratch, runs, cpu, ... */
 static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 {
+	struct strbuf err = STRBUF_INIT;
 	const cJSON *v;
-	char why[160], *s;
+	char *s;
 	uint64_t u;
 
 	if (cfg_known_keys(x, root, "", top_keys, NULL, "the top level"))
@@ -513,11 +516,16 @@ static int load_top(struct cfg_ctx *x, struct config *cfg, const cJSON *root)
 	    cfg_get_uint(x, root, "warmup", "", 0, 100000, &cfg->warmup))
 		return -1;
 	/* a name SQLite keeps in memory: the runs would go nowhere */
-	if (cfg->database &&
-	    db_path_check(cfg->database, why, sizeof(why)))
-		return cfg_errf(x, "database: \"%s\": %s", cfg->database, why);
-	if (cfg->label && label_check(cfg->label, why, sizeof(why)))
-		return cfg_errf(x, "label: \"%s\": %s", cfg->label, why);
+	if (cfg->database && db_path_check(cfg->database, &err)) {
+		cfg_errf(x, "database: \"%s\": %s", cfg->database, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	if (cfg->label && label_check(cfg->label, &err)) {
+		cfg_errf(x, "label: \"%s\": %s", cfg->label, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	if (bad_scratch(cfg->scratch) || bad_scratch(cfg->disk_scratch))
 		return cfg_errf(x, "%s: \"%s\" is not an absolute path (of at "
 				"most 1024 characters, without tabs or "

@@ -93,10 +93,10 @@ static int dash_duration(struct cfg_ctx *x, const cJSON *o, const char *key,
 
 /*
  * The authority of url (host, or [IPv6], then :port) as a request can
- * reach it: NULL, or why not into why.  "http://[::1", port 99999 and
+ * reach it: 0, or -1 with why not in err.  "http://[::1", port 99999 and
  * "host;token=abc" passed once and were then retried for ever as 75.
  */
-static const char *bad_authority(const char *host, char *why, size_t n)
+static int bad_authority(const char *host, struct strbuf *err)
 {
 	size_t len = strcspn(host, "/?#"), h;
 	const char *port = NULL, *p;
@@ -106,27 +106,25 @@ static const char *bad_authority(const char *host, char *why, size_t n)
 		const char *end = memchr(host, ']', len);
 
 		if (!end)
-			return "has no closing \"]\" after its IPv6 address";
+			return err_setf(err, "has no closing \"]\" after its "
+					"IPv6 address");
 		h = (size_t)(end - host) + 1;
 		if (h == 2 || strspn(host + 1, "0123456789abcdefABCDEF:.") !=
 		    h - 2) {
-			snprintf(why, n, "has \"%.*s\", not an IPv6 address",
-				 (int)h, host);
-			return why;
+			return err_setf(err, "has \"%.*s\", not an IPv6 "
+					"address", (int)h, host);
 		}
 		if (h < len && host[h] != ':') {
-			snprintf(why, n, "has \"%c\" after its IPv6 address, "
-				 "not \":PORT\"", host[h]);
-			return why;
+			return err_setf(err, "has \"%c\" after its IPv6 "
+					"address, not \":PORT\"", host[h]);
 		}
 	} else {
 		h = strcspn(host, ":/?#");
 		for (p = host; p < host + h; p++)
 			if (!isalnum((unsigned char)*p) && !strchr("-._", *p) &&
 			    !((unsigned char)*p & 0x80)) {
-				snprintf(why, n, "has a host with \"%c\", which "
-					 "no host name holds", *p);
-				return why;
+				return err_setf(err, "has a host with \"%c\", "
+						"which no host name holds", *p);
 			}
 	}
 	if (h < len)
@@ -140,13 +138,12 @@ static const char *bad_authority(const char *host, char *why, size_t n)
 			memcpy(digits, port, pl);
 			digits[pl] = '\0';
 		}
-		if (!digits[0] || parse_u64(digits, &u) || !u || u > 65535) {
-			snprintf(why, n, "has port \"%.*s\"; a port is a "
-				 "number from 1 to 65535", (int)pl, port);
-			return why;
-		}
+		if (!digits[0] || parse_u64(digits, &u) || !u || u > 65535)
+			return err_setf(err, "has port \"%.*s\"; a port is a "
+					"number from 1 to 65535", (int)pl,
+					port);
 	}
-	return NULL;
+	return 0;
 }
 
 /*
@@ -156,9 +153,8 @@ static const char *bad_authority(const char *host, char *why, size_t n)
  */
 static int dash_url(struct cfg_ctx *x, const char *url, enum dashboard_target t)
 {
-	const char *host = NULL, *bad;
-	struct strbuf m = STRBUF_INIT;
-	char why[160];
+	const char *host = NULL;
+	struct strbuf m = STRBUF_INIT, bad = STRBUF_INIT;
 	int r = 0;
 
 	url_masked(&m, url);
@@ -181,13 +177,14 @@ static int dash_url(struct cfg_ctx *x, const char *url, enum dashboard_target t)
 		r = cfg_errf(x, "dashboard.url: \"%s\" has a query or "
 			     "fragment; SQUAD's is the server's address (the "
 			     "submit path is added to it)", strbuf_str(&m));
-	else if ((bad = bad_authority(host, why, sizeof(why))))
+	else if (bad_authority(host, &bad))
 		r = cfg_errf(x, "dashboard.url: \"%s\" %s", strbuf_str(&m),
-			     bad);
+			     bad.buf);
 	else if (strpbrk(url, " \t"))
 		r = cfg_errf(x, "dashboard.url: \"%s\" holds a blank",
 			     strbuf_str(&m));
 	strbuf_release(&m);
+	strbuf_release(&bad);
 	return r;
 }
 

@@ -291,23 +291,25 @@ static int shown_len(const char *s, size_t len, size_t max)
 int cfg_check_values(struct cfg_ctx *x, const cJSON *o, const char *path)
 {
 	const cJSON *a;
-	char sub[512], why[128], num[48];
+	struct strbuf why = STRBUF_INIT;
+	char sub[512], num[48];
 	int i = 0, r;
 
 	if (cJSON_IsString(o) &&
-	    (r = check_text(o->valuestring, MAX_STRING, why, sizeof(why)))) {
+	    (r = check_text(o->valuestring, MAX_STRING, &why))) {
 		struct strbuf q = STRBUF_INIT;
 
 		/* not UTF-8: the value cannot be shown as it is */
 		strbuf_json_str(&q, o->valuestring);
-		if (r == -EILSEQ && !strncmp(why, "is not valid", 12))
+		if (r == -EILSEQ && !strncmp(why.buf, "is not valid", 12))
 			cfg_errf(x, "%s: the string %s", *path ? path : "(top)",
-				 why);
+				 why.buf);
 		else
 			cfg_errf(x, "%s: %.*s%s %s", *path ? path : "(top)",
 				 shown_len(q.buf, q.len, 60), q.buf,
-				 q.len > 60 ? "..." : "", why);
+				 q.len > 60 ? "..." : "", why.buf);
 		strbuf_release(&q);
+		strbuf_release(&why);
 		return -1;
 	}
 	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
@@ -320,10 +322,13 @@ int cfg_check_values(struct cfg_ctx *x, const cJSON *o, const char *path)
 				*path ? path : "(top)", num);
 	for (a = o->child; a; a = a->next, i++) {
 		if (cJSON_IsObject(o)) {
-			r = check_text(a->string, MAX_KEY, why, sizeof(why));
-			if (r == -EILSEQ && !strncmp(why, "is not valid", 12)) {
-				return cfg_errf(x, "%s%sa key %s", path,
-						*path ? ": " : "", why);
+			r = check_text(a->string, MAX_KEY, &why);
+			if (r == -EILSEQ &&
+			    !strncmp(why.buf, "is not valid", 12)) {
+				cfg_errf(x, "%s%sa key %s", path,
+					 *path ? ": " : "", why.buf);
+				strbuf_release(&why);
+				return -1;
 			} else if (r) {
 				struct strbuf k = STRBUF_INIT;
 
@@ -331,8 +336,9 @@ int cfg_check_values(struct cfg_ctx *x, const cJSON *o, const char *path)
 				cfg_errf(x, "%s%skey %.*s%s %s", path,
 					 *path ? ": " : "",
 					 shown_len(k.buf, k.len, 60), k.buf,
-					 k.len > 60 ? "..." : "", why);
+					 k.len > 60 ? "..." : "", why.buf);
 				strbuf_release(&k);
+				strbuf_release(&why);
 				return -1;
 			}
 			snprintf(sub, sizeof(sub), "%s%s%s", path,

@@ -45,7 +45,8 @@ static int load_plan_side(struct cfg_ctx *x, const cJSON *plan, const char *key,
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(plan, key);
 	const cJSON *boot;
-	char path[64], bpath[80], why[128];
+	struct strbuf err = STRBUF_INIT;
+	char path[64], bpath[80];
 
 	snprintf(path, sizeof(path), "plan.%s", key);
 	if (!o)
@@ -56,9 +57,11 @@ static int load_plan_side(struct cfg_ctx *x, const cJSON *plan, const char *key,
 		return -1;
 	if (!ps->label)
 		return cfg_errf(x, "%s: missing key \"label\"", path);
-	if (label_check(ps->label, why, sizeof(why)))
-		return cfg_errf(x, "%s.label: \"%s\": %s", path, ps->label,
-				why);
+	if (label_check(ps->label, &err)) {
+		cfg_errf(x, "%s.label: \"%s\": %s", path, ps->label, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	boot = cJSON_GetObjectItemCaseSensitive(o, "boot");
 	if (!boot)
 		return 0;	/* `bench plan` works without; --reboot not */

@@ -39,7 +39,8 @@ static int affinity(hwloc_bitmap_t out)
 /* A cgroup file holding a CPU list into out; -1 if absent or not a list. */
 static int read_cpulist(const char *path, hwloc_bitmap_t out)
 {
-	char buf[4096], why[128];
+	struct strbuf err = STRBUF_INIT;	/* never said: the kernel's */
+	char buf[4096];
 	int *v, n, i;
 
 	if (read_file_str(path, buf, sizeof(buf)))
@@ -47,13 +48,15 @@ static int read_cpulist(const char *path, hwloc_bitmap_t out)
 	hwloc_bitmap_zero(out);
 	if (!buf[0])
 		return 0;	/* an empty cpuset: nothing allowed */
-	n = cpulist_parse(buf, NULL, 0, CPU_MAX, why, sizeof(why));
+	n = cpulist_parse(buf, NULL, 0, CPU_MAX, &err);
+	strbuf_release(&err);
 	if (n < 0)
 		return -1;
 	v = calloc((size_t)n, sizeof(*v));
 	if (!v)
 		return -1;
-	cpulist_parse(buf, v, n, CPU_MAX, why, sizeof(why));
+	cpulist_parse(buf, v, n, CPU_MAX, &err);
+	strbuf_release(&err);
 	for (i = 0; i < n; i++)
 		hwloc_bitmap_set(out, (unsigned)v[i]);
 	free(v);
@@ -255,14 +258,14 @@ out:
 }
 
 int placement_workers(const struct placement *p, const struct config *cfg,
-		      int n, int *out, struct strbuf *why)
+		      int n, int *out, struct strbuf *err)
 {
 	if (n == 1 && (p->place != PLACE_EXPLICIT || cfg->cpu >= 0)) {
 		out[0] = p->cpu;
 		return 0;
 	}
 	return topo_pick(topo, usable, p->place, cfg->cpu_list,
-			 cfg->ncpu_list, n, out, why);
+			 cfg->ncpu_list, n, out, err);
 }
 
 int placement_bind(int os_cpu)

@@ -40,14 +40,12 @@ void case_init(struct wl_case *c, const struct plan_case *pc,
 
 /*
  * Workers of a case and their PUs.  A count that needs more PUs than are
- * usable is skipped with the reason (in pr->e), never oversubscribed.
+ * usable is skipped with the reason (in pr->err), never oversubscribed.
  */
 static enum wl_verdict place_case(const struct plan_case *pc,
 				  const struct placement *pl,
 				  const struct config *cfg, struct prepared *pr)
 {
-	struct strbuf why = STRBUF_INIT;
-
 	pr->nworkers = (int)pc->ps.run.threads;
 	pr->processes = pc->ps.run.mode == WL_MODE_PROCESSES;
 	/* a workload with threads of its own (seq-read) shares the PUs */
@@ -55,17 +53,18 @@ static enum wl_verdict place_case(const struct plan_case *pc,
 		pr->nworkers = pl->ncpus;
 	pr->pus = calloc((size_t)pr->nworkers, sizeof(int));
 	if (!pr->pus) {
-		fb_errf(&pr->e, "out of memory");
+		err_setf(&pr->err, "out of memory");
 		return WL_REFUSE;
 	}
-	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &why)) {
-		fb_errf(&pr->e, "threads=%d: %s (%s)", pr->nworkers,
-			strbuf_str(&why), pl->sources);
-		strbuf_release(&why);
+	/* placement says why after the count; kept only when it refuses */
+	strbuf_addf(&pr->err, "threads=%d: ", pr->nworkers);
+	if (placement_workers(pl, cfg, pr->nworkers, pr->pus, &pr->err)) {
+		strbuf_addf(&pr->err, " (%s)", pl->sources);
 		free(pr->pus);
 		pr->pus = NULL;
 		return WL_SKIP;
 	}
+	strbuf_reset(&pr->err);
 	return WL_OK;
 }
 
@@ -191,13 +190,13 @@ int preflight_all(struct runner *rn)
 		case_init(&c, pc, &rn->pl, cfg, rn->scratch, rn->disk_scratch,
 			  &pr[i]);
 		if (pr[i].verdict == WL_OK && pc->wl->preflight)
-			pr[i].verdict = pc->wl->preflight(&c, &pr[i].e);
+			pr[i].verdict = pc->wl->preflight(&c, &pr[i].err);
 		/* a preflight may adapt the case (a smaller size): it runs */
 		pr[i].ps = c.ps;
 		snprintf(pr[i].info, sizeof(pr[i].info), "%s", c.info);
 		if (pr[i].verdict == WL_REFUSE) {
 			say_err("refused: %s %s: %s", pc->wl->name, pc->title,
-				pr[i].e.msg);
+				strbuf_str(&pr[i].err));
 			nrefused++;
 		}
 		nok += pr[i].verdict == WL_OK;
@@ -207,7 +206,8 @@ int preflight_all(struct runner *rn)
 			       pr[i].verdict == WL_SKIP ? "skip" : "refuse",
 			       pc->wl->name, pc->title,
 			       pr[i].verdict != WL_OK ? ": " : "",
-			       pr[i].verdict != WL_OK ? pr[i].e.msg : "",
+			       pr[i].verdict != WL_OK ?
+			       strbuf_str(&pr[i].err) : "",
 			       c.info[0] ? "; " : "", c.info);
 	}
 	/*

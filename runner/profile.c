@@ -52,10 +52,11 @@ static int sym_cmp(const void *a, const void *b)
 
 /*
  * The text symbols (t, T) of a kallsyms file, sorted by address.  0, or
- * -1 with why: unreadable, or every address 0 (kptr_restrict, not root).
+ * -1 with why in err: unreadable, or every address 0 (kptr_restrict,
+ * not root).
  */
-int profile_read_kallsyms(struct profile *p, const char *path, char *why,
-			  size_t n)
+int profile_read_kallsyms(struct profile *p, const char *path,
+			  struct strbuf *err)
 {
 	FILE *f = fopen(path, "re");
 	struct strbuf names = STRBUF_INIT;
@@ -65,8 +66,8 @@ int profile_read_kallsyms(struct profile *p, const char *path, char *why,
 	bool nonzero = false;
 
 	if (!f) {
-		snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
-		return -1;
+		return err_setf(err, "cannot read %s: %s", path,
+				strerror(errno));
 	}
 	p->nsyms = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -83,7 +84,7 @@ int profile_read_kallsyms(struct profile *p, const char *path, char *why,
 	}
 	fclose(f);
 	if (!nonzero || !p->nsyms) {
-		snprintf(why, n, "%s shows %s", path, p->nsyms ?
+		err_setf(err, "%s shows %s", path, p->nsyms ?
 			 "every address as 0 (kernel.kptr_restrict, or not "
 			 "root)" : "no kernel function");
 		strbuf_release(&names);
@@ -193,6 +194,7 @@ static void turn_off(struct profile *p, const char *fmt, int cpu, int err)
 
 void profile_init(struct profile *p, bool ask, uint64_t period)
 {
+	struct strbuf err = STRBUF_INIT;
 	char why[200];
 	int fd, cpu = sched_getcpu();
 
@@ -204,8 +206,9 @@ void profile_init(struct profile *p, bool ask, uint64_t period)
 	p->ring_len = (RING_PAGES + 1) * (size_t)page_size();
 	if (cpu < 0)
 		cpu = 0;
-	if (profile_read_kallsyms(p, "/proc/kallsyms", why, sizeof(why))) {
-		snprintf(p->off, sizeof(p->off), "%s", why);
+	if (profile_read_kallsyms(p, "/proc/kallsyms", &err)) {
+		snprintf(p->off, sizeof(p->off), "%s", err.buf);
+		strbuf_release(&err);
 		return;
 	}
 	read_file_str("/proc/sys/kernel/osrelease", why, sizeof(why));

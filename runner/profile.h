@@ -106,8 +106,8 @@ void profile_json(const struct profile *p, struct strbuf *sb);
 void profile_case_reset(struct profile *p);
 
 /* A kallsyms file's text symbols, sorted (for tests: profile_init). */
-int profile_read_kallsyms(struct profile *p, const char *path, char *why,
-			  size_t n);
+int profile_read_kallsyms(struct profile *p, const char *path,
+			  struct strbuf *err);
 const char *profile_sym_name(const struct profile *p, uint64_t ip);
 
 #endif

@@ -41,7 +41,7 @@ static char *verify_json(const struct wl_sample *s, int cpu)
 struct rep_workers {
 	struct workers w;
 	struct db_worker *dw;
-	char (*why)[256];
+	struct strbuf *why;	/* each worker's invalid reason */
 	struct strbuf *mj;	/* each worker's metrics as JSON */
 	int n;
 };
@@ -52,6 +52,8 @@ static void rep_workers_release(struct rep_workers *rw)
 
 	for (i = 0; rw->mj && i < rw->n; i++)
 		strbuf_release(&rw->mj[i]);
+	for (i = 0; rw->why && i < rw->n; i++)
+		strbuf_release(&rw->why[i]);
 	free(rw->mj);
 	free(rw->dw);
 	free(rw->why);
@@ -150,13 +152,13 @@ static void noise_start(void *arg)
 /*
  * One repetition of a parallel case: its workers run the timed call
  * together; the sample gets the aggregate (combine) and each worker's own
- * result and PU, checked after the timed call.  0, or -1 with e set.
+ * result and PU, checked after the timed call.  0, or -1 with err set.
  */
 static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			const struct config *cfg, struct wl_sample *s,
 			struct noise *z, struct rep_workers *rw, int *cpu,
 			struct profile *p, struct profile_call *pc,
-			struct fb_err *e)
+			struct strbuf *err)
 {
 	struct noise_arg na = { z, pr->pus, pr->nworkers };
 	struct wl_sample *ws;
@@ -173,7 +175,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 	ws = calloc((size_t)n, sizeof(*ws));
 	if (!rw->dw || !rw->why || !rw->mj || !ws) {
 		free(ws);
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	}
 	if (p) {
 		pfd = xcalloc((size_t)n, sizeof(*pfd));
@@ -181,7 +183,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			pfd[i] = profile_fd(p, i);
 	}
 	i = workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
-			pfd, e);
+			pfd, err);
 	free(pfd);
 	if (i) {
 		free(ws);
@@ -192,10 +194,9 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 
 		if (r->rc) {
 			free(ws);
-			if (!r->e.msg[0])
-				return fb_errf(e, "a worker failed");
-			*e = r->e;	/* the worker's own message */
-			return -1;
+			/* the worker's own message */
+			return err_setf(err, "%s",
+					r->err[0] ? r->err : "a worker failed");
 		}
 		ws[i] = r->s;
 		if (r->t_begin < first)
@@ -226,12 +227,12 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		struct worker_res *r = &rw->w.res[i];
 		struct db_worker *d = &rw->dw[i];
 
-		workers_check(&rw->w, i, rw->why[i], sizeof(rw->why[i]));
-		if (!rw->why[i][0] && r->s.invalid)
-			snprintf(rw->why[i], sizeof(rw->why[i]), "worker %d: "
-				 "%.200s", i, r->s.reason);
-		if (rw->why[i][0])
-			wl_invalid(s, "%s", rw->why[i]);
+		workers_check(&rw->w, i, &rw->why[i]);
+		if (!rw->why[i].len && r->s.invalid)
+			strbuf_addf(&rw->why[i], "worker %d: %.200s", i,
+				    r->s.reason);
+		if (rw->why[i].len)
+			wl_invalid(s, "%s", rw->why[i].buf);
 		metrics_json(c->wl, &r->s, &rw->mj[i]);
 		z->nvcsw += r->nvcsw;
 		z->nivcsw += r->nivcsw;
@@ -244,8 +245,8 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		d->nvcsw = r->nvcsw;
 		d->nivcsw = r->nivcsw;
 		d->migrations = r->migrations;
-		d->valid = !rw->why[i][0];
-		d->invalid_reason = rw->why[i][0] ? rw->why[i] : NULL;
+		d->valid = !rw->why[i].len;
+		d->invalid_reason = rw->why[i].len ? rw->why[i].buf : NULL;
 		d->metrics_json = strbuf_str(&rw->mj[i]);
 	}
 	noise_judge_wait(z, n, last - first, wait);
@@ -258,7 +259,7 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 static int rep_inline(struct wl_case *c, const struct prepared *pr,
 		      const struct config *cfg, struct wl_sample *s,
 		      struct noise *z, int *cpu, struct profile *p,
-		      struct profile_call *pc, struct fb_err *e)
+		      struct profile_call *pc, struct strbuf *err)
 {
 	struct rusage u0, u1;
 	uint64_t t0, t1, call;
@@ -271,7 +272,7 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
 	if (pfd >= 0)
 		profile_start(pfd);
 	t0 = now_ns();
-	r = c->wl->run(c, s, e);
+	r = c->wl->run(c, s, err);
 	t1 = now_ns();
 	if (pfd >= 0)
 		profile_stop(pfd);
@@ -297,11 +298,11 @@ static int rep_inline(struct wl_case *c, const struct prepared *pr,
 /*
  * One repetition of case i: setup, the timed call, verify, teardown, the
  * sample stored.  Returns RUNNER_OK to go on, RUNNER_DONE when the case
- * stops here (a signal, or a failure: *fail points into e), or the code
+ * stops here (a signal, or a failure: *fail points into err), or the code
  * of a fault the run cannot go on after.
  */
 int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
-	    struct fb_err *e, const char **fail)
+	    struct strbuf *err, const char **fail)
 {
 	const struct plan_case *pc = &rn->cfg.cases[i];
 	const struct prepared *pr = &rn->pr[i];
@@ -323,21 +324,22 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	if (rn->prof.on && rn->prof.npu && !c.warmup)
 		prof = &rn->prof;
 	progress_rep_begin(&rn->cfg, i, rep);
-	r = pc->wl->setup ? pc->wl->setup(&c, e) : 0;
+	r = pc->wl->setup ? pc->wl->setup(&c, err) : 0;
 	if (!r && !stop_sig)
 		r = pc->wl->parallel ?
 		    rep_parallel(&c, pr, &rn->cfg, &s, &z, &rw, &cpu, prof,
-				 &call, e) :
-		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, prof, &call, e);
+				 &call, err) :
+		    rep_inline(&c, pr, &rn->cfg, &s, &z, &cpu, prof, &call,
+			       err);
 	if (!r && !stop_sig && pc->wl->verify)
-		r = pc->wl->verify(&c, &s, e);
+		r = pc->wl->verify(&c, &s, err);
 	if (pc->wl->teardown)
 		pc->wl->teardown(&c);
 	if (stop_sig || r) {
 		profile_call_release(&call);
 		rep_workers_release(&rw);
 		if (r && !stop_sig)
-			*fail = e->msg[0] ? e->msg : "failed";
+			*fail = err->len ? err->buf : "failed";
 		return RUNNER_DONE;
 	}
 	if (!pc->wl->parallel && cpu != c.cpu)
@@ -355,7 +357,8 @@ int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
 	if (r) {
 		progress_undraw();
 		return give_up(rn, db_failed("cannot store a sample in",
-					     rn->db_path, r, rn->db.err));
+					     rn->db_path, r,
+					     db_errmsg(&rn->db)));
 	}
 	if (!c.warmup) {
 		tally_add(&rn->tl[i], pc->wl, &s, (int)pc->runs);

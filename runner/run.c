@@ -45,7 +45,7 @@ void say_err(const char *fmt, ...)
 /* A database error, said for people; returns it, for bench/ to map. */
 int db_failed(const char *what, const char *path, int r, const char *err)
 {
-	char why[64];
+	struct strbuf why = STRBUF_INIT;
 
 	switch (r) {
 	case DB_BUSY:
@@ -59,8 +59,8 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 	case DB_CORRUPT:
 	case DB_NOT_DB:
 		/* a directory, a device: nothing for integrity_check to see */
-		if (r == DB_NOT_DB && db_file_kind(path, why, sizeof(why))) {
-			say_err("%s %s: %s", what, path, why);
+		if (r == DB_NOT_DB && db_file_kind(path, &why)) {
+			say_err("%s %s: %s", what, path, why.buf);
 			break;
 		}
 		say_err("%s %s: %s, or a damaged one (%s); see sqlite3 %s "
@@ -75,6 +75,7 @@ int db_failed(const char *what, const char *path, int r, const char *err)
 		if (r >= 0)
 			r = DB_ERR;
 	}
+	strbuf_release(&why);
 	return r;
 }
 
@@ -145,7 +146,8 @@ static void store_kmsg(struct db *db, int64_t run_id, struct kmsg_scan *km)
 		w[i].line = km->lines[i].text;
 	}
 	if (db_kwarn_store(db, run_id, w, km->n))
-		say_err("cannot store the run's kernel warnings: %s", db->err);
+		say_err("cannot store the run's kernel warnings: %s",
+			db_errmsg(db));
 	free(w);
 	for (i = km->said; i < km->n; i++)
 		say_err("warning: kernel: [%5llu.%06llu] %s",
@@ -177,7 +179,7 @@ static void run_finish(struct db *db, int64_t run_id, struct kmsg_scan *km,
 		say_err("cannot mark the run %s in %s: %s (%s); it stays "
 			"'running' there: `bench runs` shows it dead, and the "
 			"next `bench run` or `bench check` marks it aborted",
-			status, db->path, db_strerror(r), db->err);
+			status, db->path, db_strerror(r), db_errmsg(db));
 }
 
 /* A fault after the run's row exists: the run ends failed. */
@@ -192,7 +194,7 @@ int give_up(struct runner *rn, int ret)
 static int settle(struct runner *rn)
 {
 	const struct run_opts *o = rn->o;
-	char why[160];
+	struct strbuf why = STRBUF_INIT;
 	int i, r;
 
 	if (o->only && config_only(&rn->cfg, o->only, &rn->err)) {
@@ -205,16 +207,17 @@ static int settle(struct runner *rn)
 	if (o->profile)
 		rn->cfg.profile = true;
 	rn->db_path = o->db_path ? o->db_path : rn->cfg.database;
-	if (db_path_check(rn->db_path, why, sizeof(why))) {
+	if (db_path_check(rn->db_path, &why)) {
 		struct strbuf q = STRBUF_INIT;
 
 		strbuf_json_str(&q, rn->db_path);
 		if (o->db_path)
-			say_err("--db %s: %s", q.buf, why);
+			say_err("--db %s: %s", q.buf, why.buf);
 		else
 			say_err("%s: database: %s: %s", rn->cfg_path, q.buf,
-				why);
+				why.buf);
 		strbuf_release(&q);
+		strbuf_release(&why);
 		return o->db_path ? RUNNER_EUSAGE : RUNNER_ECONFIG;
 	}
 	r = placement_init(&rn->pl, &rn->cfg, &rn->err);
@@ -315,7 +318,7 @@ static int mark_dead_runs(struct db *db, const char *path,
 				       runner_alive, &n);
 
 	if (r)
-		return db_failed("cannot write", path, r, db->err);
+		return db_failed("cannot write", path, r, db_errmsg(db));
 	if (n)
 		say_err("marked %d run%s that died as aborted", n,
 			n == 1 ? "" : "s");
@@ -339,7 +342,7 @@ static void check_dead_runs(struct runner *rn)
 	r = db_open(&db, rn->db_path, false);
 	if (r)
 		db_failed("warning: cannot mark dead runs aborted in",
-			  rn->db_path, r, db.err);
+			  rn->db_path, r, db_errmsg(&db));
 	else
 		mark_dead_runs(&db, rn->db_path, &rn->meta);
 	db_close(&db);
@@ -389,7 +392,7 @@ static int begin_run(struct runner *rn)
 	r = db_open(&rn->db, rn->db_path, true);
 	if (r)
 		return db_failed("cannot open database", rn->db_path, r,
-				 rn->db.err);
+				 db_errmsg(&rn->db));
 	if (!o->db_path && !fs_magic(rn->db_path, &magic) &&
 	    magic == TMPFS_MAGIC)
 		say_err("warning: database %s is on tmpfs: it is lost at "
@@ -420,11 +423,12 @@ static int begin_run(struct runner *rn)
 	r = db_run_begin(&rn->db, &row, &rn->run_id);
 	if (r)
 		return db_failed("cannot record the run in", rn->db_path, r,
-				 rn->db.err);
+				 db_errmsg(&rn->db));
 	xml = placement_xml(&len);
 	if (xml && db_run_topology(&rn->db, rn->run_id, rn->pl.shape, xml,
 				   len))
-		say_err("warning: cannot store the topology: %s", rn->db.err);
+		say_err("warning: cannot store the topology: %s",
+			db_errmsg(&rn->db));
 	free(xml);
 	if (!o->quiet)
 		printf("run %s, label %s, kernel %s, boot %.8s, CPU %d\n",
@@ -493,7 +497,7 @@ static void profile_case_begin(struct runner *rn, int64_t case_id,
 	profile_json(&rn->prof, &sb);
 	if (db_case_profile(&rn->db, case_id, strbuf_str(&sb)))
 		say_err("warning: cannot store the case's profile: %s",
-			rn->db.err);
+			db_errmsg(&rn->db));
 	strbuf_release(&sb);
 }
 
@@ -525,22 +529,24 @@ static int run_case(struct runner *rn, int i)
 	const struct prepared *pr = &rn->pr[i];
 	unsigned rep, nreps = pc->warmup + pc->runs;
 	const char *fail = NULL;
-	struct fb_err e = { { 0 } };
+	struct strbuf err = STRBUF_INIT;	/* fail points into it */
 	int64_t case_id;
 	int r;
 
 	r = store_case(rn, pc, pr, i, &case_id);
 	if (r)
 		return give_up(rn, db_failed("cannot record a case in",
-					     rn->db_path, r, rn->db.err));
+					     rn->db_path, r,
+					     db_errmsg(&rn->db)));
 	/* skipped: the workload's reason, or a refusal of this machine's */
 	if (pr->verdict != WL_OK) {
-		db_case_status(&rn->db, case_id, "skipped", pr->e.msg,
+		db_case_status(&rn->db, case_id, "skipped",
+			       strbuf_str(&pr->err),
 			       pr->info[0] ? pr->info : NULL);
 		progress_case_drop(i);
 		if (!rn->o->quiet)
 			printf("%s %s: skipped: %s\n", pc->wl->name, pc->title,
-			       pr->e.msg);
+			       strbuf_str(&pr->err));
 		return RUNNER_OK;
 	}
 	/* the runner's own thread: off the workers' PUs if it can */
@@ -555,23 +561,25 @@ static int run_case(struct runner *rn, int i)
 	}
 	profile_case_begin(rn, case_id, pr);
 	for (rep = 0; rep < nreps && !stop_sig; rep++) {
-		r = one_rep(rn, i, rep, case_id, &e, &fail);
+		r = one_rep(rn, i, rep, case_id, &err, &fail);
 		if (r == RUNNER_DONE)
 			break;
-		if (r)
+		if (r) {
+			strbuf_release(&err);
 			return r;
+		}
 	}
 	progress_undraw();
 	profile_case_close(&rn->prof);
-	if (stop_sig)
-		return RUNNER_OK;
-	if (fail) {
+	if (!stop_sig && fail) {
 		rn->nfailed++;
 		say_err("%s %s: %s", pc->wl->name, pc->title, fail);
 		db_case_status(&rn->db, case_id, "failed", fail, NULL);
 		progress_case_drop(i);
-		return RUNNER_OK;
 	}
+	strbuf_release(&err);
+	if (stop_sig || fail)
+		return RUNNER_OK;
 	db_case_status(&rn->db, case_id, "done", NULL,
 		       pr->info[0] ? pr->info : NULL);
 	if (!rn->o->quiet) {
@@ -647,7 +655,7 @@ static int end_run(struct runner *rn)
 			    dashboard_target_name(rn->cfg.dash.target));
 	if (r)
 		return db_failed("cannot mark the run complete in",
-				 rn->db_path, r, rn->db.err);
+				 rn->db_path, r, db_errmsg(&rn->db));
 	rn->complete = true;
 	return RUNNER_OK;
 }
@@ -698,6 +706,7 @@ static int finish(struct runner *rn, int ret)
 		tally_release(&rn->tl[i]);
 	for (i = 0; rn->pr && i < rn->cfg.ncases; i++) {
 		free(rn->pr[i].pus);
+		strbuf_release(&rn->pr[i].err);
 	}
 	free(rn->tl);
 	free(rn->pr);

@@ -33,7 +33,7 @@ struct prepared {
 	bool processes;
 	int *pus;				/* [nworkers] */
 	enum wl_verdict verdict;
-	struct fb_err e;			/* why not WL_OK */
+	struct strbuf err;			/* why not WL_OK */
 	char info[384];
 	double slowdown;	/* of its PUs at once (noise_parallel) */
 };
@@ -91,7 +91,7 @@ void probe_parallel(const struct config *cfg, struct prepared *pr, bool say);
 
 /* rep.c: one repetition of case i, measured and stored. */
 int one_rep(struct runner *rn, int i, unsigned rep, int64_t case_id,
-	    struct fb_err *e, const char **fail);
+	    struct strbuf *err, const char **fail);
 
 /* progress.c: the live line (on a terminal only), summaries, the table. */
 void progress_init(bool quiet);

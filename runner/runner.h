@@ -94,10 +94,11 @@ int placement_init(struct placement *p, const struct config *cfg,
 		   struct strbuf *err);
 /*
  * The PUs of n workers under the config's placement; a single worker
- * keeps `cpu` (or its automatic choice).  -1 with why when n do not fit.
+ * keeps `cpu` (or its automatic choice).  -1 with why added to err when
+ * n do not fit.
  */
 int placement_workers(const struct placement *p, const struct config *cfg,
-		      int n, int *out, struct strbuf *why);
+		      int n, int *out, struct strbuf *err);
 int placement_bind(int os_cpu);
 /* Bind the calling thread to the usable PUs outside busy[] (all if none). */
 int placement_bind_spare(const struct placement *p, const int *busy, int n);

@@ -47,15 +47,14 @@ static int read_num(const char **p, int max_cpu, int *v)
 	return 0;
 }
 
-int cpulist_parse(const char *s, int *out, int max, int max_cpu, char *why,
-		  size_t n)
+int cpulist_parse(const char *s, int *out, int max, int max_cpu,
+		  struct strbuf *err)
 {
 	const char *p = s;
 	int count = 0, a, b, i, k, r;
 
 	if (!*s) {
-		snprintf(why, n, "an empty CPU list");
-		return -1;
+		return err_setf(err, "an empty CPU list");
 	}
 	for (;;) {
 		r = read_num(&p, max_cpu, &a);
@@ -65,25 +64,21 @@ int cpulist_parse(const char *s, int *out, int max, int max_cpu, char *why,
 			r = read_num(&p, max_cpu, &b);
 		}
 		if (r == -2) {
-			snprintf(why, n, "a CPU number over %d", max_cpu);
-			return -1;
+			return err_setf(err, "a CPU number over %d", max_cpu);
 		}
 		if (r || (*p && *p != ',')) {
-			snprintf(why, n, "not a CPU list (such as 2-15,18)");
-			return -1;
+			return err_setf(err, "not a CPU list (such as "
+					"2-15,18)");
 		}
 		if (b < a) {
-			snprintf(why, n, "the range %d-%d runs backwards", a,
-				 b);
-			return -1;
+			return err_setf(err, "the range %d-%d runs backwards",
+					a, b);
 		}
 		for (i = a; i <= b; i++) {
 			for (k = 0; out && k < count && k < max; k++)
-				if (out[k] == i) {
-					snprintf(why, n, "CPU %d is listed "
-						 "twice", i);
-					return -1;
-				}
+				if (out[k] == i)
+					return err_setf(err, "CPU %d is listed "
+							"twice", i);
 			if (out && count < max)
 				out[count] = i;
 			count++;
@@ -219,7 +214,7 @@ int topo_order(hwloc_topology_t t, hwloc_const_bitmap_t allowed,
 
 int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 	      const int *list, int nlist, int count, int *out,
-	      struct strbuf *why)
+	      struct strbuf *err)
 {
 	int npu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), n, i;
 	int *order;
@@ -228,7 +223,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		return -1;
 	if (p == PLACE_EXPLICIT) {
 		if (nlist < count) {
-			strbuf_addf(why, "%d worker%s need%s %d PUs, the "
+			strbuf_addf(err, "%d worker%s need%s %d PUs, the "
 				    "explicit list in cpus names %d", count,
 				    count == 1 ? "" : "s",
 				    count == 1 ? "s" : "", count, nlist);
@@ -237,7 +232,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		for (i = 0; i < count; i++) {
 			if (list[i] < 0 ||
 			    !hwloc_bitmap_isset(allowed, (unsigned)list[i])) {
-				strbuf_addf(why, "PU %d of the explicit list "
+				strbuf_addf(err, "PU %d of the explicit list "
 					    "is not one this process may use",
 					    list[i]);
 				return -1;
@@ -251,7 +246,7 @@ int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 		return -1;
 	n = topo_order(t, allowed, p, order, npu);
 	if (n < count) {
-		strbuf_addf(why, "%d worker%s need%s %d PUs, %d %s usable here",
+		strbuf_addf(err, "%d worker%s need%s %d PUs, %d %s usable here",
 			    count, count == 1 ? "" : "s",
 			    count == 1 ? "s" : "", count, n,
 			    n == 1 ? "is" : "are");

@@ -23,12 +23,12 @@ const char *place_name(enum place p);
 
 /*
  * A CPU list such as "2-15,18" into OS indexes, in the order written
- * (ranges ascending).  Returns how many, or -1 with why (the text is
- * not a list, a number is over max_cpu, an index repeats).  out may be
- * NULL to count only.
+ * (ranges ascending).  Returns how many, or -1 with why in err (the
+ * text is not a list, a number is over max_cpu, an index repeats).  out
+ * may be NULL to count only.
  */
-int cpulist_parse(const char *s, int *out, int max, int max_cpu, char *why,
-		  size_t n);
+int cpulist_parse(const char *s, int *out, int max, int max_cpu,
+		  struct strbuf *err);
 /* "0-3,8" from a bitmap, for messages. */
 void cpulist_format(hwloc_const_bitmap_t set, char *buf, size_t n);
 
@@ -45,12 +45,12 @@ int topo_order(hwloc_topology_t t, hwloc_const_bitmap_t allowed,
 
 /*
  * The PUs of count workers: the first count of topo_order, or of the
- * explicit list (each must be allowed).  Returns 0, or -1 with why (fewer
- * usable PUs than workers, an explicit PU not allowed).
+ * explicit list (each must be allowed).  Returns 0, or -1 with why added
+ * to err (fewer usable PUs than workers, an explicit PU not allowed).
  */
 int topo_pick(hwloc_topology_t t, hwloc_const_bitmap_t allowed, enum place p,
 	      const int *list, int nlist, int count, int *out,
-	      struct strbuf *why);
+	      struct strbuf *err);
 
 /* The NUMA node (OS index) of a PU; -1 when unknown. */
 int topo_node_of(hwloc_topology_t t, int pu);

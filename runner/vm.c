@@ -90,14 +90,16 @@ static int check_opts(const struct vm_opts *o, struct strbuf *err)
  */
 static int check_db(const char *path, struct strbuf *err)
 {
-	char why[200], dir[4096];
+	struct strbuf why = STRBUF_INIT;
+	char dir[4096];
 	struct db db = { 0 };
 	struct stat st;
 	char *slash;
 	int r;
 
-	if (db_path_check(path, why, sizeof(why))) {
-		strbuf_addf(err, "--db '%s': %s", path, why);
+	if (db_path_check(path, &why)) {
+		strbuf_addf(err, "--db '%s': %s", path, why.buf);
+		strbuf_release(&why);
 		return VM_EUSAGE;
 	}
 	if (!stat(path, &st)) {
@@ -108,7 +110,7 @@ static int check_db(const char *path, struct strbuf *err)
 		}
 		r = db_open(&db, path, false);
 		if (r)
-			strbuf_addf(err, "--db %s: %s", path, db.err);
+			strbuf_addf(err, "--db %s: %s", path, db_errmsg(&db));
 		db_close(&db);
 		return r ? VM_EDB : 0;
 	}

@@ -72,8 +72,8 @@ int vm_kernel_release(const char *kernel, char *buf, size_t n,
 
 /*
  * Which accelerator "auto" means here: 1 KVM (hardware virtualisation),
- * 0 TCG, with why in words.
+ * 0 TCG, with why in words added to why.
  */
-int vm_accel_detect(char *why, size_t n);
+int vm_accel_detect(struct strbuf *why);
 
 #endif

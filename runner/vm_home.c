@@ -54,7 +54,7 @@ static int bring_home(const struct vm_opts *o, const char *tmp,
 		r = db_vm_attach(&g, vm, said_home, &h);
 	if (r) {
 		strbuf_addf(err, "cannot record the guest in its database "
-			    "%s: %s", path, g.err);
+			    "%s: %s", path, db_errmsg(&g));
 		db_close(&g);
 		strbuf_release(&h.said);
 		return VM_EDB;
@@ -65,7 +65,7 @@ static int bring_home(const struct vm_opts *o, const char *tmp,
 		r = db_merge(&out, path, &ms);
 	if (r) {
 		strbuf_addf(err, "cannot merge the guest's runs into %s: %s",
-			    o->db_path, out.err);
+			    o->db_path, db_errmsg(&out));
 		db_close(&out);
 		strbuf_release(&h.said);
 		return VM_EDB;

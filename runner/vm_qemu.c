@@ -14,35 +14,35 @@
 #include <string.h>
 #include <unistd.h>
 
-int vm_accel_detect(char *why, size_t n)
+int vm_accel_detect(struct strbuf *why)
 {
 	struct strbuf cpu = STRBUF_INIT;
 	bool hw;
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(why, n, "TCG: /dev/kvm cannot be opened (%s)",
-			 strerror(errno));
+		strbuf_addf(why, "TCG: /dev/kvm cannot be opened (%s)",
+			    strerror(errno));
 		return 0;
 	}
 	close(fd);
 	if (!access("/sys/module/kvm_pvm", F_OK)) {
-		snprintf(why, n, "TCG: /dev/kvm is PVM (the kvm_pvm module: "
-			 "nested without hardware virtualisation; a stock "
-			 "kernel's ring 0 is emulated instruction by "
-			 "instruction and dies on lock cmpxchg16b)");
+		strbuf_addf(why, "TCG: /dev/kvm is PVM (the kvm_pvm module: "
+			    "nested without hardware virtualisation; a stock "
+			    "kernel's ring 0 is emulated instruction by "
+			    "instruction and dies on lock cmpxchg16b)");
 		return 0;
 	}
 	hw = !vm_slurp("/proc/cpuinfo", &cpu) &&
 	     (strstr(cpu.buf, " vmx") || strstr(cpu.buf, " svm"));
 	strbuf_release(&cpu);
 	if (!hw) {
-		snprintf(why, n, "TCG: /dev/kvm is there but the CPU shows no "
-			 "vmx or svm flag (no hardware virtualisation)");
+		strbuf_addf(why, "TCG: /dev/kvm is there but the CPU shows no "
+			    "vmx or svm flag (no hardware virtualisation)");
 		return 0;
 	}
-	snprintf(why, n, "KVM: /dev/kvm with hardware virtualisation (vmx "
-		 "or svm)");
+	strbuf_addf(why, "KVM: /dev/kvm with hardware virtualisation (vmx "
+		    "or svm)");
 	return 1;
 }
 
@@ -50,7 +50,7 @@ int vm_accel_detect(char *why, size_t n)
 int vm_accel_pick(struct vm_guest *g, struct strbuf *err)
 {
 	const char *accel = g->o->accel;
-	char d[200];
+	struct strbuf d = STRBUF_INIT;
 
 	if (!strcmp(accel, "icount")) {
 		g->kvm = false;
@@ -62,13 +62,16 @@ int vm_accel_pick(struct vm_guest *g, struct strbuf *err)
 		return 0;
 	}
 	if (!strcmp(accel, "auto")) {
-		g->kvm = vm_accel_detect(g->why, sizeof(g->why));
+		g->kvm = vm_accel_detect(&d);
+		snprintf(g->why, sizeof(g->why), "%s", d.buf);
+		strbuf_release(&d);
 		return 0;
 	}
 	g->kvm = !strcmp(accel, "kvm");
-	vm_accel_detect(d, sizeof(d));
+	vm_accel_detect(&d);
 	snprintf(g->why, sizeof(g->why), "%s, asked (--accel %s); here auto "
-		 "would choose %s", g->kvm ? "KVM" : "TCG", accel, d);
+		 "would choose %s", g->kvm ? "KVM" : "TCG", accel, d.buf);
+	strbuf_release(&d);
 	if (g->kvm && access("/dev/kvm", R_OK | W_OK)) {
 		strbuf_addf(err, "--accel kvm: /dev/kvm cannot be opened: %s",
 			    strerror(errno));

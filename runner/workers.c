@@ -131,6 +131,7 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	struct rusage u0, u1;
 	char name[16], path[64];
 	int64_t m0, m1, b0, b1, q0, q1;
+	struct strbuf err = STRBUF_INIT;	/* written only on a failure */
 	int busy_fd, state_fd, self_fd;
 
 	r->tid = (pid_t)syscall(SYS_gettid);
@@ -144,7 +145,7 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (c->bind_memory)
 		c->bind_memory(c->cpu);
 	/* the untimed work of the call, on its PU, right before the wait */
-	if (!r->pin_errno && c->wl->prepare && c->wl->prepare(c, &r->e))
+	if (!r->pin_errno && c->wl->prepare && c->wl->prepare(c, &err))
 		r->prep_failed = true;
 	/* counters read before the wait, so that the release is quick */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
@@ -163,8 +164,8 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (sh->go < 0)
 		goto out;
 	if (r->pin_errno) {
-		fb_errf(&r->e, "cannot bind worker %d to PU %d: %s",
-			c->worker, c->cpu, strerror(r->pin_errno));
+		err_setf(&err, "cannot bind worker %d to PU %d: %s",
+			 c->worker, c->cpu, strerror(r->pin_errno));
 		goto out;
 	}
 	if (r->prep_failed)
@@ -177,7 +178,7 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (r->prof_fd >= 0)
 		profile_start(r->prof_fd);
 	r->t_begin = now_ns();
-	r->rc = c->wl->run(c, &r->s, &r->e);
+	r->rc = c->wl->run(c, &r->s, &err);
 	r->t_end = now_ns();
 	if (r->prof_fd >= 0)
 		profile_stop(r->prof_fd);
@@ -198,6 +199,10 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	}
 	r->ran = true;
 out:
+	/* before all_done: the runner reads it once the last one is done */
+	if (err.len)
+		snprintf(r->err, sizeof(r->err), "%s", err.buf);
+	strbuf_release(&err);
 	if (busy_fd >= 0)
 		close(busy_fd);
 	if (state_fd >= 0)
@@ -218,7 +223,7 @@ static void *thread_main(void *arg)
 
 /* Wait until every started worker is ready, or one process is gone. */
 static int wait_ready(struct shared *sh, int n, pid_t *pids,
-		      struct fb_err *e)
+		      struct strbuf *err)
 {
 	const struct timespec tick = { 0, 10000000 };	/* 10 ms */
 	int seen, i, st;
@@ -232,8 +237,9 @@ static int wait_ready(struct shared *sh, int n, pid_t *pids,
 				int pid = (int)pids[i];
 
 				pids[i] = 0;	/* reaped */
-				return fb_errf(e, "worker %d (pid %d) ended "
-					       "before the timed call", i, pid);
+				return err_setf(err, "worker %d (pid %d) ended "
+						"before the timed call", i,
+						pid);
 			}
 	}
 	return 0;
@@ -300,7 +306,7 @@ out:
 
 static int run_processes(struct workers *w, struct shared *sh,
 			 struct warg *a, void (*before)(void *), void *arg,
-			 struct fb_err *e)
+			 struct strbuf *err)
 {
 	pid_t parent = getpid(), *pids = calloc((size_t)w->n, sizeof(pid_t));
 	int *sts = calloc((size_t)w->n, sizeof(int));
@@ -310,14 +316,14 @@ static int run_processes(struct workers *w, struct shared *sh,
 	if (!pids || !sts) {
 		free(pids);
 		free(sts);
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	}
 	fflush(NULL);	/* nothing buffered is written twice */
 	for (i = 0; i < w->n; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
-			r = fb_errf(e, "cannot fork worker %d: %s", i,
-				    strerror(errno));
+			r = err_setf(err, "cannot fork worker %d: %s", i,
+				     strerror(errno));
 			pids[i] = 0;
 			break;
 		}
@@ -336,7 +342,7 @@ static int run_processes(struct workers *w, struct shared *sh,
 			a[i].c.wl->forked(&a[i].c, i);
 	}
 	if (!r)
-		r = wait_ready(sh, w->n, pids, e);
+		r = wait_ready(sh, w->n, pids, err);
 	if (!r && before)
 		before(arg);
 	w->t_release = now_ns();
@@ -369,7 +375,8 @@ static int run_processes(struct workers *w, struct shared *sh,
 
 			res->ran = false;
 			res->rc = -1;
-			fb_errf(&res->e, "worker %d (pid %d) %s %d", i,
+			snprintf(res->err, sizeof(res->err),
+				 "worker %d (pid %d) %s %d", i,
 				(int)pids[i], WIFSIGNALED(st) ?
 				"was killed by signal" : "exited with",
 				WIFSIGNALED(st) ? WTERMSIG(st) :
@@ -378,7 +385,7 @@ static int run_processes(struct workers *w, struct shared *sh,
 	}
 	/* the dead one's message is every stopped one's */
 	for (i = 0; gone && i < w->n; i++)
-		if (sh->res[i].rc && !sh->res[i].ran && sh->res[i].e.msg[0])
+		if (sh->res[i].rc && !sh->res[i].ran && sh->res[i].err[0])
 			break;
 	for (k = 0; gone && i < w->n && k < w->n; k++)
 		if (k != i) {
@@ -391,22 +398,22 @@ static int run_processes(struct workers *w, struct shared *sh,
 }
 
 static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
-		       void (*before)(void *), void *arg, struct fb_err *e)
+		       void (*before)(void *), void *arg, struct strbuf *err)
 {
-	int i, n = 0, r = 0, err;
+	int i, n = 0, r = 0, en;
 
 	for (i = 0; i < w->n; i++) {
-		err = pthread_create(&a[i].th, NULL, thread_main, &a[i]);
-		if (err) {
-			r = fb_errf(e, "cannot start worker thread %d: %s", i,
-				    strerror(err));
+		en = pthread_create(&a[i].th, NULL, thread_main, &a[i]);
+		if (en) {
+			r = err_setf(err, "cannot start worker thread %d: %s",
+				     i, strerror(en));
 			break;
 		}
 		a[i].started = true;
 		n++;
 	}
 	if (!r)
-		r = wait_ready(sh, n, NULL, e);
+		r = wait_ready(sh, n, NULL, err);
 	if (!r && before)
 		before(arg);
 	w->t_release = now_ns();
@@ -421,7 +428,7 @@ static int run_threads(struct workers *w, struct shared *sh, struct warg *a,
 
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		const int *prof_fds, struct fb_err *e)
+		const int *prof_fds, struct strbuf *err)
 {
 	struct warg *a;
 	struct shared *sh;
@@ -435,8 +442,8 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (w->shm == MAP_FAILED) {
 		w->shm = NULL;
-		return fb_errf(e, "cannot map memory for %d workers: %s", n,
-			       strerror(errno));
+		return err_setf(err, "cannot map memory for %d workers: %s", n,
+				strerror(errno));
 	}
 	/*
 	 * Never a huge page for these few KiB: with shmem_enabled=always (a
@@ -453,7 +460,7 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 	w->res = sh->res;
 	a = calloc((size_t)n, sizeof(*a));
 	if (!a)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (i = 0; i < n; i++) {
 		a[i].sh = sh;
 		a[i].c = *c;
@@ -465,32 +472,32 @@ int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		sh->res[i].runner_ns = -1;
 		sh->res[i].prof_fd = prof_fds ? prof_fds[i] : -1;
 	}
-	r = processes ? run_processes(w, sh, a, before, arg, e) :
-			run_threads(w, sh, a, before, arg, e);
+	r = processes ? run_processes(w, sh, a, before, arg, err) :
+			run_threads(w, sh, a, before, arg, err);
 	if (sh->efd >= 0)
 		close(sh->efd);
 	free(a);
 	return r;
 }
 
-void workers_check(const struct workers *w, int i, char *why, size_t n)
+void workers_check(const struct workers *w, int i, struct strbuf *err)
 {
 	const struct worker_res *r = &w->res[i];
 
-	why[0] = '\0';
 	if (!r->ran)
 		return;
 	if (r->pu_before != r->pu || r->pu_after != r->pu)
-		snprintf(why, n, "worker %d ran on PU %d at the start of the "
-			 "timed call and on PU %d at its end, not on its PU %d",
-			 i, r->pu_before, r->pu_after, r->pu);
+		strbuf_addf(err, "worker %d ran on PU %d at the start of the "
+			    "timed call and on PU %d at its end, not on its "
+			    "PU %d", i, r->pu_before, r->pu_after, r->pu);
 	else if (r->migrations > 0)
-		snprintf(why, n, "worker %d migrated %lld time%s during the "
-			 "timed call (its PU %d)", i, (long long)r->migrations,
-			 r->migrations == 1 ? "" : "s", r->pu);
+		strbuf_addf(err, "worker %d migrated %lld time%s during the "
+			    "timed call (its PU %d)", i,
+			    (long long)r->migrations,
+			    r->migrations == 1 ? "" : "s", r->pu);
 	else if (r->mask_moved)
-		snprintf(why, n, "worker %d's affinity was changed during the "
-			 "timed call (its PU %d)", i, r->pu);
+		strbuf_addf(err, "worker %d's affinity was changed during the "
+			    "timed call (its PU %d)", i, r->pu);
 }
 
 void workers_release(struct workers *w)

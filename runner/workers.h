@@ -15,7 +15,12 @@
 /* What one worker did; in memory its process shares with the runner. */
 struct worker_res {
 	struct wl_sample s;
-	struct fb_err e;
+	/*
+	 * Why it failed: the worker's err, copied here once its calls are
+	 * over (a worker process's heap means nothing to the runner), cut
+	 * at 511 bytes
+	 */
+	char err[512];
 	int rc;			/* of the workload's run; or -1 */
 	int pu;			/* where it was placed (OS index) */
 	int node;		/* that PU's NUMA node, -1 unknown */
@@ -29,7 +34,7 @@ struct worker_res {
 	pid_t tid;
 	int prof_fd;		/* its PU's profile event, -1 none */
 	int pin_errno;		/* binding to pu failed */
-	bool prep_failed;	/* the workload's prepare failed: e says why */
+	bool prep_failed;	/* the workload's prepare failed (err: why) */
 	bool ran;
 };
 
@@ -48,14 +53,17 @@ struct workers {
  * called once every worker waits at the barrier, just before it opens
  * (the runner reads its noise counters there).  Returns 0 when every
  * worker was started and has finished (its own result says how it went);
- * -1 with e set when they could not be started.  prof_fds (NULL: none):
+ * -1 with err set when they could not be started.  prof_fds (NULL: none):
  * each worker's profile event, enabled around its timed call alone.
  */
 int workers_run(struct workers *w, struct wl_case *c, int n, const int *pus,
 		bool processes, void (*before)(void *), void *arg,
-		const int *prof_fds, struct fb_err *e);
-/* "ran on PU 0, not on its PU 1" and the like, for worker i; "" if fine. */
-void workers_check(const struct workers *w, int i, char *why, size_t n);
+		const int *prof_fds, struct strbuf *err);
+/*
+ * "ran on PU 0, not on its PU 1" and the like, for worker i, added to err;
+ * nothing if fine.
+ */
+void workers_check(const struct workers *w, int i, struct strbuf *err);
 void workers_release(struct workers *w);
 
 #endif

@@ -7,10 +7,19 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+struct strbuf;
+
+/*
+ * An open database.  Callers hold it (by value) and pass it to db_*();
+ * path is the name it was opened by; the rest is schema/'s: the message of
+ * the last failure is read through db_errmsg(), errbuf is named nowhere
+ * else (poisoned below outside schema/, whose objects the Makefile builds
+ * with FB_SCHEMA_OWN).
+ */
 struct db {
 	sqlite3 *h;
 	char path[4096];
-	char err[512];		/* last error, for messages */
+	char errbuf[512];	/* last error, for messages */
 	bool tidy;		/* read-only: remove the -wal, -shm it made */
 };
 
@@ -21,7 +30,7 @@ struct db {
  */
 enum db_code {
 	DB_OK = 0,
-	DB_ERR = -1001,		/* I/O or SQLite error: err says what */
+	DB_ERR = -1001,		/* I/O or SQLite error: db_errmsg() says */
 	DB_TOO_NEW = -1002,	/* user_version above what this code knows */
 	DB_MISSING = -1003,	/* file absent and create not asked */
 	DB_NOT_DB = -1004,	/* not a foliobench/SQLite database */
@@ -29,7 +38,7 @@ enum db_code {
 	DB_BUSY = -1006,	/* locked by another process past the timeout */
 	DB_READONLY = -1007,	/* the file or its file system is read-only */
 	DB_CORRUPT = -1008,	/* damaged: truncated, or pages that make no sense */
-	DB_BADROW = -1009,	/* a row no report can use: err names it */
+	DB_BADROW = -1009,	/* a row no report can use: db_errmsg() names it */
 };
 
 /* How long a write waits for another process's lock before DB_BUSY. */
@@ -54,22 +63,29 @@ int db_open_read(struct db *db, const char *path);
 /*
  * Is path a name db_open takes: not empty, not ":memory:" (nothing would
  * be kept), a file name with room for its -journal beside it?  0 or -1
- * with why filled.
+ * with why added to err.
  */
-int db_path_check(const char *path, char *why, size_t n);
+int db_path_check(const char *path, struct strbuf *err);
 /*
- * A database is a regular file: DB_NOT_DB with why ("it is a directory",
- * "it is not a regular file") for a directory or a device, where SQLite
- * would say "disk I/O error" or find an empty database; DB_OK otherwise
- * (also when path does not exist).
+ * A database is a regular file: DB_NOT_DB with why added to err ("it is a
+ * directory", "it is not a regular file") for a directory or a device,
+ * where SQLite would say "disk I/O error" or find an empty database; DB_OK
+ * otherwise (also when path does not exist).
  */
-int db_file_kind(const char *path, char *why, size_t n);
+int db_file_kind(const char *path, struct strbuf *err);
 void db_close(struct db *db);
 int db_schema_version(struct db *db);
 
-/* SQL without parameters (BEGIN, COMMIT...); DB_ERR with err set. */
+/*
+ * What the last call that failed on db said, for messages: the particulars
+ * after the file's name and db_strerror()'s words ("database is locked",
+ * "runs row 3 has no boot_id: ...").  Never NULL; "" before any failure.
+ */
+const char *db_errmsg(const struct db *db);
+
+/* SQL without parameters (BEGIN, COMMIT...); DB_ERR with the message set. */
 int db_exec(struct db *db, const char *sql);
-/* err = what + SQLite's message; returns DB_ERR. */
+/* The message = what + SQLite's message; returns DB_ERR. */
 int db_fail(struct db *db, const char *what);
 /* Roll the transaction back, keeping the error that made it fail. */
 void db_rollback(struct db *db);
@@ -206,10 +222,23 @@ int db_runs_each(struct db *db, int (*fn)(const struct db_run_row *, void *),
 		 void *arg);
 
 /*
+ * A row no report can use, found by a reader outside schema/ (a run
+ * document that would break its schema): the message says which and why;
+ * DB_BADROW.
+ */
+int db_bad_row(struct db *db, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
  * The words for a DB_* code (never NULL), as messages put them after the
- * file's name, db->err then saying the particulars: "cannot read PATH:
+ * file's name, db_errmsg() then saying the particulars: "cannot read PATH:
  * another process holds it locked, still after 10 s (database is locked)".
  */
 const char *db_strerror(int code);
+
+/* Outside schema/, the message is db_errmsg()'s: errbuf cannot be named. */
+#ifndef FB_SCHEMA_OWN
+#pragma GCC poison errbuf
+#endif
 
 #endif

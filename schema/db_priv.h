@@ -9,6 +9,8 @@
 #include "db.h"
 #include "common/common.h"
 
+/* why's words become db's message (why released); returns r. */
+int db_take_err(struct db *db, struct strbuf *why, int r);
 /*
  * Bind by fmt, one letter a parameter from ?1: 't' text (NULL binds NULL),
  * 'i' int64_t (pass an int64_t), 'd' double, anything else NULL.
@@ -21,7 +23,7 @@ int db_stmt(struct db *db, const char *sql, const char *fmt, ...);
  * Walk the rows of sql: prepare, bind by fmt as db_vbind does, hand each
  * row to fn, finalize.  DB_OK after the last row; fn's nonzero value stops
  * the walk and is returned; an error of prepare, bind or step is said once,
- * "what: what SQLite said" in db->err, and its code returned.
+ * "what: what SQLite said" in db->errbuf, and its code returned.
  */
 int db_each(struct db *db, const char *what,
 	    int (*fn)(struct db *db, sqlite3_stmt *st, void *arg), void *arg,
@@ -30,9 +32,6 @@ int db_each(struct db *db, const char *what,
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* A real column, NAN for NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
-/* A row no report can use: db->err says which and why; DB_BADROW. */
-int db_bad_row(struct db *db, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /*
  * The one check of a stored value (column col of st, of that sample, run,
  * metric and unit), wherever samples are read or copied: a number or NULL
@@ -59,12 +58,24 @@ void db_uri(struct strbuf *sb, const char *path, const char *query);
  */
 const char *db_read_query(const char *path);
 /*
- * A user_version that reads but is negative (SQLite keeps any 32-bit
- * number there): no foliobench schema, said in why; DB_NOT_DB, else 0.
- * Where it is not checked, the read of a "version" of -1 looks failed and
- * SQLite's message for it is "not an error".
+ * A user_version of schema ("main", "src") on db's connection that reads
+ * but is negative (SQLite keeps any 32-bit number there): no foliobench
+ * schema, said in db's message; DB_NOT_DB, else 0.  Where it is not
+ * checked, the read of a "version" of -1 looks failed and SQLite's message
+ * for it is "not an error".
  */
-int db_negative_version(sqlite3 *h, const char *schema, char *why, size_t n);
+int db_negative_version(struct db *db, const char *schema);
+/*
+ * The name SQLite is given for path: path, or "./path" where SQLite would
+ * take it for a URI; NULL when that does not fit in buf.
+ */
+const char *db_file_name(const char *path, char *buf, size_t n);
+/* A database to be made where no directory holds it: -1, why in err. */
+int db_no_dir(const char *path, struct strbuf *err);
+/* Does path have a -wal or -shm beside it? */
+bool db_wal_files(const char *path);
+/* Is path on a file system mounted read-only? */
+bool db_read_only_fs(const char *path);
 /* A unit of time, alone or per something ("ns", "ns/folio"). */
 bool db_time_unit(const char *u);
 /* The current time, ISO 8601 UTC, as runs and samples store it. */

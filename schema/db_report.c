@@ -463,7 +463,7 @@ int db_report_params_each(struct db *db, const char *params_json,
 	if (r)
 		return r;
 	if (!obj) {
-		snprintf(db->err, sizeof(db->err), "not a JSON object");
+		snprintf(db->errbuf, sizeof(db->errbuf), "not a JSON object");
 		return DB_ERR;
 	}
 	/* SQLite's own JSON reader: the JSON library stays in reports/. */

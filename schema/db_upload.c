@@ -120,10 +120,10 @@ err:
 	{
 		char keep[512];
 
-		snprintf(keep, sizeof(keep), "%s", db->err);
+		snprintf(keep, sizeof(keep), "%s", db->errbuf);
 		sqlite3_finalize(st);
 		db_stmt(db, "ROLLBACK", "");
-		snprintf(db->err, sizeof(db->err), "%s", keep);
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s", keep);
 	}
 	c->run_id = -1;
 	return ret;

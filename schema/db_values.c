@@ -13,7 +13,7 @@ int db_bad_row(struct db *db, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	vsnprintf(db->errbuf, sizeof(db->errbuf), fmt, ap);
 	va_end(ap);
 	return DB_BADROW;
 }

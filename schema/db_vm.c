@@ -34,7 +34,7 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 
 	if (counted && (strcmp(vm->clock, "instructions") ||
 			vm->icount_shift < 0 || vm->icount_shift > 10)) {
-		snprintf(db->err, sizeof(db->err), "cannot record the guest: "
+		snprintf(db->errbuf, sizeof(db->errbuf), "cannot record the guest: "
 			 "clock '%s' with icount shift %d (a counted guest "
 			 "has clock 'instructions' and a shift of 0 to 10)",
 			 vm->clock, vm->icount_shift);

@@ -30,7 +30,7 @@ struct db_merge_stats {
  * attached read-only (immutable when it is a WAL database with an empty or
  * no -wal), an older schema copied into memory and migrated there.
  * Returns DB_OK, DB_MISSING, DB_NOT_DB (also a table or column of the
- * schema missing from it: out->err names them), DB_TOO_NEW (out->err says
+ * schema missing from it: db_errmsg(out) names them), DB_TOO_NEW (it says
  * which version) or DB_ERR; the output is unchanged unless DB_OK.
  */
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st);

@@ -9,11 +9,9 @@ load fixtures/fixture
 
 bats_require_minimum_version 1.5.0
 
-# Each reading command on $DB, base against patch where it takes two:
-# every one must exit 65 with the line in $1 on stderr.
-all_refuse() {
-	local want=$1 cmd
-	local -a cmds=(
+# Each reading command on $DB, base against patch where it takes two.
+reading_cmds() {
+	CMDS=(
 		"compare 6.18.0-base 6.18.0-patch"
 		"compare --format json 6.18.0-base 6.18.0-patch"
 		"compare --aa 6.18.0-base"
@@ -22,7 +20,13 @@ all_refuse() {
 		"export --format csv 6.18.0-base"
 		"plan 6.18.0-base 6.18.0-patch"
 		"report -o $T/r.html 6.18.0-base 6.18.0-patch")
-	for cmd in "${cmds[@]}"; do
+}
+
+# Every reading command must exit 65 with the line in $1 on stderr.
+all_refuse() {
+	local want=$1 cmd
+	reading_cmds
+	for cmd in "${CMDS[@]}"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$BENCH" ${cmd%% *} --db "$DB" ${cmd#* }
 		if [ "$status" != 65 ] || [ "$stderr" != "bench: $DB: $want" ]; then
@@ -80,11 +84,30 @@ all_refuse() {
 	all_refuse "runs row 2 has a NULL boot_id: its runs cannot be told from another boot's"
 }
 
+# Every reading command's exit, stderr and output (the page for report).
+all_read() {
+	local cmd
+	reading_cmds
+	for cmd in "${CMDS[@]}"; do
+		rm -f "$T/r.html"
+		# shellcheck disable=SC2086
+		run --separate-stderr "$BENCH" ${cmd%% *} --db "$DB" ${cmd#* }
+		printf '%s\nexit %s\n%s\n%s\n' "$cmd" "$status" "$stderr" "$output"
+		[ ! -e "$T/r.html" ] || cat "$T/r.html"
+	done
+}
+
 @test "the same rows in a label not read are no concern of the reading" {
 	fx_known "$DB"
 	q "UPDATE runs SET label = 'other' WHERE id = 9"
+	all_read > "$T/clean"
 	q "UPDATE sample_values SET value = 'x' WHERE sample_id IN (SELECT s.id FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 9)"
-	run "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
+	[ "$(q "SELECT count(*) FROM sample_values WHERE value = 'x'")" -gt 0 ]
+	all_read > "$T/bad"
+	# every command succeeds, and says what it said before the rows broke
+	run grep -c '^exit 0$' "$T/bad"
+	assert_output "${#CMDS[@]}"
+	run diff "$T/clean" "$T/bad"
 	assert_success
 }
 

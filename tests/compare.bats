@@ -17,7 +17,7 @@ bench: warning: shmem-remove {\"op\":\"punch-hole\",\"size\":\"64M\",\"folio\":\
 	run --separate-stderr "$BENCH" compare --db "$DB" 6.18.0-base 6.18.0-patch
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 base   6.18.0-base   4 boots, 4 complete runs, kernel 6.18.0-base
 patch  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
 
@@ -27,13 +27,7 @@ op=ftruncate   50.12 ms  0.6%  50.17 ms  0.4%   +0.1%  +3.052 ns/folio    [-0.8,
 op=punch-hole  52.12 ms  0.4%         -     -       -                                -                -              -  only base
 geomean                                        -10.5%                                                                   (untested)
 
-Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64
-MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
-boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact),
-Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 after Holm. The geomean is the geometric mean of the
-rows' ratios, with no test of its own. ±sd: standard deviation of the boot
-medians, in percent.
+$(fb_method text median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=2 mw=exact/2 geomean)
 
 What more boots would buy (two-sided alpha 0.05, Holm-corrected over 2 rows:
 0.025 a row, the level that passes whatever the other rows show; power 0.8;
@@ -49,7 +43,7 @@ EOF
 		6.18.0-base 6.18.0-patch
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: 6.18.0-base, after: 6.18.0-patch
 
 shmem-remove        before     after                per folio
@@ -61,12 +55,7 @@ Only measured on 6.18.0-base: hole punch.
 
 Marked ~: ftruncate() to 0 (p=0.8, Holm 0.8).
 
-Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU
-machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
-Welch's t-test on the boot medians, Holm-corrected over 2 rows;
-Mann-Whitney U (exact), Holm-corrected over 2 rows. ~ marks a change not
-shown at p < 0.05 after Holm. The geomean is the geometric mean of the
-rows' ratios, with no test of its own.
+$(fb_method changelog median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=2 mw=exact/2 geomean)
 EOF
 	narrow_ascii 75
 }
@@ -77,7 +66,7 @@ EOF
 		6.18.0-base 6.18.0-patch
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 | shmem-remove | 6.18.0-base | ±sd | 6.18.0-patch | ±sd | change | per folio | 95% CI | p (Holm) | p(U) (Holm) | |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 | unlink() | 100.2 ms | 1.0% | 80.2 ms | 0.8% | -20.0% | -1.221 µs/folio | [-21.2, -18.6] | <0.001 (<0.001) | 0.029 (0.057) | faster |
@@ -85,7 +74,7 @@ EOF
 | hole punch | 52.12 ms | 0.4% | - | - | - |  | - | - | - | only base |
 | geomean | | | | | -10.5% | | | | | (untested) |
 
-Median of 3 runs, averaged over 4 boots of each kernel, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot medians, Holm-corrected over 2 rows; Mann-Whitney U (exact), Holm-corrected over 2 rows; the change's 95% CI by Fieller. ~ marks a change not shown at p < 0.05 after Holm. The geomean is the geometric mean of the rows' ratios, with no test of its own.
+$(fb_method markdown median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=2 mw=exact/2 geomean)
 EOF
 }
 
@@ -95,7 +84,8 @@ EOF
 		6.18.0-base 6.18.0-patch
 	assert_success
 	assert_equal "$stderr" "$KNOWN_WARNINGS"
-	assert_output - <<'EOF'
+	# numbers as numbers: 10 digits printed, the pinned values to 1e-8
+	fb_csv_near <<'EOF'
 workload,params,asked,metric,unit,better,primary,base,base_boots,base_runs_min,base_runs_max,base_mean,base_sd,patch,patch_boots,patch_runs_min,patch_runs_max,patch_mean,patch_sd,change_pct,ci_low_pct,ci_high_pct,units,welch_df,p_welch,p_welch_holm,p_mwu,p_mwu_holm,significant,direction,detectable_pct,boots_needed,holm_rows,no_test
 shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,6.18.0-base,4,3,3,100250000,994987.4371,6.18.0-patch,4,3,3,80250000,613731.7547,-19.95012469,-21.2268657,-18.64730795,boots,4.994157143,4.065248317e-07,8.130496634e-07,0.02857142857,0.05714285714,yes,faster,,,2,
 shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,ns_per_folio,ns/folio,lower,no,6.18.0-base,4,3,3,6118.774414,60.7292137,6.18.0-patch,4,3,3,4898.071289,37.4592134,-19.95012469,-21.2268657,-18.64730795,boots,4.994157131,4.065248412e-07,8.130496824e-07,0.02857142857,0.05714285714,yes,faster,,,2,
@@ -119,7 +109,7 @@ EOF
 	assert_equal "$stderr" ""
 	printf '%s\n' "$output" > "$T/out.json"
 	fb_json_valid compare "$T/out.json"
-	fb_json_head "$T/out.json" compare "Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64 MiB file."
+	fb_json_head "$T/out.json" compare "$(fb_method json median=3 boots=2 "case=64 MiB file")"
 	# each side: its label, boots and runs (a boot a run here)
 	run jq -r '.base, .patch | [.label, .db_label, .boots,
 		([.runs[] | .boot_id + ":" + .kernel_release] | join(" ")),
@@ -170,7 +160,7 @@ shmem-remove	unlink	64M	op=unlink	wall	ns	lower	true	boots	100000000 102000000	8
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog K1 K2
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: K1, after: K2
 
                     before       after
@@ -184,13 +174,7 @@ geomean (cost)                           -6.5%  (untested)
 Marked ~: seq-read, pattern=sequential-without-readahead (p=0.91, Holm
 0.91).
 
-Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
-machine; shmem-remove: 64 MiB file of 4K folios, op=unlink,
-dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file. Welch's t-test
-on the boot medians, Holm-corrected over 3 rows. ~ marks a change not
-shown at p < 0.05 after Holm. The geomean is the geometric mean of the
-rows' ratios, those of higher-is-better metrics inverted (a cost: below
-zero is better), with no test of its own.
+$(fb_method changelog median=3 boots=3 "case=shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file" welch=3 geomean=cost)
 Not measurable on these machines: shmem-remove cycles.
 EOF
 	narrow_ascii 75
@@ -200,7 +184,7 @@ EOF
 	fx_mixed "$DB"
 	run --separate-stderr "$BENCH" compare --db "$DB" K1 K2
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 base   K1  3 boots, 3 complete runs, kernel K1
 patch  K2  3 boots, 3 complete runs, kernel K2
 
@@ -210,14 +194,7 @@ seq-read pattern=sequential-with-readahead     4010 MiB/s  0.9%  4420 MiB/s  0.8
 seq-read pattern=sequential-without-readahead  3007 MiB/s  0.7%  3008 MiB/s  0.4%   +0.1%   [-1.3, +1.5]      0.91 (0.91)            -  ~
 geomean (cost)                                                                      -6.5%                                               (untested)
 
-Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU machine;
-shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
-populate=fallocate; seq-read: 1 GiB file. Welch's t-test on the boot medians,
-Holm-corrected over 3 rows; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 after Holm. The geomean is the geometric mean of the
-rows' ratios, those of higher-is-better metrics inverted (a cost: below zero
-is better), with no test of its own. ±sd: standard deviation of the boot
-medians, in percent.
+$(fb_method text median=3 boots=3 "case=shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file" welch=3 geomean=cost)
 Not measurable on these machines: shmem-remove cycles.
 
 What more boots would buy (two-sided alpha 0.05, Holm-corrected over 3 rows:
@@ -234,7 +211,7 @@ EOF
 	run --separate-stderr "$BENCH" compare --db "$DB" --aa 6.18.0-base
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 half 1  6.18.0-base (odd boots)   2 boots, 2 complete runs, kernel 6.18.0-base
 half 2  6.18.0-base (even boots)  2 boots, 2 complete runs, kernel 6.18.0-base
 
@@ -244,13 +221,7 @@ op=ftruncate   50.35 ms  0.4%  49.90 ms  0.3%   -0.9%  -27.47 ns/folio  [-2.6, +
 op=punch-hole  51.95 ms  0.1%  52.30 ms  0.0%   +0.7%  +21.36 ns/folio  [-0.5, +1.9]  0.09 (0.27)            -  ~
 geomean                                         +0.4%                                                           (untested)
 
-Median of 3 runs, averaged over 2 boots in each half of 6.18.0-base, on a
-2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate.
-Welch's t-test on the boot medians, Holm-corrected over 3 rows; the change's
-95% CI by Fieller. ~ marks a change not shown at p < 0.05 after Holm. The
-geomean is the geometric mean of the rows' ratios, with no test of its own.
-Fewer than 3 boots of a kernel: the boot-to-boot variance cannot be judged.
-±sd: standard deviation of the boot medians, in percent.
+$(fb_method text median=3 halves=2:6.18.0-base "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=3 geomean few)
 
 A/A: 0 of 3 rows differ at p < 0.05 after Holm (0%), 0 before correction (0%);
 the two halves are one kernel, so any row that differs is a false positive.
@@ -284,19 +255,13 @@ EOF
 	fx_end
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: A, after: B
 
 shmem-remove    before    after                per folio
 unlink()      100.4 ms  80.2 ms  -20.1%  -1.230 us/folio  faster
 
-Mean of 5 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB
-file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on
-the runs, Holm-corrected over 1 row; Mann-Whitney U (exact),
-Holm-corrected over 1 row. ~ marks a change not shown at p < 0.05 after
-Holm. One boot of a kernel: its runs stand in for boots, so values,
-changes and tests are of the mean of the runs and cannot see how much
-boots differ.
+$(fb_method changelog mean=5 boots=1 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=all welch=1 mw=exact/1)
 EOF
 	narrow_ascii 75
 }
@@ -310,19 +275,14 @@ EOF
 	fx_end
 	run --separate-stderr "$BENCH" compare --db "$DB" A B
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 base   A  2 boots, 2 complete runs, kernel A
 patch  B  2 boots, 2 complete runs, kernel B
 
 shmem-remove      base   ±sd     patch   ±sd  change        per folio        95% CI     p (Holm)  p(U) (Holm)
 op=unlink     100.8 ms  1.1%  100.6 ms  0.6%   -0.1%  -9.155 ns/folio  [-4.9, +5.0]  0.88 (0.88)            -  ~
 
-Median of 3 runs, averaged over 2 boots of each kernel, on a 2-CPU machine; 64
-MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the
-boot medians, Holm-corrected over 1 row; the change's 95% CI by Fieller. ~
-marks a change not shown at p < 0.05 after Holm. Fewer than 3 boots of a
-kernel: the boot-to-boot variance cannot be judged. ±sd: standard deviation of
-the boot medians, in percent.
+$(fb_method text median=3 boots=2 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=1 few)
 
 What more boots would buy (two-sided alpha 0.05, Holm-corrected over 1 row:
 0.05 a row, the level that passes whatever the other rows show; power 0.8;
@@ -353,24 +313,20 @@ EOF
 	run --separate-stderr "$BENCH" compare --db "$DB" A B
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 base   A  1 boot, 1 complete run, kernel A
 patch  B  1 boot, 1 complete run, kernel B
 
 shmem-remove      base     ±sd     patch   ±sd  change        per folio          95% CI         p (Holm)  p(U) (Holm)
 op=unlink     45.55 ms  108.7%  30.00 ms  1.1%  -34.1%  -949.4 ns/folio  [-45.8, -16.0]  0.0022 (0.0022)  0.21 (0.21)  faster
 
-Mean of 100 runs in one boot of each kernel, on a 2-CPU machine; 64 MiB file
-of 4K folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the runs,
-Holm-corrected over 1 row; Mann-Whitney U (normal, tie-corrected),
-Holm-corrected over 1 row; the change's 95% CI by Fieller. ~ marks a change
-not shown at p < 0.05 after Holm. One boot of a kernel: its runs stand in for
-boots, so values, changes and tests are of the mean of the runs and cannot see
-how much boots differ. ±sd: standard deviation of the runs, in percent.
+$(fb_method text mean=100 boots=1 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=all welch=1 mw=normal/1)
 EOF
 	run "$BENCH" compare --db "$DB" --format csv A B
 	assert_success
-	assert_line --index 1 'shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,A,1,100,100,45550000,49500000,B,1,100,100,29995000,320156.2119,-34.1492865,-45.83057398,-16.04587353,runs,99.00828283,0.002211140173,0.002211140173,0.2145129763,0.2145129763,yes,faster,,,1,'
+	fb_csv_near -l 1 <<'EOF'
+shmem-remove,"{""op"":""unlink"",""size"":""64M"",""folio"":""4k"",""dir"":""/dev/shm"",""populate"":""fallocate""}",,wall,ns,lower,yes,A,1,100,100,45550000,49500000,B,1,100,100,29995000,320156.2119,-34.1492865,-45.83057398,-16.04587353,runs,99.00828283,0.002211140173,0.002211140173,0.2145129763,0.2145129763,yes,faster,,,1,
+EOF
 }
 
 @test "mixed: only the rows with a one-boot kernel stand on runs, and say so" {
@@ -395,7 +351,7 @@ EOF
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: A, after: B
 
 shmem-remove
@@ -407,15 +363,7 @@ geomean                              -10.6%                   (untested)
 
 Marked ~: ftruncate() to 0 (p=0.89, Holm 0.89).
 
-Median of 3 runs, averaged over 1 to 3 boots of each kernel, as the
-boots column gives for each row, on a 2-CPU machine; 64 MiB file of 4K
-folios, dir=/dev/shm, populate=fallocate. Welch's t-test on the boot
-medians, or the runs where a kernel has one boot, Holm-corrected over 2
-rows. ~ marks a change not shown at p < 0.05 after Holm. The geomean is
-the geometric mean of the rows' ratios, with no test of its own. Where a
-kernel has one boot, its runs stand in for boots: the row's values,
-change and tests are of the mean of the runs and cannot see how much
-boots differ.
+$(fb_method changelog median=3 boots=1-3 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=some welch=2 geomean)
 EOF
 	narrow_ascii 75
 	run "$BENCH" compare --db "$DB" --format csv A B
@@ -492,7 +440,7 @@ EOF
 	fx_end
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog A B
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: A, after: B
 
 seq-read   before    after
@@ -500,11 +448,7 @@ op=read   1001 /s  1201 /s  +20.0%  worse
 op=write  1001 /s  1201 /s  +20.0%  worse
 geomean                     +20.0%  (untested)
 
-Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
-machine; 1 GiB file. Welch's t-test on the boot medians, Holm-corrected
-over 2 rows. ~ marks a change not shown at p < 0.05 after Holm. The
-geomean is the geometric mean of the rows' ratios, with no test of its
-own.
+$(fb_method changelog median=3 boots=3 "case=1 GiB file" welch=2 geomean)
 EOF
 	run "$BENCH" compare --db "$DB" --format json A B
 	assert_success
@@ -520,7 +464,7 @@ EOF
 		"$FX_LONG_LABEL" patched
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before:
 6.18.0-rc3-next-20261128-mm-unstable-folio-batch-truncate-v4-kasan-lockdep-
 dbg1+, after: patched
@@ -534,13 +478,7 @@ dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
           1003 MiB/s  1106 MiB/s  +10.2%  faster
 geomean                           +10.2%  (untested)
 
-Median of 3 runs, averaged over 3 boots of each kernel, on a 2-CPU
-machine; 1 GiB file,
-file=/srv/benchmarks/page-cache/datasets/
-one-gibibyte-of-random-bytes-for-sequential-reads.bin. Welch's t-test on
-the boot medians, Holm-corrected over 2 rows. ~ marks a change not shown
-at p < 0.05 after Holm. The geomean is the geometric mean of the rows'
-ratios, with no test of its own.
+$(fb_method changelog median=3 boots=3 "case=1 GiB file, file=/srv/benchmarks/page-cache/datasets/one-gibibyte-of-random-bytes-for-sequential-reads.bin" welch=2 geomean)
 EOF
 	narrow_ascii 75
 }
@@ -754,7 +692,7 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog \
 		6.18.0-base 6.18.0-patch
 	assert_success
-	assert_output --partial "Median of 3 runs, averaged over 4 boots of each kernel, in a 2 vCPU VM;"
+	assert_output --partial "$(fb_method changelog median=3 boots=4 vm=2 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=2 mw=exact/2 geomean)"
 }
 
 @test "memory sizes near 2^63 compare without overflow" {

@@ -19,9 +19,7 @@ READERS=(
 
 # A config at $1 whose database is $2.
 db_config() {
-	cat > "$1" <<JSON
-{ "database": "$2", "suite": [ { "workload": "shmem-remove", "size": "64M" } ] }
-JSON
+	fb_config -o "$1" -d "$2" '[ { "workload": "shmem-remove", "size": "64M" } ]' - -
 }
 
 # `bench $2...` opened the database at $1, which is not there: every reader

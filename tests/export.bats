@@ -13,17 +13,14 @@ bats_require_minimum_version 1.5.0
 	run --separate-stderr "$BENCH" export --db "$DB" 6.18.0-patch
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 label  6.18.0-patch  4 boots, 4 complete runs, kernel 6.18.0-patch
 
 shmem-remove     value   ±sd   95% CI of the value  boots  runs
 op=unlink     80.25 ms  0.8%  79.27 ms to 81.23 ms      4     3
 op=ftruncate  50.17 ms  0.4%  49.82 ms to 50.53 ms      4     3
 
-Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K
-folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians;
-±sd: their standard deviation in percent, and the 95% CI of the mean by
-Student's t.
+$(fb_method export-text median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate")
 EOF
 }
 
@@ -32,16 +29,14 @@ EOF
 	run --separate-stderr "$BENCH" export --db "$DB" --format changelog \
 		6.18.0-patch
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 6.18.0-patch
 
 shmem-remove         value  spread
 unlink()          80.25 ms  +-0.8%
 ftruncate() to 0  50.17 ms  +-0.4%
 
-Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file
-of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
-deviation of the boot medians.
+$(fb_method export-changelog median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate")
 EOF
 	narrow_ascii 75
 }
@@ -51,13 +46,13 @@ EOF
 	run --separate-stderr "$BENCH" export --db "$DB" --format markdown \
 		6.18.0-patch
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 | shmem-remove | 6.18.0-patch | ±sd | 95% CI | boots | runs |
 | --- | ---: | ---: | ---: | ---: | ---: |
 | unlink() | 80.25 ms | 0.8% | 79.27 ms to 81.23 ms | 4 | 3 |
 | ftruncate() to 0 | 50.17 ms | 0.4% | 49.82 ms to 50.53 ms | 4 | 3 |
 
-Median of 3 runs, averaged over 4 boots, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate. Value: the mean of the boot medians; ±sd: their standard deviation in percent.
+$(fb_method export-markdown median=3 boots=4 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate")
 EOF
 }
 
@@ -86,7 +81,7 @@ EOF
 	assert_equal "$stderr" ""
 	printf '%s\n' "$output" > "$T/out.json"
 	fb_json_valid export "$T/out.json"
-	fb_json_head "$T/out.json" export "Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file."
+	fb_json_head "$T/out.json" export "$(fb_method export-json median=3 boots=2 "case=64 MiB file")"
 	run jq -r '.label | [.label, .db_label, .boots,
 		([.runs[] | .uuid[-1:] + ":" + .boot_id + ":" + .hostname] |
 		 join(" "))] | @tsv' "$T/out.json"
@@ -115,29 +110,24 @@ shmem-remove	unlink	op=unlink	wall	ns	lower	true	boots	2	3	3	100000000 102000000
 	fx_end
 	run --separate-stderr "$BENCH" export --db "$DB" --format changelog A
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 A
 
 shmem-remove     value  spread
 unlink()      100.4 ms  +-0.6%
 
-Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K
-folios, dir=/dev/shm, populate=fallocate. Spread: standard deviation of
-the runs of a single boot, which does not show how much boots differ.
+$(fb_method export-changelog mean=5 boots=1 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=all)
 EOF
 	narrow_ascii 75
 	run --separate-stderr "$BENCH" export --db "$DB" A
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 label  A  1 boot, 1 complete run, kernel A
 
 shmem-remove     value   ±sd  95% CI of the value  boots  runs
 op=unlink     100.4 ms  0.6%  99.6 ms to 101.2 ms      1     5
 
-Mean of 5 runs in one boot, on a 2-CPU machine; 64 MiB file of 4K folios,
-dir=/dev/shm, populate=fallocate. Value: the mean of the runs; ±sd: their
-standard deviation in percent, and the 95% CI of the mean by Student's t. With
-one boot, ±sd and the CI say nothing of how much boots differ.
+$(fb_method export-text mean=5 boots=1 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=all)
 EOF
 }
 
@@ -148,16 +138,13 @@ EOF
 	fx_end
 	run --separate-stderr "$BENCH" export --db "$DB" --format changelog A
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 A
 
 shmem-remove     value  spread
 unlink()      100.8 ms  +-1.1%
 
-Median of 3 runs, averaged over 2 boots, on a 2-CPU machine; 64 MiB file
-of 4K folios, dir=/dev/shm, populate=fallocate. Spread: standard
-deviation of the boot medians. Fewer than 3 boots: the boot-to-boot
-variance cannot be judged.
+$(fb_method export-changelog median=3 boots=2 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" few)
 EOF
 }
 
@@ -165,7 +152,7 @@ EOF
 	fx_mixed "$DB"
 	run --separate-stderr "$BENCH" export --db "$DB" --format changelog K2
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 K2
 
                                                      value  spread
@@ -173,10 +160,7 @@ shmem-remove                                      90.33 ms  +-0.7%
 seq-read, pattern=sequential-with-readahead     4420 MiB/s  +-0.8%
 seq-read, pattern=sequential-without-readahead  3008 MiB/s  +-0.4%
 
-Median of 3 runs, averaged over 3 boots, on a 2-CPU machine;
-shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm,
-populate=fallocate; seq-read: 1 GiB file. Spread: standard deviation of
-the boot medians.
+$(fb_method export-changelog median=3 boots=3 "case=shmem-remove: 64 MiB file of 4K folios, op=unlink, dir=/dev/shm, populate=fallocate; seq-read: 1 GiB file")
 Not measurable on these machines: shmem-remove cycles.
 EOF
 	narrow_ascii 75
@@ -196,7 +180,7 @@ seq-read	bandwidth	MiB/s	higher	3"
 		"$FX_LONG_LABEL"
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 6.18.0-rc3-next-20261128-mm-unstable-folio-batch-truncate-v4-kasan-lockdep-
 dbg1+
 
@@ -208,10 +192,7 @@ dir=/var/tmp/foliobench/scratch/ext4-on-nvme0n1p3/
   a-mount-point-with-a-rather-long-name/slow
           1003 MiB/s  +-0.8%
 
-Median of 3 runs, averaged over 3 boots, on a 2-CPU machine; 1 GiB file,
-file=/srv/benchmarks/page-cache/datasets/
-one-gibibyte-of-random-bytes-for-sequential-reads.bin. Spread: standard
-deviation of the boot medians.
+$(fb_method export-changelog median=3 boots=3 "case=1 GiB file, file=/srv/benchmarks/page-cache/datasets/one-gibibyte-of-random-bytes-for-sequential-reads.bin")
 EOF
 	narrow_ascii 75
 }
@@ -233,19 +214,14 @@ EOF
 	fx_end
 	run --separate-stderr "$BENCH" export --db "$DB" A
 	assert_success
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 label  A  3 boots, 3 complete runs, kernel A
 
 shmem-remove     value    ±sd    95% CI of the value  boots  runs
 op=unlink     80.10 ms   0.1%   79.85 ms to 80.35 ms      3     3
 op=ftruncate  3.000 ms  88.2%  -3.572 ms to 9.572 ms      1     3
 
-Median of 3 runs, averaged over 1 to 3 boots, as the boots column gives for
-each row, on a 2-CPU machine; 64 MiB file of 4K folios, dir=/dev/shm,
-populate=fallocate. Value: the mean of the boot medians; ±sd: their standard
-deviation in percent, and the 95% CI of the mean by Student's t. Where there
-is one boot, the value is the mean of its runs, and ±sd and the CI come from
-them and say nothing of how much boots differ.
+$(fb_method export-text median=3 boots=1-3 "case=64 MiB file of 4K folios, dir=/dev/shm, populate=fallocate" within=some)
 EOF
 }
 

@@ -78,13 +78,13 @@ ExecStart=/usr/local/bin/bench nightly"
 	run mk install PREFIX="$T/usr" SYSCONFDIR="$T/etc"
 	assert_success
 	# a decoy where walking up from the binary would find it
-	echo '{ "database": "decoy.db", "suite": [ { "workload": "shmem-remove" } ] }' > "$T/config.example.json"
-	echo '{ "database": "cwd.db", "suite": [ { "workload": "shmem-remove" } ] }' > "$T/config.json"
+	fb_config -o "$T/config.example.json" -d decoy.db '[ { "workload": "shmem-remove" } ]' - -
+	fb_config -d cwd.db '[ { "workload": "shmem-remove" } ]' - -
 	run "$T/usr/bin/bench" plan a b
 	assert_success
 	assert_line "no database at results.db yet: nothing recorded"
 	mkdir -p "$T/etc/foliobench"
-	echo "{ \"database\": \"$T/etc.db\", \"suite\": [ { \"workload\": \"shmem-remove\" } ] }" > "$T/etc/foliobench/config.json"
+	fb_config -o "$T/etc/foliobench/config.json" -d "$T/etc.db" '[ { "workload": "shmem-remove" } ]' - -
 	run "$T/usr/bin/bench" plan a b
 	assert_line "no database at $T/etc.db yet: nothing recorded"
 	rm -r "$T/etc/foliobench"

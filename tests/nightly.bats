@@ -19,17 +19,14 @@ PATH=$BATS_TEST_DIRNAME/fixtures/grub/bin:$PATH
 # A config of one small case and a plan of BOOTS boots: base boots by GRUB,
 # patch by kexec.
 plan_config() {
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": 2, "warmup": 0,
-  "suite": [ { "workload": "shmem-remove", "size": "64M" } ],
-  "plan": {
-    "base": { "label": "base", "boot": { "grub": "$GRUB_ENTRY" } },
-    "patch": { "label": "patch", "boot": {
-      "kernel": "/boot/vmlinuz-6.18.0-patch",
-      "initrd": "/boot/initrd.img-6.18.0-patch",
-      "cmdline": "root=/dev/vda1 ro console=ttyS0" } },
-    "boots": ${1:-4}, "effect": "5%" } }
-JSON
+	fb_config '[ { "workload": "shmem-remove", "size": "64M" } ]' 0 2 "
+  \"plan\": {
+    \"base\": { \"label\": \"base\", \"boot\": { \"grub\": \"$GRUB_ENTRY\" } },
+    \"patch\": { \"label\": \"patch\", \"boot\": {
+      \"kernel\": \"/boot/vmlinuz-6.18.0-patch\",
+      \"initrd\": \"/boot/initrd.img-6.18.0-patch\",
+      \"cmdline\": \"root=/dev/vda1 ro console=ttyS0\" } },
+    \"boots\": ${1:-4}, \"effect\": \"5%\" }"
 }
 
 # plan_boot SIDE KEY VALUE...: set keys of plan.SIDE.boot in the config.
@@ -279,9 +276,7 @@ BAD
 @test "a bad plan is a configuration error naming the key" {
 	local bad want
 	while IFS='|' read -r bad want; do
-		cat > "$T/config.json" <<JSON
-{ "database": "$DB", "suite": [ { "workload": "shmem-remove" } ], "plan": $bad }
-JSON
+		fb_config '[ { "workload": "shmem-remove" } ]' - - "\"plan\": $bad"
 		run "$BENCH" nightly --config "$T/config.json" --reboot
 		assert_failure 78
 		assert_output "bench: $T/config.json: $want"

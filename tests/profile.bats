@@ -190,10 +190,8 @@ print(d["profile"]["calls"], sum(s["count"] for s in d["profile_stacks"]) == d["
 }
 
 @test "a call too short for a tick says how many samples it has" {
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": 2, "warmup": 0, "profile": true, "profile_period": "1s",
-  "suite": [ { "workload": "shmem-remove", "size": "1M", "op": "ftruncate" } ] }
-JSON
+	fb_config '[ { "workload": "shmem-remove", "size": "1M", "op": "ftruncate" } ]' 0 2 \
+		'"profile": true, "profile_period": "1s"'
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
 	assert_line --regexp '^shmem-remove op=ftruncate size=1M: .*; profile [0-9]+ samples? in 2 calls \(too few to compare: fewer than 10 a call, a tick is 1s\)$'

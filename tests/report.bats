@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # bench report (the HTML page, opened by headless Chromium through the
-# DevTools protocol) and the ministat and benchstat exports.  The database
-# comes from tiny real runs of every workload on this machine, two labels
-# of three simulated boots each (the boot id rewritten after each run).
+# DevTools protocol) and the ministat and benchstat exports.  What real
+# runs store (every workload's metrics, plots and formats) is read from
+# tiny real runs on this machine (real_db); usage and gnuplot's failures
+# from a fixture.
 
 load test_helper
 load fixtures/fixture
@@ -17,24 +18,30 @@ RDB=$BATS_FILE_TMPDIR/real.db
 BOOTS=3
 RUNS=3
 
-setup_file() {
+# The database of tiny real runs of every workload, two labels of three
+# simulated boots each (the boot id rewritten after each run), for the
+# tests that read what real runs store: made by the first of them (about a
+# minute) and kept for the rest of this file.  Usage errors and gnuplot's
+# failures read fx_labels's fixture instead.
+real_db() {
+	(
 	local label b
-	cat > "$BATS_FILE_TMPDIR/config.json" <<JSON
-{ "database": "$RDB", "runs": $RUNS, "warmup": 1,
-  "suite": [
+	flock 9
+	[ ! -e "$RDB.done" ] || exit 0
+	rm -f "$RDB" "$RDB-wal" "$RDB-shm"
+	fb_config -o "$BATS_FILE_TMPDIR/config.json" -d "$RDB" '[
     { "workload": "shmem-remove", "op": "unlink", "size": "16M", "folio": "4k" },
     { "workload": "seq-read", "size": "8M", "duration": "100ms" },
     { "workload": "small-truncate", "count": 200, "pages": 64 },
     { "workload": "shadow-truncate", "size": "64M" }
-  ] }
-JSON
-	cd "$BATS_FILE_TMPDIR" || return 1
+  ]' 1 $RUNS
+	cd "$BATS_FILE_TMPDIR" || exit 1
 	for label in base patch; do
 		for b in $(seq $BOOTS); do
 			"$FB_BIN" run --config config.json --label "$label" \
-				--quiet > /dev/null || return 1
+				--quiet > /dev/null || exit 1
 			sqlite3 "$RDB" "UPDATE runs SET boot_id = 'sim-$label-$b'
-				WHERE id = (SELECT max(id) FROM runs)" || return 1
+				WHERE id = (SELECT max(id) FROM runs)" || exit 1
 		done
 	done
 	# one invalid sample, as verification would store it
@@ -43,7 +50,24 @@ JSON
 		WHERE id = (SELECT s.id FROM samples s JOIN cases c
 		ON c.id = s.case_id JOIN runs r ON r.id = c.run_id
 		WHERE r.label = 'patch' AND c.workload = 'shmem-remove'
-		AND s.warmup = 0 ORDER BY s.id LIMIT 1)"
+		AND s.warmup = 0 ORDER BY s.id LIMIT 1)" || exit 1
+	touch "$RDB.done"
+	) 9> "$BATS_FILE_TMPDIR/real.lock"
+}
+
+# $DB of two labels, base and patch, of three boots each: a run of unlink
+# a boot (fixtures/fixture.bash), for what needs only a database to read.
+fx_labels() {
+	local label b
+	fx_begin "$DB"
+	for label in base patch; do
+		for b in $(seq $BOOTS); do
+			fx_run "$label" "$label-$b"
+			fx_remove_case unlink
+			fx_wall 100 101 99
+		done
+	done
+	fx_end
 }
 
 # Valid, measured samples of a workload's cases in the complete runs of
@@ -105,6 +129,7 @@ print(json.dumps(eval(sys.argv[2], {"r": r, "v": v})))' "$T/cdp.json" "$1"
 }
 
 @test "report: Chromium shows the A/B page without a console error or a network request; plots and points match the database" {
+	real_db
 	run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/report.html" base patch
 	assert_success
 	assert [ -s "$T/report.html" ]
@@ -171,6 +196,7 @@ HTML
 }
 
 @test "report: one kernel gives the same page without the comparison" {
+	real_db
 	run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/one.html" base
 	assert_success
 	$CDP "$T/one.html" --eval "$PAGE_JS" > "$T/cdp.json"
@@ -183,23 +209,25 @@ HTML
 }
 
 @test "report: usage errors, an unknown label, and an unwritable page" {
-	run --separate-stderr "$BENCH" report --db "$RDB" base patch
+	fx_labels
+	run --separate-stderr "$BENCH" report --db "$DB" base patch
 	assert_failure 64
 	assert_equal "$stderr" "bench: name the page to write: -o report.html"
-	run --separate-stderr "$BENCH" report --db "$RDB" -o x.html base base
+	run --separate-stderr "$BENCH" report --db "$DB" -o x.html base base
 	assert_failure 64
-	run --separate-stderr "$BENCH" report --db "$RDB" -o x.html base patch third
+	run --separate-stderr "$BENCH" report --db "$DB" -o x.html base patch third
 	assert_failure 64
-	run --separate-stderr "$BENCH" report --db "$RDB" -o x.html bse
+	run --separate-stderr "$BENCH" report --db "$DB" -o x.html bse
 	assert_failure 67
-	assert_equal "$stderr" "bench: no run has the label 'bse' in $RDB; did you mean 'base'?"
-	run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/no/such/dir/x.html" base
+	assert_equal "$stderr" "bench: no run has the label 'bse' in $DB; did you mean 'base'?"
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/no/such/dir/x.html" base
 	assert_failure 73
 	assert [ ! -e x.html ]
 }
 
 @test "report: without gnuplot it exits 69 and writes no page" {
-	FOLIOBENCH_GNUPLOT=$T/no-gnuplot run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/x.html" base
+	fx_labels
+	FOLIOBENCH_GNUPLOT=$T/no-gnuplot run --separate-stderr "$BENCH" report --db "$DB" -o "$T/x.html" base
 	assert_failure 69
 	assert_equal "$stderr" "bench: cannot draw the plots: cannot run $T/no-gnuplot (install gnuplot-nox)"
 	run ls "$T"
@@ -207,10 +235,11 @@ HTML
 }
 
 @test "report: a gnuplot that hangs is killed at the time limit" {
+	fx_labels
 	printf '#!/bin/sh\necho $$ > %s/pid\nexec sleep 60\n' "$T" > "$T/gp"
 	chmod +x "$T/gp"
 	FOLIOBENCH_GNUPLOT=$T/gp FOLIOBENCH_GNUPLOT_TIMEOUT_MS=500 \
-		run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/x.html" base
+		run --separate-stderr "$BENCH" report --db "$DB" -o "$T/x.html" base
 	assert_failure 69
 	assert_equal "$stderr" "bench: cannot draw the plots: gnuplot did not finish within 500 ms"
 	run kill -0 "$(cat "$T/pid")"
@@ -220,14 +249,16 @@ HTML
 }
 
 @test "report: a gnuplot error is passed on with its message" {
+	fx_labels
 	printf '#!/bin/sh\ncat > /dev/null\necho "line 3: undefined variable: x" >&2\nexit 1\n' > "$T/gp"
 	chmod +x "$T/gp"
-	FOLIOBENCH_GNUPLOT=$T/gp run --separate-stderr "$BENCH" report --db "$RDB" -o "$T/x.html" base
+	FOLIOBENCH_GNUPLOT=$T/gp run --separate-stderr "$BENCH" report --db "$DB" -o "$T/x.html" base
 	assert_failure 69
 	assert_equal "$stderr" "bench: cannot draw the plots: gnuplot failed: line 3: undefined variable: x"
 }
 
 @test "compare --format ministat: one directory a case, ministat reads both files and its N is the boots" {
+	real_db
 	run --separate-stderr "$BENCH" compare --db "$RDB" --format ministat -o "$T/ms" base patch
 	assert_success
 	run ls "$T/ms"
@@ -260,6 +291,7 @@ EOF
 }
 
 @test "compare --format ministat --samples: every valid sample, N counts them" {
+	real_db
 	run --separate-stderr "$BENCH" compare --db "$RDB" --format ministat --samples -o "$T/ms" base patch
 	assert_success
 	cd "$T/ms/shmem-remove"
@@ -278,19 +310,21 @@ EOF
 }
 
 @test "compare --format ministat and benchstat: usage" {
-	run --separate-stderr "$BENCH" compare --db "$RDB" --format ministat base patch
+	fx_labels
+	run --separate-stderr "$BENCH" compare --db "$DB" --format ministat base patch
 	assert_failure 64
 	assert_equal "$stderr" "bench: --format ministat writes files: name their directory with -o DIR"
-	run --separate-stderr "$BENCH" compare --db "$RDB" --samples base patch
+	run --separate-stderr "$BENCH" compare --db "$DB" --samples base patch
 	assert_failure 64
 	assert_equal "$stderr" "bench: --samples is for --format ministat"
-	run --separate-stderr "$BENCH" compare --db "$RDB" -o "$T/d" base patch
+	run --separate-stderr "$BENCH" compare --db "$DB" -o "$T/d" base patch
 	assert_failure 64
-	run --separate-stderr "$BENCH" compare --db "$RDB" --format ministat -o "$T/no/such" base patch
+	run --separate-stderr "$BENCH" compare --db "$DB" --format ministat -o "$T/no/such" base patch
 	assert_failure 73
 }
 
 @test "export --format benchstat: every line parses as Go's benchmark format, one a valid sample" {
+	real_db
 	run --separate-stderr "$BENCH" export --db "$RDB" --format benchstat base
 	assert_success
 	printf '%s\n' "$output" > "$T/base.txt"
@@ -328,6 +362,7 @@ EOF
 }
 
 @test "compare --format benchstat: both sides with the same names and configuration lines" {
+	real_db
 	run --separate-stderr "$BENCH" compare --db "$RDB" --format benchstat -o "$T/bs" base patch
 	assert_success
 	run ls "$T/bs"

@@ -8,11 +8,12 @@ load fixtures/fixture
 
 bats_require_minimum_version 1.5.0
 
-# 700 more measured samples of unlink in each of the 8 complete runs of
-# fx_known: 5600, past what a plot shows one by one.
+# N more measured samples of unlink in each of the 8 complete runs of
+# fx_known (24 of its own): 700 make 5624, past what a plot shows one by
+# one.
 many_samples() {
 	q "WITH RECURSIVE n(k) AS (SELECT 100 UNION ALL SELECT k + 1 FROM n
-	   WHERE k < 799)
+	   WHERE k < 99 + $1)
 	   INSERT INTO samples (case_id, rep, warmup, valid, verify, taken_at)
 	   SELECT c.id, n.k, 0, 1, '{}', '2026-11-29T10:00:00Z'
 	   FROM cases c JOIN runs r ON r.id = c.run_id, n
@@ -24,7 +25,7 @@ many_samples() {
 
 @test "report: past 5000 samples a plot shows one point a boot median and says so" {
 	fx_known "$DB"
-	many_samples
+	many_samples 700
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" 6.18.0-base 6.18.0-patch
 	assert_success
 	# the unlink plot: 8 boot medians as points, not 5600 samples
@@ -38,12 +39,41 @@ many_samples() {
 	[ "$(stat -c %s "$T/r.html")" -lt 400000 ]
 }
 
+# Points gnuplot drew on the page $1.
+points() { grep -o "<use xlink:href='#p[0-9]*_gpPt[0-9]*'" "$1" | wc -l; }
+
+# Valid measured samples of unlink in the complete runs: what its plot holds.
+nvalid_unlink() {
+	q "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id
+	   JOIN runs r ON r.id = c.run_id WHERE r.status = 'complete'
+	   AND s.warmup = 0 AND s.valid = 1 AND c.params LIKE '%\"unlink\"%'"
+}
+
 @test "report: up to 5000 samples every sample is a point" {
+	local n0
 	fx_known "$DB"
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r0.html" 6.18.0-base 6.18.0-patch
+	assert_success
+	n0=$(points "$T/r0.html")
+	# unlink's plot at 5000 samples: 4976 more points, nothing thinned
+	many_samples 622
+	[ "$(nvalid_unlink)" = 5000 ]
 	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" 6.18.0-base 6.18.0-patch
 	assert_success
 	run grep -c "one point a boot median" "$T/r.html"
 	assert_output 0
+	[ "$(points "$T/r.html")" = $((n0 + 4976)) ] ||
+		{ echo "$(points "$T/r.html") points drawn, not $n0 + 4976" >&2; return 1; }
+	# one more, and the plot shows boot medians
+	q "INSERT INTO samples (case_id, rep, warmup, valid, verify, taken_at)
+	   SELECT case_id, 1000, 0, 1, '{}', taken_at FROM samples WHERE rep = 100 LIMIT 1;
+	   INSERT INTO sample_values (sample_id, metric, value, unit, better)
+	   VALUES (last_insert_rowid(), 'wall', 9.6e7, 'ns', 'lower')"
+	[ "$(nvalid_unlink)" = 5001 ]
+	run --separate-stderr "$BENCH" report --db "$DB" -o "$T/r.html" 6.18.0-base 6.18.0-patch
+	assert_success
+	run grep -c "one point a boot median (the plot shows every sample only up to 5000)" "$T/r.html"
+	assert_output 1
 }
 
 # N more boots of each kernel of fx_known (runs copied from its first run

@@ -51,7 +51,7 @@ five_ms() {
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog 6.18.0 6.18.0-batch
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: 6.18.0, after: 6.18.0-batch
 
 shmem-remove         before   after                per folio
@@ -61,12 +61,7 @@ close() of a memfd  1161 ms  914 ms  -21.3%  -117.8 ns/folio  faster
 unlink()            1162 ms  916 ms  -21.2%  -117.3 ns/folio  faster
 geomean                              -21.2%                   (untested)
 
-Median of 5 runs, averaged over 2 boots of each kernel, in a 32 vCPU VM;
-8 GiB file of 4K folios, dir=/dev/shm, populate=fallocate. Welch's
-t-test on the boot medians, Holm-corrected over 4 rows. ~ marks a change
-not shown at p < 0.05 after Holm. The geomean is the geometric mean of
-the rows' ratios, with no test of its own. Fewer than 3 boots of a
-kernel: the boot-to-boot variance cannot be judged.
+$(fb_method changelog median=5 boots=2 vm=32 "case=8 GiB file of 4K folios, dir=/dev/shm, populate=fallocate" welch=4 geomean few)
 EOF
 	# the change each row prints is the one the seed's figures imply
 	for row in "${rows[@]}"; do
@@ -96,7 +91,7 @@ EOF
 		--metric bw,branches_per_s 6.18.0 6.18.0-xas
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: 6.18.0, after: 6.18.0-xas
 
 seq-read            before       after
@@ -104,14 +99,7 @@ bw              2697 MiB/s  2709 MiB/s  +0.4%  (no test)
 branches_per_s   654.2 M/s   646.4 M/s  -1.2%  (no test)
 geomean (cost)                          -0.8%  (untested)
 
-One run of each kernel, on a 2-CPU machine; 1 GiB file, dir=/dev/shm,
-bs=4k, duration=5m, populate=write, threads=1, shared=no, file=. No row
-has a test: Welch's t-test needs 2 boots, or 2 runs of one boot, of each
-kernel. The geomean is the geometric mean of the rows' ratios, those of
-higher-is-better metrics inverted (a cost: below zero is better), with
-no test of its own. One boot of a kernel: its runs stand in for boots,
-so values, changes and tests are of the mean of the runs and cannot see
-how much boots differ.
+$(fb_method changelog one "case=1 GiB file, dir=/dev/shm, bs=4k, duration=5m, populate=write, threads=1, shared=no, file=" untested geomean=cost within=all)
 EOF
 	assert_line --regexp "^bw +2697 MiB/s +2709 MiB/s +$(seed_change 2697 2709 | sed 's/+/\\+/') "
 	assert_line --regexp "^branches_per_s +654.2 M/s +646.4 M/s +$(seed_change 654.198 646.444) "
@@ -138,18 +126,13 @@ EOF
 	run --separate-stderr "$BENCH" compare --db "$DB" --format changelog Without With-patch
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: Without, after: With-patch
 
 shadow-truncate   before    after
 200 GiB          5.164 s  4.210 s  -18.5%  faster
 
-Mean of 3 runs in one boot of each kernel, on a 2-CPU machine; fs=fuse,
-dir=scratch, op=truncate, keep=auto, ballast=auto, reclaim=auto,
-limit=auto, coverage=90. Welch's t-test on the runs, Holm-corrected over
-1 row. ~ marks a change not shown at p < 0.05 after Holm. One boot of a
-kernel: its runs stand in for boots, so values, changes and tests are of
-the mean of the runs and cannot see how much boots differ.
+$(fb_method changelog mean=3 boots=1 "case=fs=fuse, dir=scratch, op=truncate, keep=auto, ballast=auto, reclaim=auto, limit=auto, coverage=90" within=all welch=1)
 EOF
 	# the seed's own "18.47% decrease", and its +- as the runs' sd
 	[ "$(seed_change 5.164 4.21)" = "-18.5%" ]
@@ -186,7 +169,7 @@ EOF
 		--metric p1,p95 4.14-rc2 4.14-rc2-batched
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output - <<'EOF'
+	assert_output - <<EOF
 before: 4.14-rc2, after: 4.14-rc2-batched
 
 small-truncate    before     after
@@ -194,14 +177,7 @@ p1              248.0 us  209.6 us  -15.5%  faster
 p95             256.0 us  222.0 us  -13.3%  faster
 geomean                             -14.4%  (untested)
 
-Mean of 5 runs in one boot of each kernel, on a 2-CPU machine;
-count=10000, pages=1024, dir=loop, op=truncate, wsize=64k. Welch's
-t-test on the runs, Holm-corrected over 2 rows; Mann-Whitney U (normal,
-tie-corrected), Holm-corrected over 2 rows. ~ marks a change not shown
-at p < 0.05 after Holm. The geomean is the geometric mean of the rows'
-ratios, with no test of its own. One boot of a kernel: its runs stand in
-for boots, so values, changes and tests are of the mean of the runs and
-cannot see how much boots differ.
+$(fb_method changelog mean=5 boots=1 "case=count=10000, pages=1024, dir=loop, op=truncate, wsize=64k" within=all welch=2 mw=normal/2 geomean)
 EOF
 	# the changes the seed's own rows imply: means of its five runs
 	assert_line --regexp "^p1 +248\.0 us +209\.6 us +$(seed_change 248 209.6) "

@@ -74,13 +74,10 @@ teardown() {
 
 # squad_config: the real SQUAD's group mm, project foliobench.
 squad_config() {
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB",
-  "suite": [ { "workload": "shmem-remove", "size": "16M", "op": "unlink" } ],
-  "dashboard": { "target": "squad", "url": "$SQR_URL", "group": "mm",
-    "project": "foliobench", "timeout": "60s", "backoff": "10ms",
-    "max_attempts": 2 } }
-JSON
+	fb_config '[ { "workload": "shmem-remove", "size": "16M", "op": "unlink" } ]' - - "
+  \"dashboard\": { \"target\": \"squad\", \"url\": \"$SQR_URL\", \"group\": \"mm\",
+    \"project\": \"foliobench\", \"timeout\": \"60s\", \"backoff\": \"10ms\",
+    \"max_attempts\": 2 }"
 }
 
 # One run of label $1 with a case of params $2 and its upload queued.

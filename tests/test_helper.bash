@@ -71,11 +71,26 @@ fb_teardown() {
 setup() { fb_setup; }
 teardown() { fb_teardown; }
 
-# Write $T/config.json: fb_config SUITE_JSON [WARMUP (0)] [RUNS (2)]
+# fb_config [-o FILE] [-d DATABASE] SUITE_JSON [WARMUP (0)] [RUNS (2)] [MORE]:
+# write the config FILE ($T/config.json) of a suite whose runs go to
+# DATABASE ($DB); a WARMUP or RUNS of - leaves that key out (bench's
+# default), MORE is further top-level keys as JSON text, written before
+# the suite ("cpus": "1", "plan": { ... }).
 fb_config() {
-	local suite=$1 warmup=${2:-0} runs=${3:-2}
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": $runs, "warmup": $warmup,
+	local file=$T/config.json db=$DB suite warmup runs more
+	while :; do
+		case $1 in
+		-o) file=$2 ;;
+		-d) db=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	suite=$1 warmup=${2:-0} runs=${3:-2} more=${4:+ $4,}
+	[ "$runs" = - ] && runs= || runs=" \"runs\": $runs,"
+	[ "$warmup" = - ] && warmup= || warmup=" \"warmup\": $warmup,"
+	cat > "$file" <<JSON
+{ "database": "$db",$runs$warmup$more
   "suite": $suite }
 JSON
 }
@@ -132,34 +147,6 @@ fb_json_valid() {
 	assert_output "1 valid"
 }
 
-# fx_label_runs TARGET LABEL...: between fx_begin and fx_end, one run a
-# label (boot b1, b2, ...) with an unlink case of wall time 100, each
-# queued for upload to TARGET.
-fx_label_runs() {
-	local target=$1 l i=0
-	shift
-	for l in "$@"; do
-		i=$((i + 1))
-		fx_run "$l" b$i
-		fx_remove_case unlink
-		fx_wall 100
-		echo "INSERT INTO uploads (run_id, target) VALUES ($i, '$target');" >> "$FX_SQL"
-	done
-}
-
-# fx_unlink_boots LABEL BOOT V: between fx_begin and fx_end, two boots
-# (BOOT1, BOOT2) of LABEL, each a run of shmem-remove unlink 64M whose
-# three wall times are m-1, m and m+1 ms around a median m of V+2, V+4.
-fx_unlink_boots() {
-	local b v
-	for b in 1 2; do
-		v=$(($3 + 2 * b))
-		fx_run "$1" "$2$b"
-		fx_case shmem-remove '{"op":"unlink","size":"64M"}' wall:ns:lower
-		fx_samples "${v}e6" "$((v + 1))e6" "$((v - 1))e6"
-	done
-}
-
 # fb_json_head FILE KIND METHOD: the report document FILE says who wrote
 # it (this bench), from which schema, in which layout, its kind, alpha,
 # confidence and method sentence.
@@ -205,4 +192,217 @@ fb_kernels() {
 			sort -V | tail -n 2)
 	fi
 	printf '%s\n' "$have"
+}
+
+# fb_method FORMAT PART...: the method sentence bench compare (FORMAT text,
+# changelog, markdown or json) or bench export (export-text, ...) prints
+# under its table, with the notes that format adds, built from its parts in
+# the order the reports put them, wrapped as the format wraps it (text at
+# 78 columns, changelog at 72).  PART:
+#   median=R | mean=R | one      Median of R runs | Mean of R runs | One run
+#   boots=B | boots=B-C | halves=B:LABEL   over how many boots
+#   vm=N | cpus=N                where (default: on a 2-CPU machine)
+#   case=WORDS                   the cases' params in words
+#   within=all | within=some     every row, or some, stands on one boot's runs
+#   welch=N | untested           Welch's t-test over N rows, or none
+#   mw=exact/N | mw=normal/N     Mann-Whitney U over N rows
+#   geomean | geomean=cost       the geomean's note
+#   few                          fewer than 3 boots a kernel
+fb_method() {
+	local fmt=$1 part k v
+	local head="" boots="" where=", on a 2-CPU machine" words="" within=""
+	local welch="" mw="" geo="" few="" untested="" of=" of each kernel"
+	local hasgeo=""
+	local s unit cols=0
+	shift
+	case $fmt in export-*) of="" ;; esac
+	for part; do
+		k=${part%%=*} v=${part#*=}
+		case $k in
+		median) head="Median of $v runs" ;;
+		mean) head="Mean of $v runs" ;;
+		one) head="One run of each kernel" ;;
+		boots) boots=$v ;;
+		halves) boots="halves:$v" ;;
+		vm) where=", in a $v vCPU VM" ;;
+		cpus) where=", on a $v-CPU machine" ;;
+		case) words=$v ;;
+		within) within=$v ;;
+		welch) welch=$v ;;
+		untested) untested=1 ;;
+		mw) mw=$v ;;
+		geomean) hasgeo=1
+			[ "$v" != cost ] || geo=", those of higher-is-better metrics inverted (a cost: below zero is better)" ;;
+		few) few=1 ;;
+		*) echo "fb_method: no part $part" >&2; return 1 ;;
+		esac
+	done
+	[ -n "$of" ] || head=${head/of each kernel/of the kernel}
+	case $boots in
+	"") ;;
+	1) boots=" in one boot$of" ;;
+	halves:*) v=${boots#halves:}
+		boots=", averaged over ${v%%:*} boots in each half of ${v#*:}" ;;
+	*-*) boots=", averaged over ${boots%-*} to ${boots#*-} boots$of, as the boots column gives for each row" ;;
+	*) boots=", averaged over $boots boots$of" ;;
+	esac
+	s="$head$boots$where${words:+; $words}."
+	case $within in
+	all) unit="runs" ;;
+	some) unit="boot medians, or the runs where a kernel has one boot" ;;
+	*) unit="boot medians" ;;
+	esac
+	case $fmt in
+	text|changelog|markdown)
+		if [ -n "$untested" ]; then
+			s+=" No row has a test: Welch's t-test needs 2 boots, or 2 runs of one boot, of each kernel."
+		else
+			s+=" Welch's t-test on the $unit, Holm-corrected over $(fb_rows "$welch")"
+			case $mw in
+			exact/*) s+="; Mann-Whitney U (exact), Holm-corrected over $(fb_rows "${mw#*/}")" ;;
+			normal/*) s+="; Mann-Whitney U (normal, tie-corrected), Holm-corrected over $(fb_rows "${mw#*/}")" ;;
+			esac
+			[ "$fmt" = changelog ] || s+="; the change's 95% CI by Fieller"
+			s+=". ~ marks a change not shown at p < 0.05 after Holm."
+		fi
+		[ -z "$hasgeo" ] ||
+			s+=" The geomean is the geometric mean of the rows' ratios$geo, with no test of its own."
+		case $within in
+		all) s+=" One boot of a kernel: its runs stand in for boots, so values, changes and tests are of the mean of the runs and cannot see how much boots differ." ;;
+		some) s+=" Where a kernel has one boot, its runs stand in for boots: the row's values, change and tests are of the mean of the runs and cannot see how much boots differ." ;;
+		esac
+		[ -z "$few" ] || s+=" Fewer than 3 boots of a kernel: the boot-to-boot variance cannot be judged."
+		[ "$fmt" != text ] || s+=" ±sd: standard deviation of the ${unit/, or the/, or of the}, in percent."
+		;;
+	export-text|export-markdown)
+		s+=" Value: the mean of the $([ "$within" = all ] && echo runs || echo boot medians); ±sd: their standard deviation in percent"
+		[ "$fmt" = export-markdown ] || s+=", and the 95% CI of the mean by Student's t"
+		s+="."
+		case $within/$fmt in
+		all/export-text) s+=" With one boot, ±sd and the CI say nothing of how much boots differ." ;;
+		some/export-text) s+=" Where there is one boot, the value is the mean of its runs, and ±sd and the CI come from them and say nothing of how much boots differ." ;;
+		some/export-markdown) s+=" Where there is one boot, the value is the mean of its runs, and ±sd and the CI come from them." ;;
+		esac
+		[ -z "$few" ] || [ "$fmt" = export-markdown ] ||
+			s+=" Fewer than 3 boots: the boot-to-boot variance cannot be judged."
+		;;
+	export-changelog)
+		case $within in
+		all) s+=" Spread: standard deviation of the runs of a single boot, which does not show how much boots differ." ;;
+		some) s+=" Spread: standard deviation of the boot medians, or, where there is one boot, of its runs (whose mean is then the value)." ;;
+		*) s+=" Spread: standard deviation of the boot medians." ;;
+		esac
+		[ -z "$few" ] || s+=" Fewer than 3 boots: the boot-to-boot variance cannot be judged."
+		;;
+	esac
+	case $fmt in
+	text|export-text) cols=78 ;;
+	changelog|export-changelog) cols=72 ;;
+	esac
+	if [ "$cols" = 0 ]; then
+		printf '%s\n' "$s"
+	else
+		printf '%s\n' "$s" | fb_wrap "$cols"
+	fi
+}
+
+fb_rows() { [ "$1" = 1 ] && echo "1 row" || echo "$1 rows"; }
+
+# fb_wrap COLS: words of stdin wrapped at COLS columns as the reports wrap
+# them (reports/table.c tbl_wrap): a character a column, and a word wider
+# than what is left of a line broken after its last '/' or ',' that fits,
+# unless that leaves the line less than half full.
+fb_wrap() {
+	LC_ALL=C awk -v cols="$1" '
+	function width(s) { gsub(/[\200-\277]/, "", s); return length(s) }
+	function cut(w, room,   i, n, col, brk, brkcol, c) {
+		if (room < 1)
+			room = 1
+		while (i < length(w) && col < room) {
+			n = 1
+			while (i + n < length(w) &&
+			       substr(w, i + n + 1, 1) ~ /[\200-\277]/)
+				n++
+			i += n
+			col++
+			c = substr(w, i - n + 1, 1)
+			if (c == "/" || c == ",") {
+				brk = i
+				brkcol = col
+			}
+		}
+		if (i >= length(w))
+			return length(w)
+		return brk && 2 * brkcol >= room ? brk : i
+	}
+	{
+		for (k = 1; k <= NF; k++) {
+			w = $k
+			len = width(w)
+			if (col && col + 1 + len > cols) {
+				printf "\n"
+				col = 0
+			}
+			if (col) {
+				printf " "
+				col++
+			}
+			while (len && col + len > cols) {
+				n = cut(w, cols > col ? cols - col : 1)
+				printf "%s\n", substr(w, 1, n)
+				w = substr(w, n + 1)
+				len = width(w)
+				col = 0
+			}
+			printf "%s", w
+			col += len
+		}
+	}
+	END { if (col) printf "\n" }'
+}
+
+# fb_csv_near [-l LINE] [RELTOL (1e-8)] < EXPECTED: $output, as CSV, holds
+# the rows of EXPECTED (or, with -l, its line LINE, from 0, holds the one
+# row of EXPECTED), a field that is a number in both equal as a number to
+# within RELTOL of the larger (the CSV prints 10 digits; the values were
+# checked against SciPy to more), every other field equal as text.
+fb_csv_near() {
+	local line=-1
+	if [ "$1" = -l ]; then
+		line=$2
+		shift 2
+	fi
+	/usr/bin/python3 -c '
+import csv, io, math, sys
+line, tol, got = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+want = list(csv.reader(io.StringIO(sys.stdin.read())))
+got = list(csv.reader(io.StringIO(got)))
+if line >= 0:
+    got = got[line:line + 1]
+def num(s):
+    try:
+        v = float(s)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+bad = 0
+if len(got) != len(want):
+    print("%d rows, not %d" % (len(got), len(want)))
+    bad = 1
+for r, (g, w) in enumerate(zip(got, want)):
+    if len(g) != len(w):
+        print("row %d: %d fields, not %d" % (r, len(g), len(w)))
+        bad = 1
+        continue
+    for f, (a, b) in enumerate(zip(g, w)):
+        x, y = num(a), num(b)
+        if x is not None and y is not None:
+            if abs(x - y) <= tol * max(abs(x), abs(y)):
+                continue
+        elif a == b:
+            continue
+        print("row %d field %d (%s): %s, not %s" %
+              (r, f + 1, want[0][f] if line < 0 else "", a, b))
+        bad = 1
+sys.exit(bad)' "$line" "${1:-1e-8}" "$output"
 }

@@ -72,15 +72,12 @@ dash_config() {
 		url=${DC_SCHEME:-http}://127.0.0.1:$PORT
 		squad='"group": "mm", "project": "foliobench",'
 	fi
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": 2, "warmup": 0,
-  "suite": [ { "workload": "shmem-remove", "size": "16M", "op": "unlink" } ],
-  "dashboard": { "target": "$target", "url": "$url", $squad
-    "timeout": "${DC_TIMEOUT:-5s}",
-    "connect_timeout": "${DC_CONNECT:-5s}",
-    "backoff": "10ms", "retry_after_max": "${DC_RA_MAX:-2s}",
-    "max_attempts": ${DC_ATTEMPTS:-3} $more } }
-JSON
+	fb_config '[ { "workload": "shmem-remove", "size": "16M", "op": "unlink" } ]' 0 2 "
+  \"dashboard\": { \"target\": \"$target\", \"url\": \"$url\", $squad
+    \"timeout\": \"${DC_TIMEOUT:-5s}\",
+    \"connect_timeout\": \"${DC_CONNECT:-5s}\",
+    \"backoff\": \"10ms\", \"retry_after_max\": \"${DC_RA_MAX:-2s}\",
+    \"max_attempts\": ${DC_ATTEMPTS:-3} $more }"
 }
 
 # Runs of known samples with a pending upload to target $1 (N runs, 1).

@@ -6,14 +6,6 @@
 
 load test_helper
 
-# Write $T/config.json with top-level keys: wcfg TOP_JSON SUITE_JSON
-wcfg() {
-	cat > "$T/config.json" <<JSON
-{ "database": "$DB", "runs": 2, "warmup": 0, $1
-  "suite": $2 }
-JSON
-}
-
 npus() { nproc; }
 
 # run_poking TRIES FN: bench run (quiet, output in $T/out) in the
@@ -37,7 +29,7 @@ run_poking() {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	for place in scatter compact; do
 		rm -f "$DB"
-		wcfg "\"placement\": \"$place\"," '[ { "workload": "shmem-remove", "size": "32M", "op": ["unlink", "memfd-close"], "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "count": 300, "pages": 16, "threads": [1, 2], "mode": ["threads", "processes"] } ]'
+		fb_config '[ { "workload": "shmem-remove", "size": "32M", "op": ["unlink", "memfd-close"], "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "count": 300, "pages": 16, "threads": [1, 2], "mode": ["threads", "processes"] } ]' 0 2 "\"placement\": \"$place\""
 		run "$BENCH" run --config "$T/config.json" --quiet
 		assert_success
 		run q "select count(*) from cases where status = 'done'"
@@ -68,7 +60,7 @@ run_poking() {
 
 @test "explicit placement puts the workers on the list, in its order" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '"cpus": "1,0", "placement": "explicit",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2], "mode": ["threads", "processes"] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2], "mode": ["threads", "processes"] } ]' 0 2 '"cpus": "1,0", "placement": "explicit"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_success
 	assert_line "1 worker: PU 1"
@@ -84,7 +76,7 @@ run_poking() {
 
 @test "under taskset -c 1 no worker runs on PU 0, and 2 workers are skipped" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "count": 200, "pages": 16, "threads": [1, 2] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "count": 200, "pages": 16, "threads": [1, 2] } ]'
 	run taskset -c 1 "$BENCH" run --config "$T/config.json"
 	assert_success
 	assert_line --regexp "^shmem-remove size=32M threads=2 mode=threads: skipped: threads=2: 2 workers need 2 PUs, 1 is usable here \(cpus [-0-9,]+, affinity 1(, cgroup cpuset [-0-9,]+)?\)$"
@@ -102,7 +94,7 @@ run_poking() {
 
 @test "a sweep past the PU count skips those counts with the reason" {
 	n=$(npus)
-	wcfg '' "[ { \"workload\": \"shmem-remove\", \"size\": \"32M\", \"threads\": [1, $((n + 1)), 1024] } ]"
+	fb_config "[ { \"workload\": \"shmem-remove\", \"size\": \"32M\", \"threads\": [1, $((n + 1)), 1024] } ]"
 	run "$BENCH" run --config "$T/config.json"
 	assert_success
 	assert_line --regexp "^shmem-remove size=32M threads=$((n + 1)): skipped: threads=$((n + 1)): $((n + 1)) workers need $((n + 1)) PUs, $n are usable here \(cpus .*\)$"
@@ -117,7 +109,7 @@ skipped|2"
 
 @test "the workers start together from the barrier" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '' '[ { "workload": "shmem-remove", "size": "512M", "threads": 2, "mode": ["threads", "processes"] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "512M", "threads": 2, "mode": ["threads", "processes"] } ]'
 	sed -i 's/"runs": 2/"runs": 5/' "$T/config.json"
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
@@ -154,7 +146,7 @@ move_worker() {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
 	for mode in threads processes; do
 		rm -f "$DB"
-		wcfg '"cpus": "1",' "[ { \"workload\": \"small-truncate\", \"count\": 100000, \"pages\": 1, \"wsize\": \"4k\", \"mode\": \"$mode\" } ]"
+		fb_config "[ { \"workload\": \"small-truncate\", \"count\": 100000, \"pages\": 1, \"wsize\": \"4k\", \"mode\": \"$mode\" } ]" 0 2 '"cpus": "1"'
 		sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
 		"$BENCH" run --config "$T/config.json" --quiet > "$T/out" 2>&1 &
 		pid=$!
@@ -169,7 +161,7 @@ move_worker() {
 }
 
 @test "every sample has a noise record: steal, context switches, frequency" {
-	wcfg '"steal_max": 0.5,' '[ { "workload": "shmem-remove", "size": "32M", "threads": 1 }, { "workload": "seq-read", "size": "8M", "duration": "50ms" } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": 1 }, { "workload": "seq-read", "size": "8M", "duration": "50ms" } ]' 0 2 '"steal_max": 0.5'
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	run q "select count(*) from samples where json_type(noise, '$.steal_pct') in ('real', 'integer') and json_type(noise, '$.nivcsw') = 'integer' and json_type(noise, '$.freq_mhz') in ('null', 'real', 'integer') and json_extract(noise, '$.steal_max_pct') = 0.5"
@@ -193,7 +185,7 @@ hog() {
 
 @test "a CPU hog on the measuring PU flags every sample noisy with its run queue wait, and the run says so" {
 	local pu=$(( $(npus) - 1 ))
-	wcfg "\"cpus\": \"$pu\"," '[ { "workload": "seq-read", "size": "8M", "duration": "200ms" }, { "workload": "shmem-remove", "size": "256M", "threads": 1, "mode": ["threads", "processes"] } ]'
+	fb_config '[ { "workload": "seq-read", "size": "8M", "duration": "200ms" }, { "workload": "shmem-remove", "size": "256M", "threads": 1, "mode": ["threads", "processes"] } ]' 0 2 "\"cpus\": \"$pu\""
 	# a call of 40 ms or more: longer than a slice of the hog's
 	hog "$pu"
 	run "$BENCH" run --config "$T/config.json"
@@ -233,7 +225,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 
 @test "PUs shared beyond their capacity flag the samples noisy with the reason, steal or none" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '"cpus": "0-1",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]' 0 2 '"cpus": "0-1"'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
 	half_cpu_cg
 	run in_cg "$BENCH" check --config "$T/config.json"
@@ -252,7 +244,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 }
 
 @test "check prints the topology, each worker count's PUs and what is noisy now" {
-	wcfg '"placement": "compact",' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2, 1024] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2, 1024] } ]' 0 2 '"placement": "compact"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_success
 	assert_line --regexp "^topology: [0-9]+ packages?, [0-9]+ NUMA nodes?, [0-9]+ cores?, $(npus) PUs?, (no SMT|[0-9]-way SMT); usable PUs [-0-9,]+ \(cpus .*, affinity .*\); placement compact$"
@@ -262,28 +254,28 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 }
 
 @test "cpus and placement are checked: bad lists, unknown nodes, empty sets" {
-	wcfg '"cpus": "3-1",' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"cpus": "3-1"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_failure 78
 	assert_output "bench: $T/config.json: cpus: \"3-1\": the range 3-1 runs backwards (all, node:N, or a list such as 2-15,18)"
-	wcfg '"placement": "spread",' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"placement": "spread"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_failure 78
 	assert_output "bench: $T/config.json: placement: \"spread\" is not \"scatter\", \"compact\" or \"explicit\""
-	wcfg '"placement": "explicit",' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"placement": "explicit"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_failure 78
 	assert_output "bench: $T/config.json: placement: \"explicit\" places workers on the list in cpus, which is \"all\""
-	wcfg '"cpus": "node:63",' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"cpus": "node:63"'
 	run "$BENCH" check --config "$T/config.json"
 	assert_failure 78
 	assert_output --regexp "^bench: $T/config.json: cpus: node:63 is not a NUMA node of this machine \(it has [0-9]+\)$"
-	wcfg '"steal_max": 101,' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"steal_max": 101'
 	run "$BENCH" check --config "$T/config.json"
 	assert_failure 78
 	assert_output "bench: $T/config.json: steal_max: 101 is not a percentage from 0 to 100"
 	# a set with nothing usable in it is a refusal, not a fallback
-	wcfg '"cpus": "4000",' '[ { "workload": "shmem-remove" } ]'
+	fb_config '[ { "workload": "shmem-remove" } ]' 0 2 '"cpus": "4000"'
 	run "$BENCH" run --config "$T/config.json"
 	assert_failure 69
 	assert_output --regexp "^bench: refused: no PU is left to measure on: cpus 4000, affinity [-0-9,]+.* have none in common$"
@@ -292,7 +284,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 
 @test "compare: --per-worker shows each worker, noisy samples counted and dropped, topology differences warned" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '' '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "32M", "threads": [1, 2] } ]'
 	sed -i 's/"runs": 2/"runs": 3/' "$T/config.json"
 	run "$BENCH" run --config "$T/config.json" --label base --quiet
 	assert_success
@@ -340,7 +332,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 # (prepare) on its PU, and the runner sleeps until all are done.
 @test "each file is filled on its worker's PU and the runner's thread sleeps through every timed call" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '' '[ { "workload": "shmem-remove", "size": "64M", "op": ["unlink", "memfd-close", "ftruncate"], "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "dir": "/dev/shm", "count": 300, "pages": 16, "threads": [1, 2], "mode": ["threads", "processes"] } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "64M", "op": ["unlink", "memfd-close", "ftruncate"], "threads": [1, 2], "mode": ["threads", "processes"] }, { "workload": "small-truncate", "dir": "/dev/shm", "count": 300, "pages": 16, "threads": [1, 2], "mode": ["threads", "processes"] } ]'
 	run "$BENCH" run --config "$T/config.json" --quiet
 	assert_success
 	# valid or not (a loaded host's page cache may fail small-truncate's
@@ -357,7 +349,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 
 @test "a fill moved off its worker's PU makes the sample invalid" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '"cpus": "1",' '[ { "workload": "shmem-remove", "size": "2G", "op": "unlink" } ]'
+	fb_config '[ { "workload": "shmem-remove", "size": "2G", "op": "unlink" } ]' 0 2 '"cpus": "1"'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
 	# pin worker 0's thread to PU 0 once it exists
 	poke() {
@@ -380,7 +372,7 @@ in_cg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$@
 
 @test "a worker process killed in its timed call ends the case, the other killed, nothing left waiting" {
 	[ "$(npus)" -ge 2 ] || skip "needs 2 PUs"
-	wcfg '' '[ { "workload": "small-truncate", "count": 1000000, "pages": 1, "wsize": "4k", "threads": 2, "mode": "processes" } ]'
+	fb_config '[ { "workload": "small-truncate", "count": 1000000, "pages": 1, "wsize": "4k", "threads": 2, "mode": "processes" } ]'
 	sed -i 's/"runs": 2/"runs": 1/' "$T/config.json"
 	# kill worker 1 once both are in their timed loops
 	poke() {

@@ -66,46 +66,47 @@ static CURLcode rest_get(const struct dashboard_cfg *d, const char *url,
 	return cc;
 }
 
-/* What an answer means; why gets the message for people. */
+/* What an answer means; why is set to the message for people. */
 enum verdict upload_judge(const struct dashboard_cfg *d,
 			  const struct payload *p, CURLcode cc,
 			  const struct reply *r, const struct token *tk,
-			  char *why, size_t n)
+			  struct strbuf *why)
 {
 	bool squad = d->target == DASHBOARD_SQUAD;
 	char text[SHOW_MAX + 16];
 	const char *sep;
 
+	strbuf_reset(why);
 	http_reply_text(r, tk->v, text, sizeof(text));
 	sep = text[0] ? ": " : "";
 	if (cc != CURLE_OK && http_tls_final(cc)) {
-		snprintf(why, n, "cannot trust %s: %s; give the CA that signed "
-			 "its certificate in dashboard.ca_file", p->shown,
-			 http_error(r, cc));
+		strbuf_addf(why, "cannot trust %s: %s; give the CA that signed "
+			    "its certificate in dashboard.ca_file", p->shown,
+			    http_error(r, cc));
 		return V_UNTRUSTED;
 	}
 	if (cc != CURLE_OK) {
-		snprintf(why, n, "cannot reach %s: %s", p->shown,
-			 http_error(r, cc));
+		strbuf_addf(why, "cannot reach %s: %s", p->shown,
+			    http_error(r, cc));
 		return V_RETRY;
 	}
 	if (r->code >= 200 && r->code < 300) {
 		/* SQUAD answers the new test run's id, bare */
 		if (squad && r->len && strspn(r->body, "0123456789") == r->len)
-			snprintf(why, n, "%ld, test run %s", r->code, r->body);
+			strbuf_addf(why, "%ld, test run %s", r->code, r->body);
 		else
-			snprintf(why, n, "%ld%s%s", r->code,
-				 text[0] ? " " : "", text);
+			strbuf_addf(why, "%ld%s%s", r->code,
+				    text[0] ? " " : "", text);
 		return V_SENT;
 	}
 	if ((squad && r->code == 400 && strstr(r->body, squad_dup)) ||
 	    (!squad && r->code == 409)) {
-		snprintf(why, n, "%ld%s%s", r->code, text[0] ? " " : "", text);
+		strbuf_addf(why, "%ld%s%s", r->code, text[0] ? " " : "", text);
 		return V_DUP;
 	}
 	if (r->code == 408 || r->code == 429 || r->code >= 500) {
-		snprintf(why, n, "%s answered %ld%s%s", p->shown, r->code, sep,
-			 text);
+		strbuf_addf(why, "%s answered %ld%s%s", p->shown, r->code, sep,
+			    text);
 		return V_RETRY;
 	}
 	if (r->code == 401 || r->code == 403) {
@@ -113,39 +114,39 @@ enum verdict upload_judge(const struct dashboard_cfg *d,
 				   "403 Forbidden";
 
 		if (squad && r->code == 403)
-			snprintf(why, n, "the dashboard refused the token from "
-				 "%s: %s, it may not submit to %s/%s (SQUAD's "
-				 "answer to a wrong or missing token on a "
-				 "public project)", tk->from, what, d->group,
-				 d->project);
+			strbuf_addf(why, "the dashboard refused the token from "
+				    "%s: %s, it may not submit to %s/%s "
+				    "(SQUAD's answer to a wrong or missing "
+				    "token on a public project)", tk->from,
+				    what, d->group, d->project);
 		else if (squad)
-			snprintf(why, n, "the dashboard refused the token from "
-				 "%s: %s (SQUAD's answer to a wrong token on a "
-				 "private project %s/%s)", tk->from, what,
-				 d->group, d->project);
+			strbuf_addf(why, "the dashboard refused the token from "
+				    "%s: %s (SQUAD's answer to a wrong token "
+				    "on a private project %s/%s)", tk->from,
+				    what, d->group, d->project);
 		else
-			snprintf(why, n, "the dashboard refused the token from "
-				 "%s: %s", tk->from, what);
+			strbuf_addf(why, "the dashboard refused the token from "
+				    "%s: %s", tk->from, what);
 		return V_DENIED;
 	}
 	if (r->code >= 300 && r->code < 400)
-		snprintf(why, n, "%s answered %ld (a redirect, not followed "
-			 "for a POST): set dashboard.url to where it leads",
-			 p->shown, r->code);
+		strbuf_addf(why, "%s answered %ld (a redirect, not followed "
+			    "for a POST): set dashboard.url to where it leads",
+			    p->shown, r->code);
 	else if (squad && r->code == 404)
-		snprintf(why, n, "%s answered 404: SQUAD there has no group "
-			 "%s with a project %s%s%s", p->shown, d->group,
-			 d->project, sep, text);
+		strbuf_addf(why, "%s answered 404: SQUAD there has no group "
+			    "%s with a project %s%s%s", p->shown, d->group,
+			    d->project, sep, text);
 	else
-		snprintf(why, n, "%s rejected the run (%ld%s%s)", p->shown,
-			 r->code, sep, text);
+		strbuf_addf(why, "%s rejected the run (%ld%s%s)", p->shown,
+			    r->code, sep, text);
 	return V_REJECTED;
 }
 
-/* The results of one page of SQUAD's REST API; -1 with why. */
+/* The results of one page of SQUAD's REST API; -1 with why in err. */
 static int rest_results(const struct dashboard_cfg *d, const char *url,
 			const struct token *tk, cJSON **doc,
-			const cJSON **results, char *why, size_t n)
+			const cJSON **results, struct strbuf *err)
 {
 	struct strbuf all = STRBUF_INIT;
 	struct strbuf shown = STRBUF_INIT;
@@ -157,16 +158,16 @@ static int rest_results(const struct dashboard_cfg *d, const char *url,
 	url_masked(&shown, url);
 	*doc = NULL;
 	if (cc != CURLE_OK) {
-		snprintf(why, n, "cannot reach %s: %s", strbuf_str(&shown),
+		err_setf(err, "cannot reach %s: %s", strbuf_str(&shown),
 			 http_error(&r, cc));
 	} else if (r.code != 200) {
 		http_reply_text(&r, tk->v, text, sizeof(text));
-		snprintf(why, n, "%s answered %ld%s%s", strbuf_str(&shown),
+		err_setf(err, "%s answered %ld%s%s", strbuf_str(&shown),
 			 r.code, text[0] ? ": " : "", text);
 	} else if (!(*doc = cJSON_Parse(strbuf_str(&all))) ||
 		   !cJSON_IsArray(*results = cJSON_GetObjectItemCaseSensitive(
 				*doc, "results"))) {
-		snprintf(why, n, "%s answered 200 without a \"results\" list",
+		err_setf(err, "%s answered 200 without a \"results\" list",
 			 strbuf_str(&shown));
 	} else {
 		ret = 0;
@@ -179,11 +180,11 @@ static int rest_results(const struct dashboard_cfg *d, const char *url,
 
 /*
  * The test run of job_id uuid among SQUAD's results: its id, or -1 with
- * why saying what the results held instead (other job ids: a SQUAD, or a
+ * err saying what the results held instead (other job ids: a SQUAD, or a
  * proxy, that did not filter by job_id).
  */
-static long long squad_testrun(const cJSON *res, const char *uuid, char *why,
-			       size_t n)
+static long long squad_testrun(const cJSON *res, const char *uuid,
+			       struct strbuf *err)
 {
 	const cJSON *t, *id, *job;
 	struct strbuf other = STRBUF_INIT;
@@ -204,13 +205,13 @@ static long long squad_testrun(const cJSON *res, const char *uuid, char *why,
 				    "none");
 	}
 	if (nother)
-		snprintf(why, n, "its list of test runs of job_id %s holds %d "
+		err_setf(err, "its list of test runs of job_id %s holds %d "
 			 "of other job ids (%s%s)%s: it did not filter by "
 			 "job_id", uuid, nother, strbuf_str(&other),
 			 nother > 3 ? ", ..." : "", found < 0 ? " and none of "
 			 "this one" : "");
 	else if (found < 0)
-		snprintf(why, n, "it lists no test run of job_id %s", uuid);
+		err_setf(err, "it lists no test run of job_id %s", uuid);
 	strbuf_release(&other);
 	return nother ? -1 : found;
 }
@@ -231,11 +232,11 @@ static bool of_testrun(const cJSON *x, long long tr)
 
 /*
  * How many of SQUAD's results (metrics or tests of test run tr, at most
- * limit asked) are tr's; -1 with why where they are not all its: a reply
- * that did not filter or limit counts nothing.
+ * limit asked) are tr's; -1 with why in err where they are not all its:
+ * a reply that did not filter or limit counts nothing.
  */
 static int squad_count(const cJSON *res, long long tr, size_t limit,
-		       const char *what, char *why, size_t n)
+		       const char *what, struct strbuf *err)
 {
 	const cJSON *x;
 	int k = 0, other = 0;
@@ -247,11 +248,11 @@ static int squad_count(const cJSON *res, long long tr, size_t limit,
 			other++;
 	}
 	if (other)
-		snprintf(why, n, "its list of the %s of test run %lld holds %d "
+		err_setf(err, "its list of the %s of test run %lld holds %d "
 			 "of other test runs: it did not filter by test_run",
 			 what, tr, other);
 	else if ((size_t)k > limit)
-		snprintf(why, n, "it listed %d %s of test run %lld where at "
+		err_setf(err, "it listed %d %s of test run %lld where at "
 			 "most %zu were asked (limit): it did not limit", k,
 			 what, tr, limit);
 	return other || (size_t)k > limit ? -1 : k;
@@ -260,11 +261,11 @@ static int squad_count(const cJSON *res, long long tr, size_t limit,
 /*
  * How many of what ("metrics", "tests": the REST API's name for them and
  * ours) SQUAD holds of test run tr, asking for one more than the sent;
- * -1 with why.
+ * -1 with why in err.
  */
 static int squad_held(const struct dashboard_cfg *d, const struct token *tk,
-		      const char *what, long long tr, size_t sent, char *why,
-		      size_t n)
+		      const char *what, long long tr, size_t sent,
+		      struct strbuf *err)
 {
 	struct strbuf url = STRBUF_INIT;
 	const cJSON *res;
@@ -273,8 +274,8 @@ static int squad_held(const struct dashboard_cfg *d, const struct token *tk,
 
 	strbuf_addf(&url, "%.*s/api/%s/?test_run=%lld&limit=%zu",
 		    dashboard_base_len(d), d->url, what, tr, sent + 1);
-	if (!rest_results(d, strbuf_str(&url), tk, &doc, &res, why, n))
-		k = squad_count(res, tr, sent + 1, what, why, n);
+	if (!rest_results(d, strbuf_str(&url), tk, &doc, &res, err))
+		k = squad_count(res, tr, sent + 1, what, err);
 	cJSON_Delete(doc);
 	strbuf_release(&url);
 	return k;
@@ -290,13 +291,12 @@ static int squad_held(const struct dashboard_cfg *d, const struct token *tk,
 enum verdict squad_check(const struct dashboard_cfg *d,
 			 const struct payload *p,
 			 const struct db_upload_claim *c,
-			 const struct token *tk, char *why, size_t n)
+			 const struct token *tk, struct strbuf *why)
 {
-	struct strbuf url = STRBUF_INIT;
+	struct strbuf url = STRBUF_INIT, sub = STRBUF_INIT;
 	const cJSON *res;
 	cJSON *doc = NULL;
 	enum verdict v = V_RETRY;
-	char sub[1024];
 	long long tr;
 	int nm, nt;
 
@@ -305,40 +305,41 @@ enum verdict squad_check(const struct dashboard_cfg *d,
 		    "&build__project__slug=%s&build__project__group__slug=%s",
 		    dashboard_base_len(d), d->url, c->uuid, p->build,
 		    d->project, d->group);
-	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, sub,
-			 sizeof(sub)))
+	strbuf_reset(why);
+	if (rest_results(d, strbuf_str(&url), tk, &doc, &res, &sub))
 		goto cannot;
-	tr = squad_testrun(res, c->uuid, sub, sizeof(sub));
+	tr = squad_testrun(res, c->uuid, &sub);
 	if (tr < 0)
 		goto cannot;
 	cJSON_Delete(doc);
 	doc = NULL;
-	nm = squad_held(d, tk, "metrics", tr, p->nmetrics, sub, sizeof(sub));
+	nm = squad_held(d, tk, "metrics", tr, p->nmetrics, &sub);
 	if (nm < 0)
 		goto cannot;
-	nt = squad_held(d, tk, "tests", tr, p->ntests, sub, sizeof(sub));
+	nt = squad_held(d, tk, "tests", tr, p->ntests, &sub);
 	if (nt < 0)
 		goto cannot;
 	if ((size_t)nm == p->nmetrics && (size_t)nt == p->ntests) {
-		snprintf(why, n, "400 There is already a test run with job_id "
-			 "%s: test run %lld, with its %d metrics and %d tests",
-			 c->uuid, tr, nm, nt);
+		strbuf_addf(why, "400 There is already a test run with job_id "
+			    "%s: test run %lld, with its %d metrics and %d "
+			    "tests", c->uuid, tr, nm, nt);
 		v = V_DUP;
 	} else {
-		snprintf(why, n, "SQUAD holds test run %lld of job_id %s with "
-			 "%d of its %zu metrics and %d of its %zu tests (a "
-			 "try that failed stored it in part); delete that "
-			 "test run on SQUAD, then `bench upload --failed`",
-			 tr, c->uuid, nm, p->nmetrics, nt, p->ntests);
+		strbuf_addf(why, "SQUAD holds test run %lld of job_id %s with "
+			    "%d of its %zu metrics and %d of its %zu tests (a "
+			    "try that failed stored it in part); delete that "
+			    "test run on SQUAD, then `bench upload --failed`",
+			    tr, c->uuid, nm, p->nmetrics, nt, p->ntests);
 		v = V_REJECTED;
 	}
 	goto out;
 cannot:
-	snprintf(why, n, "SQUAD has a test run of job_id %s, and whether it "
-		 "holds the run's metrics cannot be checked: %s", c->uuid,
-		 sub);
+	strbuf_addf(why, "SQUAD has a test run of job_id %s, and whether it "
+		    "holds the run's metrics cannot be checked: %s", c->uuid,
+		    strbuf_str(&sub));
 out:
 	cJSON_Delete(doc);
 	strbuf_release(&url);
+	strbuf_release(&sub);
 	return v;
 }

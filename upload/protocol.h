@@ -19,10 +19,10 @@ CURLcode upload_post(const struct dashboard_cfg *d, const struct payload *p,
 enum verdict upload_judge(const struct dashboard_cfg *d,
 			  const struct payload *p, CURLcode cc,
 			  const struct reply *r, const struct token *tk,
-			  char *why, size_t n);
+			  struct strbuf *why);
 enum verdict squad_check(const struct dashboard_cfg *d,
 			 const struct payload *p,
 			 const struct db_upload_claim *c,
-			 const struct token *tk, char *why, size_t n);
+			 const struct token *tk, struct strbuf *why);
 
 #endif

@@ -66,18 +66,19 @@ static void db_upload_say(const struct db *db, int r, struct strbuf *err,
 	switch (r) {
 	case DB_BUSY:
 		strbuf_addf(err, "another process holds %s locked, still after "
-			    "%d s (%s)", db->path, DB_BUSY_MS / 1000, db->err);
+			    "%d s (%s)", db->path, DB_BUSY_MS / 1000,
+			    db_errmsg(db));
 		break;
 	case DB_FULL:
 		strbuf_addf(err, "the disk holding %s is full (%s)", db->path,
-			    db->err);
+			    db_errmsg(db));
 		break;
 	case DB_READONLY:
 		strbuf_addf(err, "%s cannot be written: it or its file system "
-			    "is read-only (%s)", db->path, db->err);
+			    "is read-only (%s)", db->path, db_errmsg(db));
 		break;
 	default:
-		strbuf_addstr(err, db->err);
+		strbuf_addstr(err, db_errmsg(db));
 	}
 }
 
@@ -141,8 +142,9 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 {
 	struct payload p = { .metrics = STRBUF_INIT, .tests = STRBUF_INIT,
 			     .more = STRBUF_INIT };
+	struct strbuf why = STRBUF_INIT;	/* the answer, in words */
 	struct reply r;
-	char why[8192], next[32];
+	char next[32];
 	enum verdict v = V_RETRY;
 	bool lost = false;
 	unsigned attempt;
@@ -153,13 +155,13 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 		goto dberr;	/* busy, full...: not the run's rows */
 	if (dbr) {
 		/* bad rows: this run waits for --failed, the others go on */
-		snprintf(why, sizeof(why), "cannot make the upload of run "
+		err_setf(&why, "cannot make the upload of run "
 			 "%s from its rows: %s", c->uuid,
-			 dbr == UPLOAD_EROWS ? p.bad : db->err);
-		if ((dbr = db_upload_done(db, w, c->run_id, "failed", why,
+			 dbr == UPLOAD_EROWS ? p.bad : db_errmsg(db));
+		if ((dbr = db_upload_done(db, w, c->run_id, "failed", why.buf,
 					  NULL, &lost)))
 			goto dberr;
-		say(o, true, "run %s failed: %s", c->uuid, why);
+		say(o, true, "run %s failed: %s", c->uuid, why.buf);
 		ret = V_REJECTED;
 		goto out;
 	}
@@ -172,29 +174,31 @@ static int send_run(struct db *db, const struct dashboard_cfg *d,
 				    http_error(NULL, cc));
 			goto out;
 		}
-		v = upload_judge(d, &p, cc, &r, tk, why, sizeof(why));
+		v = upload_judge(d, &p, cc, &r, tk, &why);
 		if (v != V_RETRY)
 			break;
 		s = http_wait_s(d, attempt, &r);
 		if (attempt == d->max_attempts) {
-			if ((dbr = db_upload_tried(db, w, c->run_id, why,
+			if ((dbr = db_upload_tried(db, w, c->run_id, why.buf,
 						   NULL)))
 				goto dberr;
 			break;
 		}
 		iso_in(s, next, sizeof(next));
-		if ((dbr = db_upload_tried(db, w, c->run_id, why, next)))
+		if ((dbr = db_upload_tried(db, w, c->run_id, why.buf,
+					   next)))
 			goto dberr;
 		say(o, true, "run %s: try %u of %u: %s; again in %.3g s",
-		    c->uuid, attempt, d->max_attempts, why, s);
+		    c->uuid, attempt, d->max_attempts, why.buf, s);
 		http_sleep_s(s);
 	}
 	/* the test run SQUAD has may be what a failed try left of it */
 	if (v == V_DUP && d->target == DASHBOARD_SQUAD)
-		v = squad_check(d, &p, c, tk, why, sizeof(why));
+		v = squad_check(d, &p, c, tk, &why);
 	if (attempt > d->max_attempts)
 		attempt = d->max_attempts;
-	if ((dbr = record(db, w, c, v, why, attempt, o, &lost)))
+	if ((dbr = record(db, w, c, v, strbuf_str(&why), attempt, o,
+			  &lost)))
 		goto dberr;
 	if (lost)
 		say(o, true, "run %s: another uploader took the claim over "
@@ -206,6 +210,7 @@ dberr:
 		      c->uuid);
 	ret = db_status(dbr);
 out:
+	strbuf_release(&why);
 	payload_release(&p);
 	explicit_bzero(&r, sizeof(r));
 	return ret;

@@ -20,7 +20,7 @@ bool wl_dir_own(const char *dir, const char *own, const char *base)
 }
 
 int wl_files_dir(const char *dir, bool own, const char *scratch, char *out,
-		 size_t n, struct fb_err *e)
+		 size_t n, struct strbuf *err)
 {
 	int r;
 
@@ -32,61 +32,61 @@ int wl_files_dir(const char *dir, bool own, const char *scratch, char *out,
 	r = sys_scratch(dir, out, n);
 	if (r) {
 		out[0] = '\0';
-		return fb_errf(e, "cannot make a directory in %s: %s", dir,
-			       strerror(-r));
+		return err_setf(err, "cannot make a directory in %s: %s", dir,
+				strerror(-r));
 	}
 	return 0;
 }
 
 /* dir's file system, or WL_REFUSE: "cannot use directory DIR: why". */
 static enum wl_verdict magic_of(const char *dir, unsigned long *magic,
-				struct fb_err *e)
+				struct strbuf *err)
 {
 	int r = fs_magic(dir, magic);
 
 	if (!r)
 		return WL_OK;
-	fb_errf(e, "cannot use directory %s: %s", dir, strerror(-r));
+	err_setf(err, "cannot use directory %s: %s", dir, strerror(-r));
 	return WL_REFUSE;
 }
 
 enum wl_verdict wl_need_tmpfs(const struct wl_case *c, const char *dir,
-			      struct fb_err *e)
+			      struct strbuf *err)
 {
 	unsigned long magic;
 
-	if (magic_of(dir, &magic, e))
+	if (magic_of(dir, &magic, err))
 		return WL_REFUSE;
 	if (magic == TMPFS_MAGIC)
 		return WL_OK;
-	fb_errf(e, "%s is not on tmpfs (file system magic 0x%lx): %s "
-		"measures tmpfs", dir, magic, c->wl->name);
+	err_setf(err, "%s is not on tmpfs (file system magic 0x%lx): %s "
+		 "measures tmpfs", dir, magic, c->wl->name);
 	return WL_REFUSE;
 }
 
 enum wl_verdict wl_need_disk(const char *dir, const char *what,
-			     const char *why, struct fb_err *e)
+			     const char *why, struct strbuf *err)
 {
 	unsigned long magic;
 
-	if (magic_of(dir, &magic, e))
+	if (magic_of(dir, &magic, err))
 		return WL_REFUSE;
 	if (magic != TMPFS_MAGIC)
 		return WL_OK;
-	fb_errf(e, "%s needs a disk filesystem: %s is tmpfs, %s", what, dir,
-		why);
+	err_setf(err, "%s needs a disk filesystem: %s is tmpfs, %s", what, dir,
+		 why);
 	return WL_REFUSE;
 }
 
 enum wl_verdict wl_need_space(const char *dir, uint64_t bytes,
-			      const char *what, struct fb_err *e)
+			      const char *what, struct strbuf *err)
 {
 	char need[32], have[32], shortby[32];
 	uint64_t avail;
 	int r = fs_free(dir, &avail);
 
 	if (r) {
-		fb_errf(e, "cannot use directory %s: %s", dir, strerror(-r));
+		err_setf(err, "cannot use directory %s: %s", dir, strerror(-r));
 		return WL_REFUSE;
 	}
 	if (avail >= bytes)
@@ -94,13 +94,13 @@ enum wl_verdict wl_need_space(const char *dir, uint64_t bytes,
 	human_size(bytes, need, sizeof(need));
 	human_size(avail, have, sizeof(have));
 	human_size(bytes - avail, shortby, sizeof(shortby));
-	fb_errf(e, "needs %s free in %s%s, has %s: short by %s", need, dir,
-		what, have, shortby);
+	err_setf(err, "needs %s free in %s%s, has %s: short by %s", need, dir,
+		 what, have, shortby);
 	return WL_REFUSE;
 }
 
 enum wl_verdict wl_need_memory(uint64_t bytes, const char *what,
-			       struct fb_err *e)
+			       struct strbuf *err)
 {
 	char need[32], have[32], shortby[32];
 	uint64_t avail;
@@ -112,7 +112,7 @@ enum wl_verdict wl_need_memory(uint64_t bytes, const char *what,
 	human_size(bytes, need, sizeof(need));
 	human_size(avail, have, sizeof(have));
 	human_size(bytes + WL_SPARE_MEMORY - avail, shortby, sizeof(shortby));
-	fb_errf(e, "needs %s of memory%s plus 256 MiB, MemAvailable is %s: "
-		"short by %s", need, what, have, shortby);
+	err_setf(err, "needs %s of memory%s plus 256 MiB, MemAvailable is %s: "
+		 "short by %s", need, what, have, shortby);
 	return WL_REFUSE;
 }

@@ -3,7 +3,7 @@
  * workload: whether its directory is the runner's own scratch, the file
  * system it is on, the free space there and the free memory.  Each check
  * returns WL_OK, or WL_REFUSE with the one message every workload gives
- * in e; a preflight is left with what is its own.
+ * in err; a preflight is left with what is its own.
  */
 #ifndef FB_NEED_H
 #define FB_NEED_H
@@ -24,22 +24,22 @@
 bool wl_dir_own(const char *dir, const char *own, const char *base);
 /*
  * The directory files go in: the runner's scratch (own), else one of our
- * own made in dir, journalled; into out.  0, or -1 with why in e.
+ * own made in dir, journalled; into out.  0, or -1 with why in err.
  */
 int wl_files_dir(const char *dir, bool own, const char *scratch, char *out,
-		 size_t n, struct fb_err *e);
+		 size_t n, struct strbuf *err);
 
 /* dir on tmpfs, which the workload measures. */
 enum wl_verdict wl_need_tmpfs(const struct wl_case *c, const char *dir,
-			      struct fb_err *e);
+			      struct strbuf *err);
 /* dir on a disk file system: what (a param, "fs=dir") needs it, and why. */
 enum wl_verdict wl_need_disk(const char *dir, const char *what,
-			     const char *why, struct fb_err *e);
+			     const char *why, struct strbuf *err);
 /* bytes free in dir; what ("for the ext4 image") says for what, or "". */
 enum wl_verdict wl_need_space(const char *dir, uint64_t bytes,
-			      const char *what, struct fb_err *e);
+			      const char *what, struct strbuf *err);
 /* bytes of MemAvailable besides WL_SPARE_MEMORY; what as above. */
 enum wl_verdict wl_need_memory(uint64_t bytes, const char *what,
-			       struct fb_err *e);
+			       struct strbuf *err);
 
 #endif

@@ -20,23 +20,21 @@ int wl_whole_number(double d, uint64_t *out)
 	return 0;
 }
 
-static int whyf(struct strbuf *why, const char *fmt, ...)
+static int err_addf(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static int whyf(struct strbuf *why, const char *fmt, ...)
+static int err_addf(struct strbuf *err, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	strbuf_vaddf(err, fmt, ap);
 	va_end(ap);
-	strbuf_addf(why, "%s", buf);
 	return -1;
 }
 
 /* A number of p (size, count, percentage, duration) into u. */
 static int parse_number(const struct param *p, const char *s, double num,
-			const char *shown, uint64_t *u, struct strbuf *why)
+			const char *shown, uint64_t *u, struct strbuf *err)
 {
 	int r;
 
@@ -44,10 +42,10 @@ static int parse_number(const struct param *p, const char *s, double num,
 	case PT_SIZE:
 		r = s ? parse_size(s, u) : wl_whole_number(num, u);
 		if (r == -ERANGE)
-			return whyf(why, "%s is too large (more than "
+			return err_addf(err, "%s is too large (more than "
 					   "2^64 bytes)", shown);
 		if (r)
-			return whyf(why, "%s is not a size (a whole "
+			return err_addf(err, "%s is not a size (a whole "
 					   "number of bytes, or with k, M, G, "
 					   "T: \"64M\", \"8G\")", shown);
 		return 0;
@@ -55,21 +53,21 @@ static int parse_number(const struct param *p, const char *s, double num,
 		r = s ? parse_duration(s, u) :
 			duration_from_double(num, 1e9, u);
 		if (r == -ERANGE)
-			return whyf(why, "%s is too long a duration "
+			return err_addf(err, "%s is too long a duration "
 					   "(more than 292 years)", shown);
 		if (r)
-			return whyf(why, "%s is not a duration (\"10s\", "
+			return err_addf(err, "%s is not a duration (\"10s\", "
 					   "\"500ms\", \"2m\")", shown);
 		return 0;
 	default:	/* PT_UINT, PT_PERCENT */
 		r = s ? parse_u64(s, u) : wl_whole_number(num, u);
 		if (r)
-			return whyf(why, "%s is not %s", shown,
+			return err_addf(err, "%s is not %s", shown,
 					   p->type == PT_UINT ?
 					   "a whole number" :
 					   "a whole percentage");
 		if (p->type == PT_PERCENT && *u > 100)
-			return whyf(why, "%s is out of range (0 to "
+			return err_addf(err, "%s is out of range (0 to "
 					   "100)", shown);
 		return 0;
 	}
@@ -77,7 +75,7 @@ static int parse_number(const struct param *p, const char *s, double num,
 
 
 /* A text the field keeps as written: at most 127 bytes, said cut short. */
-static int keep_text(const char *s, const char **out, struct strbuf *why)
+static int keep_text(const char *s, const char **out, struct strbuf *err)
 {
 	char head[41];
 
@@ -86,7 +84,7 @@ static int keep_text(const char *s, const char **out, struct strbuf *why)
 		memcpy(head, s, sizeof(head) - 1);
 		head[sizeof(head) - 1] = '\0';
 		utf8_trim(head);
-		return whyf(why, "\"%s...\" is too long", head);
+		return err_addf(err, "\"%s...\" is too long", head);
 	}
 	*out = xstrdup(s);
 	return 0;
@@ -100,7 +98,7 @@ struct given {
 };
 
 static int parse_enum(const struct param *p, const struct given *g,
-		      union wl_field *f, struct strbuf *why)
+		      union wl_field *f, struct strbuf *err)
 {
 	const char *s = g->s;
 	int i;
@@ -110,54 +108,57 @@ static int parse_enum(const struct param *p, const struct given *g,
 			f->e = i;
 			return 0;
 		}
-	strbuf_addf(why, "\"%s\" is not one of: ", s);
+	strbuf_addf(err, "\"%s\" is not one of: ", s);
 	for (i = 0; p->choices[i]; i++)
-		strbuf_addf(why, "%s%s", i ? ", " : "", p->choices[i]);
+		strbuf_addf(err, "%s%s", i ? ", " : "", p->choices[i]);
 	return -1;
 }
 
 static int parse_string(const struct param *p, const struct given *g,
-			union wl_field *f, struct strbuf *why)
+			union wl_field *f, struct strbuf *err)
 {
+	struct strbuf check = STRBUF_INIT;
 	const char *s = g->s;
-	char check[256];
 
-	if (p->check && p->check(s, check, sizeof(check)))
-		return whyf(why, "\"%s\": %s", s, check);
-	return keep_text(s, &f->s, why);
+	if (p->check && p->check(s, &check)) {
+		strbuf_addf(err, "\"%s\": %s", s, check.buf);
+		strbuf_release(&check);
+		return -1;
+	}
+	return keep_text(s, &f->s, err);
 }
 
 /* An absolute path, or the table's word for the runner's own scratch. */
 static int parse_dir(const struct param *p, const struct given *g,
-		     union wl_field *f, struct strbuf *why)
+		     union wl_field *f, struct strbuf *err)
 {
 	const char *s = g->s;
 
 	if (s[0] != '/' && !(p->own && !strcmp(s, p->own))) {
 		if (p->own && p->own[0] != '/')
-			return whyf(why, "\"%s\": not \"%s\" nor an absolute "
-					 "path", s, p->own);
-		return whyf(why, "\"%s\": not an absolute path", s);
+			return err_addf(err, "\"%s\": not \"%s\" nor an "
+					"absolute path", s, p->own);
+		return err_addf(err, "\"%s\": not an absolute path", s);
 	}
-	return keep_text(s, &f->s, why);
+	return keep_text(s, &f->s, err);
 }
 
 static int parse_size_auto(const struct param *p, const struct given *g,
-			   union wl_field *f, struct strbuf *why)
+			   union wl_field *f, struct strbuf *err)
 {
 	const char *s = g->s;
 
 	(void)p;
 	f->z.bytes = 0;
 	if (strcmp(s, "auto") && parse_size(s, &f->z.bytes))
-		return whyf(why, "\"%s\": not \"auto\" or a size "
-				 "(\"512M\", \"4G\")", s);
-	return keep_text(s, &f->z.text, why);
+		return err_addf(err, "\"%s\": not \"auto\" or a size "
+				     "(\"512M\", \"4G\")", s);
+	return keep_text(s, &f->z.text, err);
 }
 
 /* "4k", "pmd" or an mTHP size such as "64k" */
 static int parse_folio(const struct param *p, const struct given *g,
-		       union wl_field *f, struct strbuf *why)
+		       union wl_field *f, struct strbuf *err)
 {
 	const char *s = g->s;
 
@@ -168,21 +169,21 @@ static int parse_folio(const struct param *p, const struct given *g,
 		f->z.bytes = WL_FOLIO_PMD;
 	else if (parse_size(s, &f->z.bytes) || f->z.bytes < 8192 ||
 		 (f->z.bytes & (f->z.bytes - 1)))
-		return whyf(why, "\"%s\": not a folio size (4k, pmd, or a "
-				 "power of two such as 64k)", s);
-	return keep_text(s, &f->z.text, why);
+		return err_addf(err, "\"%s\": not a folio size (4k, pmd, or a "
+				     "power of two such as 64k)", s);
+	return keep_text(s, &f->z.text, err);
 }
 
 static int parse_num(const struct param *p, const struct given *g,
-		     union wl_field *f, struct strbuf *why)
+		     union wl_field *f, struct strbuf *err)
 {
 	char range[160];
 
-	if (parse_number(p, g->s, g->num, g->shown, &f->u, why))
+	if (parse_number(p, g->s, g->num, g->shown, &f->u, err))
 		return -1;
 	if (f->u < p->min || (p->max && f->u > p->max)) {
 		wl_param_range(p, range, sizeof(range));
-		strbuf_addf(why, "%s is out of range (%s)", g->shown, range);
+		strbuf_addf(err, "%s is out of range (%s)", g->shown, range);
 		return -1;
 	}
 	return 0;
@@ -285,7 +286,7 @@ struct param_ops {
 	size_t size;		/* of its field */
 	bool text;		/* the field keeps a malloc'd text */
 	int (*parse)(const struct param *p, const struct given *g,
-		     union wl_field *f, struct strbuf *why);
+		     union wl_field *f, struct strbuf *err);
 	void (*format)(const struct param *p, const union wl_field *f,
 		       char *buf, size_t n);
 	int (*words)(const struct param *p, const char *s, char *buf,
@@ -332,12 +333,12 @@ size_t wl_param_size(enum param_type t)
 }
 
 int wl_param_parse(const struct param *p, const char *s, double num,
-		   const char *shown, union wl_field *f, struct strbuf *why)
+		   const char *shown, union wl_field *f, struct strbuf *err)
 {
 	struct given g = { s, num, shown ? shown : s };
 
 	memset(f, 0, sizeof(*f));
-	return ops[p->type].parse(p, &g, f, why);
+	return ops[p->type].parse(p, &g, f, err);
 }
 
 void wl_param_release(const struct param *p, union wl_field *f)

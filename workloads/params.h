@@ -38,11 +38,11 @@ union wl_field {
  * One scalar value of p into f: s is the string given (or the table's
  * default), or NULL for a JSON number num; shown is how the value is
  * shown in messages (NULL: s).  A text the field keeps is malloc'd
- * (wl_param_release frees it).  Returns 0, or -1 with why said in why
+ * (wl_param_release frees it).  Returns 0, or -1 with why added to err
  * (without the key path, which the caller puts first).
  */
 int wl_param_parse(const struct param *p, const char *s, double num,
-		   const char *shown, union wl_field *f, struct strbuf *why);
+		   const char *shown, union wl_field *f, struct strbuf *err);
 void wl_param_release(const struct param *p, union wl_field *f);
 /* f's text, if it keeps one, copied: f then owns its own. */
 void wl_param_dup(const struct param *p, union wl_field *f);

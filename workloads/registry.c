@@ -41,31 +41,32 @@ const char *const wl_modes[] = {
 	NULL,
 };
 
-int wl_params_check(const struct workload *w, struct fb_err *e)
+int wl_params_check(const struct workload *w, struct strbuf *err)
 {
 	int i;
 
 	if (w->params_size > WL_PARAMS_MAX)
-		return fb_errf(e, "%s: params struct of %zu bytes, more than "
-			       "%d", w->name, w->params_size, WL_PARAMS_MAX);
+		return err_setf(err, "%s: params struct of %zu bytes, more "
+				"than %d", w->name, w->params_size,
+				WL_PARAMS_MAX);
 	for (i = 0; w->params[i].name; i++) {
 		const struct param *p = &w->params[i];
 		size_t end = p->runner ? sizeof(struct wl_run_params) :
 					 w->params_size;
 
 		if (i == WL_MAX_PARAMS)
-			return fb_errf(e, "%s: more than %d params", w->name,
-				       WL_MAX_PARAMS);
+			return err_setf(err, "%s: more than %d params", w->name,
+					WL_MAX_PARAMS);
 		if (p->size != wl_param_size(p->type) || p->off + p->size > end)
-			return fb_errf(e, "%s: param %s: a field of %zu bytes "
-				       "at %zu, not one of %zu within %zu",
-				       w->name, p->name, p->size, p->off,
-				       wl_param_size(p->type), end);
+			return err_setf(err, "%s: param %s: a field of %zu "
+					"bytes at %zu, not one of %zu within "
+					"%zu", w->name, p->name, p->size,
+					p->off, wl_param_size(p->type), end);
 		if (p->runner && strcmp(p->name, "threads") &&
 		    (strcmp(p->name, "mode") || p->choices != wl_modes))
-			return fb_errf(e, "%s: param %s: the runner's are "
-				       "threads, and mode with wl_modes",
-				       w->name, p->name);
+			return err_setf(err, "%s: param %s: the runner's are "
+					"threads, and mode with wl_modes",
+					w->name, p->name);
 	}
 	return 0;
 }

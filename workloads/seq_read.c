@@ -51,10 +51,10 @@ struct sr_params {
 WL_PARAMS_STRUCT(struct sr_params);
 
 /* "" or an absolute path */
-static int check_file(const char *val, char *buf, size_t n)
+static int check_file(const char *val, struct strbuf *err)
 {
 	if (val[0] && val[0] != '/') {
-		snprintf(buf, n, "not an absolute path");
+		strbuf_addstr(err, "not an absolute path");
 		return -1;
 	}
 	return 0;
@@ -191,7 +191,7 @@ static int nfiles_of(const struct wl_case *c)
 	return prm(c)->shared ? 1 : (int)c->ps.run.threads;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 {
 	uint64_t size = prm(c)->size, bs = prm(c)->bs, need;
 	const char *dir = default_dir(c) ? c->scratch_base : prm(c)->dir;
@@ -203,39 +203,39 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 	format_size(size, b, sizeof(b));
 	if (bs > size) {
 		format_size(bs, a, sizeof(a));
-		fb_errf(e, "bs %s is larger than size %s", a, b);
+		err_setf(err, "bs %s is larger than size %s", a, b);
 		return WL_REFUSE;
 	}
 	if (given_file(c)) {
 		const char *f = prm(c)->file;
 
 		if (stat(f, &sb)) {
-			fb_errf(e, "cannot read file %s: %s", f,
-				strerror(errno));
+			err_setf(err, "cannot read file %s: %s", f,
+				 strerror(errno));
 			return WL_REFUSE;
 		}
 		if (!S_ISREG(sb.st_mode)) {
-			fb_errf(e, "file %s is not a regular file", f);
+			err_setf(err, "file %s is not a regular file", f);
 			return WL_REFUSE;
 		}
 		if ((uint64_t)sb.st_size < size) {
 			human_size((uint64_t)sb.st_size, a, sizeof(a));
-			fb_errf(e, "file %s holds %s, less than size %s", f, a,
-				b);
+			err_setf(err, "file %s holds %s, less than size %s", f,
+				 a, b);
 			return WL_REFUSE;
 		}
 		if (threads > 1 && !prm(c)->shared) {
-			fb_errf(e, "file names one file: %u readers need "
-				"shared set to yes", threads);
+			err_setf(err, "file names one file: %u readers need "
+				 "shared set to yes", threads);
 			return WL_REFUSE;
 		}
 		return WL_OK;
 	}
 	need = size * (uint64_t)nfiles_of(c);
-	if ((v = wl_need_space(dir, need, "", e)))
+	if ((v = wl_need_space(dir, need, "", err)))
 		return v;
 	/* the files must stay cached (on tmpfs they are memory) */
-	return wl_need_memory(need, " for the page cache", e);
+	return wl_need_memory(need, " for the page cache", err);
 }
 
 /*
@@ -386,7 +386,7 @@ static void fill_pattern(char *buf, size_t len, uint64_t off)
 }
 
 static int populate(struct wl_case *c, struct state *st, int fd,
-		    const char *path, struct fb_err *e)
+		    const char *path, struct strbuf *err)
 {
 	const size_t chunk = 1 << 20;
 	char hs[32], *buf;
@@ -396,13 +396,13 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(fd, 0, 0, (off_t)st->size))
-			return fb_errf(e, "cannot fallocate %s (%s): %s", path,
-				       hs, strerror(errno));
+			return err_setf(err, "cannot fallocate %s (%s): %s",
+					path, hs, strerror(errno));
 		return 0;
 	}
 	buf = malloc(chunk);
 	if (!buf)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (off = 0; off < st->size; off += chunk) {
 		size_t len = st->size - off < chunk ? st->size - off : chunk;
 		ssize_t w;
@@ -414,13 +414,13 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 
 			free(buf);
 			if (r == EINTR || *c->stop)
-				return fb_errf(e, "interrupted");
-			return fb_errf(e, "cannot write %s (%s): %s", path, hs,
-				       r ? strerror(r) : "short write");
+				return err_setf(err, "interrupted");
+			return err_setf(err, "cannot write %s (%s): %s", path,
+					hs, r ? strerror(r) : "short write");
 		}
 		if (*c->stop) {
 			free(buf);
-			return fb_errf(e, "interrupted");
+			return err_setf(err, "interrupted");
 		}
 		if (c->progress)
 			c->progress("writing", off + len, st->size);
@@ -428,29 +428,29 @@ static int populate(struct wl_case *c, struct state *st, int fd,
 	free(buf);
 	/* on a disk filesystem, writeback must not run behind the reads */
 	if (!fs_fd_magic(fd, &magic) && magic != TMPFS_MAGIC && fdatasync(fd))
-		return fb_errf(e, "cannot fdatasync %s: %s", path,
-			       strerror(errno));
+		return err_setf(err, "cannot fdatasync %s: %s", path,
+				strerror(errno));
 	return 0;
 }
 
 /* Read the file once, untimed, so that the timed reads find it cached. */
 static int warm(struct wl_case *c, struct state *st, int fd, const char *path,
-		struct fb_err *e)
+		struct strbuf *err)
 {
 	char *buf = malloc(1 << 20);
 	uint64_t off;
 
 	if (!buf)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (off = 0; off < st->size; off += 1 << 20) {
 		ssize_t r = pread(fd, buf, 1 << 20, (off_t)off);
 
 		if (r <= 0 || *c->stop) {
 			free(buf);
 			if (*c->stop || (r < 0 && errno == EINTR))
-				return fb_errf(e, "interrupted");
-			return fb_errf(e, "cannot read %s: %s", path,
-				       r ? strerror(errno) : "end of file");
+				return err_setf(err, "interrupted");
+			return err_setf(err, "cannot read %s: %s", path,
+					r ? strerror(errno) : "end of file");
 		}
 		if (c->progress)
 			c->progress("caching", off, st->size);
@@ -468,13 +468,13 @@ static const char *file_of(const struct wl_case *c, const struct state *st,
 }
 
 /* The runner's scratch, or our own scratch dir inside the given dir. */
-static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
+static int pick_dir(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, st->dir,
-			    sizeof(st->dir), e);
+			    sizeof(st->dir), err);
 }
 
-static int setup(struct wl_case *c, struct fb_err *e)
+static int setup(struct wl_case *c, struct strbuf *err)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	int i, r, fd = -1;
@@ -482,7 +482,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	uint64_t cached;
 
 	if (!st)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	c->priv = st;
 	st->stop = c->stop;
 	st->size = prm(c)->size;
@@ -495,12 +495,12 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
 	st->made = calloc((size_t)st->nfiles + 1, sizeof(*st->made));
 	if (!st->r || !st->paths || !st->made)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (i = 0; i < st->nreaders; i++)
 		st->r[i].fd = -1;
 
 	if (st->nfiles) {
-		r = pick_dir(c, st, e);
+		r = pick_dir(c, st, err);
 		if (r)
 			return r;
 	}
@@ -515,16 +515,16 @@ static int setup(struct wl_case *c, struct fb_err *e)
 			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 				  0600);
 			if (fd < 0)
-				return fb_errf(e, "cannot create %s: %s", path,
-					       strerror(errno));
+				return err_setf(err, "cannot create %s: %s",
+						path, strerror(errno));
 			st->made[i] = true;
-			r = populate(c, st, fd, path, e);
+			r = populate(c, st, fd, path, err);
 		} else {
 			path = prm(c)->file;
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
-				return fb_errf(e, "cannot open %s: %s", path,
-					       strerror(errno));
+				return err_setf(err, "cannot open %s: %s", path,
+						strerror(errno));
 			r = 0;
 		}
 		if (!r && !fstat(fd, &sb))
@@ -532,7 +532,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 		cached = 0;
 		if (!r && (cached_bytes(fd, st->size, &cached) ||
 			   cached < st->size)) {
-			r = warm(c, st, fd, path, e);
+			r = warm(c, st, fd, path, err);
 			if (!r && cached_bytes(fd, st->size, &cached)) {
 				st->cached_known = false;	/* no mmap */
 				cached = 0;
@@ -555,18 +555,18 @@ static int setup(struct wl_case *c, struct fb_err *e)
 			  c->cpus[i % c->ncpus];
 		rd->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (rd->fd < 0)
-			return fb_errf(e, "cannot open %s: %s", path,
-				       strerror(errno));
+			return err_setf(err, "cannot open %s: %s", path,
+					strerror(errno));
 		if (posix_memalign((void **)&rd->buf, 4096, st->bs))
-			return fb_errf(e, "out of memory for a %llu-byte "
-				       "buffer", (unsigned long long)st->bs);
+			return err_setf(err, "out of memory for a %llu-byte "
+					"buffer", (unsigned long long)st->bs);
 		/* fault in buffer and histogram now, not in the loop */
 		memset(rd->buf, 0, st->bs);
 		/* page-aligned: its header and the buckets up to ~4 us in
 		 * ticks share one page (see read_loop) */
 		if (posix_memalign((void **)&rd->hist, 4096,
 				   sizeof(*rd->hist)))
-			return fb_errf(e, "out of memory");
+			return err_setf(err, "out of memory");
 		hist_init(rd->hist);
 		perf_init(&rd->perf);
 	}
@@ -837,7 +837,7 @@ static void set_perf(struct wl_case *c, struct wl_sample *s,
 	}
 }
 
-static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	struct hist *all = st->r[0].hist;
@@ -849,23 +849,23 @@ static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	st->pin = c->pin_thread;
 	r = run_readers(st);
 	if (r)
-		return fb_errf(e, "cannot start %d reader threads: %s",
-			       st->nreaders, strerror(-r));
+		return err_setf(err, "cannot start %d reader threads: %s",
+				st->nreaders, strerror(-r));
 	if (*c->stop)
-		return fb_errf(e, "interrupted");
+		return err_setf(err, "interrupted");
 	perf_sum_init(&sum);
 	for (i = 0; i < st->nreaders; i++) {
 		struct reader *rd = &st->r[i];
 
 		if (rd->err && !rd->what)
-			return fb_errf(e, "cannot pin reader %d to CPU %d", i,
-				       rd->cpu);
+			return err_setf(err, "cannot pin reader %d to CPU %d",
+					i, rd->cpu);
 		if (rd->err)
-			return fb_errf(e, "reader %d cannot %s %s: %s", i,
-				       rd->what, file_of(c, st, i),
-				       rd->err == -ENODATA ?
-				       "unexpected end of file" :
-				       strerror(-rd->err));
+			return err_setf(err, "reader %d cannot %s %s: %s", i,
+					rd->what, file_of(c, st, i),
+					rd->err == -ENODATA ?
+					"unexpected end of file" :
+					strerror(-rd->err));
 		if (i)
 			hist_merge(all, rd->hist);
 		perf_add(&sum, &rd->perf);
@@ -920,7 +920,7 @@ static bool block_ok(int fd, uint64_t blk, char *buf)
 	return true;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	uint64_t reads = 0, wraps = 0, bytes = 0, cached, cached_after = 0;
@@ -930,7 +930,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	char buf[4096];
 	int i, nf = st->nfiles ? st->nfiles : 1;
 
-	(void)e;
+	(void)err;
 	for (i = 0; i < st->nreaders; i++) {
 		reads += st->r[i].reads;
 		wraps += st->r[i].wraps;

@@ -244,28 +244,28 @@ static bool default_dir(const struct wl_case *c)
 }
 
 /* Can this machine's memory cgroup evict the cache as asked?  Else why. */
-static int reclaim_offered(const struct wl_case *c, struct fb_err *e)
+static int reclaim_offered(const struct wl_case *c, struct strbuf *err)
 {
 	struct memcg m;
 	char rp[4200];
 
-	if (memcg_detect(&m, e))
+	if (memcg_detect(&m, err))
 		return -1;
 	/* the reader's last eviction writes it whatever reclaim is */
 	if (m.version == MEMCG_V2)
 		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
 	if (m.version == MEMCG_V2 && access(rp, F_OK))
-		return fb_errf(e, "cgroup v2 without memory.reclaim (no %s: "
-			       "a kernel before 5.19): the page cache cannot "
-			       "be reclaimed on demand", rp);
+		return err_setf(err, "cgroup v2 without memory.reclaim (no %s: "
+				"a kernel before 5.19): the page cache cannot "
+				"be reclaimed on demand", rp);
 	if (prm(c)->reclaim == RECLAIM_MEMORY && m.version != MEMCG_V2)
-		return fb_errf(e, "reclaim=memory.reclaim needs cgroup v2; "
-			       "this machine has the memory controller on "
-			       "cgroup v1 (reclaim=limit works on both)");
+		return err_setf(err, "reclaim=memory.reclaim needs cgroup v2; "
+				"this machine has the memory controller on "
+				"cgroup v1 (reclaim=limit works on both)");
 	return 0;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 {
 	char a[32], b[32], d[32], asked[32];
 	uint64_t given_limit = prm(c)->limit.bytes;
@@ -275,23 +275,23 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 
 	format_size(prm(c)->size, asked, sizeof(asked));
 	if (prm(c)->fs == FS_FUSE) {
-		if (fuse_zero_available(e))
+		if (fuse_zero_available(err))
 			return WL_SKIP;
 	} else {
 		/* a file system whose page cache leaves shadows */
 		v = wl_need_disk(default_dir(c) ? c->disk_scratch_base :
 				 prm(c)->dir, "fs=dir", "whose sparse files "
 				 "cache nothing and leave no shadow entries",
-				 e);
+				 err);
 		if (v != WL_OK)
 			return v;
 	}
-	if (reclaim_offered(c, e))
+	if (reclaim_offered(c, err))
 		return WL_SKIP;
 	r = make_plan(c, &p);
 	if (r == -EIO) {
-		fb_errf(e, "cannot read /proc/meminfo (or FOLIOBENCH_MEMTOTAL "
-			"is not a size)");
+		err_setf(err, "cannot read /proc/meminfo (or "
+			 "FOLIOBENCH_MEMTOTAL is not a size)");
 		return WL_REFUSE;
 	}
 	if (given_limit &&
@@ -299,32 +299,32 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 		human_size(given_limit, a, sizeof(a));
 		human_size(shadow_least_limit(p.keep, p.size, p.ballast), b,
 			   sizeof(b));
-		fb_errf(e, "limit %s is below the %s the cgroup holds besides "
-			"page cache (what keep=%s holds and the shadow nodes, "
-			"plus 64 MiB): its reader would be OOM-killed", a, b,
-			keeps[p.keep]);
+		err_setf(err, "limit %s is below the %s the cgroup holds "
+			 "besides page cache (what keep=%s holds and the "
+			 "shadow nodes, plus 64 MiB): its reader would be "
+			 "OOM-killed", a, b, keeps[p.keep]);
 		return WL_REFUSE;
 	}
 	if (r == -ENOMEM) {
 		human_size(p.limit, a, sizeof(a));
 		human_size(p.budget, b, sizeof(b));
 		human_size(p.limit - p.budget, d, sizeof(d));
-		fb_errf(e, "the cgroup needs %s of memory for %s; it may "
-			"take %s here (half of MemTotal in whole GiB): short "
-			"by %s", a,
-			p.size == p.asked ? asked : "even 1 GiB",
-			b, d);
+		err_setf(err, "the cgroup needs %s of memory for %s; it may "
+			 "take %s here (half of MemTotal in whole GiB): short "
+			 "by %s", a,
+			 p.size == p.asked ? asked : "even 1 GiB",
+			 b, d);
 		return WL_REFUSE;
 	}
 	if (r == -EBUSY) {
 		format_size(p.size, d, sizeof(d));
 		human_size(p.limit, a, sizeof(a));
 		human_size(p.avail, b, sizeof(b));
-		fb_errf(e, "the cgroup needs %s of memory for %s (the size "
-			"this machine's MemTotal gives), but only %s is free "
-			"now (3/4 of MemAvailable): something else holds "
-			"memory; free it rather than measure another size",
-			a, d, b);
+		err_setf(err, "the cgroup needs %s of memory for %s (the size "
+			 "this machine's MemTotal gives), but only %s is free "
+			 "now (3/4 of MemAvailable): something else holds "
+			 "memory; free it rather than measure another size",
+			 a, d, b);
 		return WL_REFUSE;
 	}
 	if (p.size != p.asked) {
@@ -465,7 +465,7 @@ static int do_cachestat(const char *path, struct fb_cachestat *cs)
 	return r;
 }
 
-static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
+static int make_file(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	int fd, r;
 
@@ -474,7 +474,7 @@ static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 
 		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
 		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
-				    c->setup_cpus, c->nsetup_cpus, e);
+				    c->setup_cpus, c->nsetup_cpus, err);
 		if (r)
 			return -1;
 		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
@@ -495,22 +495,22 @@ static int make_file(struct wl_case *c, struct state *st, struct fb_err *e)
 		 * run's file goes at the next start.
 		 */
 		if (wl_files_dir(prm(c)->dir, false, NULL, st->dir,
-				 sizeof(st->dir), e))
+				 sizeof(st->dir), err))
 			return -1;
 		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
 			 st->dir, c->rep);
 	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return fb_errf(e, "cannot create %s: %s", st->path,
-			       strerror(errno));
+		return err_setf(err, "cannot create %s: %s", st->path,
+				strerror(errno));
 	/* sparse: reads of it are zeros from the page cache, no disk */
 	if (ftruncate(fd, (off_t)st->plan.size)) {
 		r = errno;
 		close(fd);
-		return fb_errf(e, "cannot size %s to %llu bytes: %s",
-			       st->path, (unsigned long long)st->plan.size,
-			       strerror(r));
+		return err_setf(err, "cannot size %s to %llu bytes: %s",
+				st->path, (unsigned long long)st->plan.size,
+				strerror(r));
 	}
 	close(fd);
 	return 0;
@@ -526,7 +526,7 @@ static void __attribute__((noreturn)) reader_main(void *p)
 }
 
 static int start_reader(struct wl_case *c, struct state *st,
-			struct fb_err *e)
+			struct strbuf *err)
 {
 	struct reader_args a;
 	struct sys_child ch;
@@ -570,11 +570,11 @@ static int start_reader(struct wl_case *c, struct state *st,
 	st->msgs = out[0];
 	r = memcg_attach(&st->m, ch.pid);
 	if (r)
-		return fb_errf(e, "cannot move the reader into %s: %s",
-			       st->m.path, strerror(-r));
+		return err_setf(err, "cannot move the reader into %s: %s",
+				st->m.path, strerror(-r));
 	if (write(st->ctl, "g", 1) != 1)
-		return fb_errf(e, "cannot start the reader: %s",
-			       strerror(errno));
+		return err_setf(err, "cannot start the reader: %s",
+				strerror(errno));
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
@@ -583,7 +583,7 @@ fail:
 		if (out[i] >= 0)
 			close(out[i]);
 	}
-	return fb_errf(e, "cannot start the reader: %s", strerror(r));
+	return err_setf(err, "cannot start the reader: %s", strerror(r));
 }
 
 static void reap_reader(struct state *st)
@@ -598,8 +598,8 @@ static void reap_reader(struct state *st)
 	st->reader = 0;
 }
 
-/* Why the reader is gone, for the error message. */
-static void reader_death(struct state *st, char *buf, size_t n)
+/* Why the reader is gone, added to err. */
+static void reader_death(struct state *st, struct strbuf *err)
 {
 	struct sys_child ch = { .pid = st->reader };
 	int gone, s;
@@ -613,29 +613,28 @@ static void reader_death(struct state *st, char *buf, size_t n)
 	if (gone)
 		st->reader = 0;
 	if (gone && WIFSIGNALED(s))
-		snprintf(buf, n, "the reader was killed by %s%s",
-			 strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
-			 " (the cgroup's OOM killer? its limit may be too "
-			 "small)" : "");
+		strbuf_addf(err, "the reader was killed by %s%s",
+			    strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
+			    " (the cgroup's OOM killer? its limit may be too "
+			    "small)" : "");
 	else if (gone)
-		snprintf(buf, n, "the reader exited with status %d",
-			 WEXITSTATUS(s));
+		strbuf_addf(err, "the reader exited with status %d",
+			    WEXITSTATUS(s));
 	else
-		snprintf(buf, n, "the reader is gone");
+		strbuf_addf(err, "the reader is gone");
 }
 
 /* Follow the reader until it is ready; poll stop all along. */
-static int wait_reader(struct wl_case *c, struct state *st, struct fb_err *e)
+static int wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	struct pollfd pfd = { .fd = st->msgs, .events = POLLIN };
 	struct msg m;
-	char why[200];
 	ssize_t n;
 
 	for (;;) {
 		if (*c->stop) {
 			reap_reader(st);
-			return fb_errf(e, "interrupted");
+			return err_setf(err, "interrupted");
 		}
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;	/* timeout, or EINTR: look at stop */
@@ -643,9 +642,9 @@ static int wait_reader(struct wl_case *c, struct state *st, struct fb_err *e)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != (ssize_t)sizeof(m)) {
-			reader_death(st, why, sizeof(why));
-			return fb_errf(e, "setup of %s failed: %s", st->path,
-				       why);
+			err_setf(err, "setup of %s failed: ", st->path);
+			reader_death(st, err);
+			return -1;
 		}
 		switch (m.kind) {
 		case MSG_PROGRESS:
@@ -664,8 +663,8 @@ static int wait_reader(struct wl_case *c, struct state *st, struct fb_err *e)
 			return 0;
 		default:
 			reap_reader(st);
-			return fb_errf(e, "setup of %s failed: %s", st->path,
-				       m.text);
+			return err_setf(err, "setup of %s failed: %s", st->path,
+					m.text);
 		}
 	}
 }
@@ -688,29 +687,29 @@ static int raise_map_count(uint64_t pins)
 	return sys_knob_set(MAX_MAP_COUNT, val);
 }
 
-static int setup(struct wl_case *c, struct fb_err *e)
+static int setup(struct wl_case *c, struct strbuf *err)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	uint64_t t0 = now_ns();
 	int r;
 
 	if (!st)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	c->priv = st;
 	st->ctl = st->msgs = -1;
 	st->fuse = prm(c)->fs == FS_FUSE;
 	plan_as_given(c, &st->plan);
-	r = memcg_create(&st->m, "shadow", e);
+	r = memcg_create(&st->m, "shadow", err);
 	if (r)
 		return -1;
 	st->memory_reclaim = use_memory_reclaim(c, &st->m);
-	r = make_file(c, st, e);
+	r = make_file(c, st, err);
 	if (r)
 		return r;
 	r = do_cachestat(st->path, &st->cs);
 	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
-		return fb_errf(e, "cannot cachestat %s: %s", st->path,
-			       strerror(-r));
+		return err_setf(err, "cannot cachestat %s: %s", st->path,
+				strerror(-r));
 	st->have_cachestat = !r;
 	/*
 	 * Without cachestat the shadow entries are bounded from the pages
@@ -723,16 +722,16 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	/* memory.reclaim keeps it below; the limit backs that up */
 	r = memcg_set_limit(&st->m, st->plan.limit);
 	if (r)
-		return fb_errf(e, "cannot limit %s to %llu bytes: %s",
-			       st->m.path, (unsigned long long)st->plan.limit,
-			       strerror(-r));
+		return err_setf(err, "cannot limit %s to %llu bytes: %s",
+				st->m.path, (unsigned long long)st->plan.limit,
+				strerror(-r));
 	if (st->plan.keep == KEEP_PIN)
 		st->pin_vmas = !raise_map_count(st->plan.size / PIN_STRIDE);
 	st->refreshed = read_counts(&st->vm[0]);
 	st->server_cpu_ns = st->fuse ? fuse_zero_cpu_ns(&st->fz) : 0;
-	r = start_reader(c, st, e);
+	r = start_reader(c, st, err);
 	if (!r)
-		r = wait_reader(c, st, e);
+		r = wait_reader(c, st, err);
 	if (r)
 		return r;
 	if (st->fuse)
@@ -746,18 +745,19 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	r = quiesce_wait(&st->quiet, QUIET_INTERVAL, QUIET_INTERVALS,
 			 QUIET_TIMEOUT, c->stop);
 	if (r)
-		return fb_errf(e, "cannot read /proc/vmstat: %s", strerror(-r));
+		return err_setf(err, "cannot read /proc/vmstat: %s",
+				strerror(-r));
 	if (*c->stop)
-		return fb_errf(e, "interrupted");
+		return err_setf(err, "interrupted");
 	/* what the timed call will find, counted just before it */
 	if (st->have_cachestat)
 		r = do_cachestat(st->path, &st->cs);
 	else
 		r = resident_pages(st->path, st->plan.size, &st->resident);
 	if (r)
-		return fb_errf(e, "cannot %s %s: %s", st->have_cachestat ?
-			       "cachestat" : "mincore", st->path,
-			       strerror(-r));
+		return err_setf(err, "cannot %s %s: %s", st->have_cachestat ?
+				"cachestat" : "mincore", st->path,
+				strerror(-r));
 	if (st->m.version == MEMCG_V2)
 		memcg_stat(&st->m, "workingset_nodereclaim",
 			   &st->memcg_nodereclaim);
@@ -832,7 +832,7 @@ static void counts(const struct state *st, uint64_t *evicted,
 		*evicted = 0;
 }
 
-static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	bool unl = prm(c)->op == OP_UNLINK;
@@ -852,8 +852,8 @@ static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	quiesce_snap(&q1);
 	quiesce_delta(&q0, &q1, &st->during);
 	if (r)
-		return fb_errf(e, "%s of %s failed: %s", unl ? "unlink" :
-			       "truncate", st->path, strerror(errno));
+		return err_setf(err, "%s of %s failed: %s", unl ? "unlink" :
+				"truncate", st->path, strerror(errno));
 	/* the timed region: the reads of /proc around it are not the call */
 	s->t_begin = t0;
 	s->t_end = t1;
@@ -872,7 +872,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	return 0;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	uint64_t pages = file_pages(st), evicted, cached, most;
@@ -882,7 +882,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	char why[256];
 	int i;
 
-	(void)e;
+	(void)err;
 	counts(st, &evicted, &cached, &most);
 	cov = 100.0 * (double)evicted / (double)pages;
 	wl_note(s, "size_used", (double)st->plan.size);

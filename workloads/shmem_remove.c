@@ -141,22 +141,22 @@ static bool no_mthp(void)
 }
 
 /*
- * Why this kernel hands out no PMD shmem folios, into e; 0 if it does:
+ * Why this kernel hands out no PMD shmem folios, into err; 0 if it does:
  * THP built in (shmem_enabled, every kernel since 4.8) and not denied to
  * every mount.
  */
-static int no_pmd_shmem(struct fb_err *e)
+static int no_pmd_shmem(struct strbuf *err)
 {
 	char val[128];
 
 	if (read_file_str(THP "/shmem_enabled", val, sizeof(val)))
-		return fb_errf(e, "this kernel offers no pmd shmem folios "
-			       "(no %s: built without transparent huge "
-			       "pages)", THP "/shmem_enabled");
+		return err_setf(err, "this kernel offers no pmd shmem folios "
+				"(no %s: built without transparent huge "
+				"pages)", THP "/shmem_enabled");
 	if (strstr(val, "[deny]"))
-		return fb_errf(e, "this kernel offers no pmd shmem folios: "
-			       "%s is deny, which forces huge pages off on "
-			       "every tmpfs", THP "/shmem_enabled");
+		return err_setf(err, "this kernel offers no pmd shmem folios: "
+				"%s is deny, which forces huge pages off on "
+				"every tmpfs", THP "/shmem_enabled");
 	return 0;
 }
 
@@ -216,25 +216,25 @@ static bool private_mount(const struct wl_case *c)
 	       !(folio_bytes(c) == 4096 && mount_huge_never(c->scratch_base));
 }
 
-/* Does this kernel hand out the folios asked for?  Else why, in e. */
+/* Does this kernel hand out the folios asked for?  Else why, in err. */
 static int folio_offered(const struct wl_case *c, uint64_t folio,
-			 struct fb_err *e)
+			 struct strbuf *err)
 {
 	char path[256];
 
 	if (folio == 4096)
 		return 0;
 	if (is_pmd(c))
-		return no_pmd_shmem(e);
+		return no_pmd_shmem(err);
 	snprintf(path, sizeof(path), THP "/hugepages-%llukB",
 		 (unsigned long long)(folio >> 10));
 	if (no_mthp() || access(path, F_OK))
-		return fb_errf(e, "this kernel offers no %s shmem folios "
-			       "(no %s)", prm(c)->folio.text, path);
+		return err_setf(err, "this kernel offers no %s shmem folios "
+				"(no %s)", prm(c)->folio.text, path);
 	return 0;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 {
 	uint64_t size = prm(c)->size, folio = folio_bytes(c);
 	uint64_t nw = c->ps.run.threads;
@@ -243,23 +243,23 @@ static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
 	char have[32], asked[32];
 	enum wl_verdict v;
 
-	if (folio_offered(c, folio, e))
+	if (folio_offered(c, folio, err))
 		return WL_SKIP;
 	if (size % folio) {
 		human_size(folio, have, sizeof(have));
 		format_size(size, asked, sizeof(asked));
-		fb_errf(e, "size %s is not a multiple of the %s folio",
-			asked, have);
+		err_setf(err, "size %s is not a multiple of the %s folio",
+			 asked, have);
 		return WL_REFUSE;
 	}
 	/* every worker has a file of its own */
 	size *= nw;
 	if (!is_memfd(c) && !private_mount(c) &&
-	    ((v = wl_need_tmpfs(c, dir, e)) ||
-	     (v = wl_need_space(dir, size, all, e))))
+	    ((v = wl_need_tmpfs(c, dir, err)) ||
+	     (v = wl_need_space(dir, size, all, err))))
 		return v;
 	/* the file lives in memory */
-	return wl_need_memory(size, all, e);
+	return wl_need_memory(size, all, err);
 }
 
 static void counters(struct state *st, uint64_t *alloc)
@@ -296,15 +296,15 @@ static void find_sizes(struct state *st)
 }
 
 static int fill(struct wl_case *c, struct state *st, struct wfile *f,
-		struct fb_err *e)
+		struct strbuf *err)
 {
 	char hs[32];
 
 	human_size(st->size, hs, sizeof(hs));
 	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(f->fd, 0, 0, (off_t)st->size))
-			return fb_errf(e, "cannot fallocate %s (%s): %s",
-				       f->path, hs, strerror(errno));
+			return err_setf(err, "cannot fallocate %s (%s): %s",
+					f->path, hs, strerror(errno));
 		return 0;
 	}
 	{
@@ -313,7 +313,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 		uint64_t off;
 
 		if (!buf)
-			return fb_errf(e, "out of memory");
+			return err_setf(err, "out of memory");
 		memset(buf, 0x5a, chunk);
 		for (off = 0; off < st->size; off += chunk) {
 			size_t len = st->size - off < chunk ?
@@ -322,13 +322,13 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 
 			if (w != (ssize_t)len) {
 				free(buf);
-				return fb_errf(e, "cannot write %s (%s): %s",
-					       f->path, hs, w < 0 ?
-					       strerror(errno) : "short write");
+				return err_setf(err, "cannot write %s (%s): %s",
+						f->path, hs, w < 0 ?
+						strerror(errno) : "short write");
 			}
 			if (*c->stop) {
 				free(buf);
-				return fb_errf(e, "interrupted");
+				return err_setf(err, "interrupted");
 			}
 		}
 		free(buf);
@@ -338,7 +338,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 
 /* The directory the files go in: made, or mounted, once a repetition. */
 static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
-		    struct fb_err *e)
+		    struct strbuf *err)
 {
 	char opts[128];
 	int r;
@@ -346,7 +346,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 	if (!default_dir(c)) {
 		/* a directory of our own there, journalled */
 		if (wl_files_dir(prm(c)->dir, false, NULL, st->udir,
-				 sizeof(st->udir), e))
+				 sizeof(st->udir), err))
 			return -1;
 		*dir = st->udir;
 		return 0;
@@ -358,16 +358,16 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 	/* a private tmpfs that hands out the folios asked for */
 	snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs", c->scratch);
 	if (mkdir(st->mnt, 0700) && errno != EEXIST)
-		return fb_errf(e, "cannot mkdir %s: %s", st->mnt,
-			       strerror(errno));
+		return err_setf(err, "cannot mkdir %s: %s", st->mnt,
+				strerror(errno));
 	snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
 		 st->folio > 4096 ? "always" : "never",
 		 (unsigned long long)(st->size * (uint64_t)st->nw +
 				      (64 << 20)));
 	r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
 	if (r) {
-		r = fb_errf(e, "cannot mount tmpfs (%s) on %s: %s", opts,
-			    st->mnt, strerror(-r));
+		r = err_setf(err, "cannot mount tmpfs (%s) on %s: %s", opts,
+			     st->mnt, strerror(-r));
 		rmdir(st->mnt);
 		st->mnt[0] = '\0';
 		return r;
@@ -378,7 +378,7 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 
 /* Worker i's file, made empty: its worker fills it (prepare). */
 static int make_file(struct wl_case *c, struct state *st, const char *dir,
-		     int i, struct fb_err *e)
+		     int i, struct strbuf *err)
 {
 	struct wfile *f = &st->w[i];
 	char path[4300];
@@ -387,15 +387,15 @@ static int make_file(struct wl_case *c, struct state *st, const char *dir,
 		snprintf(f->path, sizeof(f->path), "memfd:foliobench.%d", i);
 		f->fd = memfd_create("foliobench", MFD_CLOEXEC);
 		if (f->fd < 0)
-			return fb_errf(e, "cannot memfd_create: %s",
-				       strerror(errno));
+			return err_setf(err, "cannot memfd_create: %s",
+					strerror(errno));
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir, c->rep, i);
 	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (f->fd < 0)
-		return fb_errf(e, "cannot create %s: %s", path,
-			       strerror(errno));
+		return err_setf(err, "cannot create %s: %s", path,
+				strerror(errno));
 	/* only now ours to remove */
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	return 0;
@@ -407,7 +407,7 @@ static int make_file(struct wl_case *c, struct state *st, const char *dir,
  * removes on one CPU: removed on a PU that sat idle through a fill made
  * elsewhere, the call measured 10-36% slower than the bare one (issue 17).
  */
-static int prepare(struct wl_case *c, struct fb_err *e)
+static int prepare(struct wl_case *c, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
@@ -415,13 +415,13 @@ static int prepare(struct wl_case *c, struct fb_err *e)
 	struct stat sb;
 	int r;
 
-	r = fill(c, st, f, e);
+	r = fill(c, st, f, err);
 	w->fill_pu = sched_getcpu();
 	if (r)
 		return r;
 	if (fstat(f->fd, &sb))
-		return fb_errf(e, "cannot stat %s: %s", f->path,
-			       strerror(errno));
+		return err_setf(err, "cannot stat %s: %s", f->path,
+				strerror(errno));
 	w->blocks = (uint64_t)sb.st_blocks * 512;
 	/* what the kernel gave, read before the timed call */
 	counters(st, w->alloc_after);
@@ -434,21 +434,21 @@ static int prepare(struct wl_case *c, struct fb_err *e)
 	return 0;
 }
 
-static int setup(struct wl_case *c, struct fb_err *e)
+static int setup(struct wl_case *c, struct strbuf *err)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	const char *dir = NULL;
 	int i, r;
 
 	if (!st)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	c->priv = st;
 	st->size = prm(c)->size;
 	st->folio = folio_bytes(c);
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
 	st->w = calloc((size_t)st->nw, sizeof(*st->w));
 	if (!st->w)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (i = 0; i < st->nw; i++) {
 		st->w[i].fd = -1;
 		st->w[i].pu = c->worker_cpus ? c->worker_cpus[i] : -1;
@@ -458,7 +458,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 		       0);
 	if (st->res == MAP_FAILED) {
 		st->res = NULL;
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	}
 	/* no 2 MiB folio in the counters this case reads (runner/workers.c) */
 	madvise(st->res, (size_t)st->nw * sizeof(*st->res), MADV_NOHUGEPAGE);
@@ -475,12 +475,12 @@ static int setup(struct wl_case *c, struct fb_err *e)
 		r = sys_knob_set(st->knob, want);
 		if (r) {
 			st->knob[0] = '\0';
-			return fb_errf(e, "cannot set %s to %s: %s",
-				       THP "/shmem_enabled", want,
-				       strerror(-r));
+			return err_setf(err, "cannot set %s to %s: %s",
+					THP "/shmem_enabled", want,
+					strerror(-r));
 		}
 	} else {
-		r = pick_dir(c, st, &dir, e);
+		r = pick_dir(c, st, &dir, err);
 		if (r)
 			return r;
 	}
@@ -488,7 +488,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	meminfo_bytes("ShmemHugePages", &st->huge_before);
 	st->thp_before = proc_vmstat_u64("thp_file_alloc");
 	for (i = 0; i < st->nw; i++) {
-		r = make_file(c, st, dir, i, e);
+		r = make_file(c, st, dir, i, err);
 		if (r)
 			return r;
 	}
@@ -496,7 +496,7 @@ static int setup(struct wl_case *c, struct fb_err *e)
 }
 
 /* One worker's timed call on its own file. */
-static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
@@ -523,8 +523,8 @@ static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	t1 = now_ns();
 	s1 = proc_thread_stime_ns(NULL);
 	if (r)
-		return fb_errf(e, "%s of %s failed: %s", op, f->path,
-			       strerror(errno));
+		return err_setf(err, "%s of %s failed: %s", op, f->path,
+				strerror(errno));
 	if (st->op == OP_CLOSE)
 		f->fd = -1;
 	s->t_begin = t0;
@@ -569,7 +569,7 @@ static void forked(struct wl_case *c, int w)
 	}
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	const char *op = ops[st->op];
@@ -584,7 +584,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	bool by_size = false;	/* the folio's size has counters of its own */
 	int i, off_pu = 0;
 
-	(void)e;
+	(void)err;
 	/* the last worker to fill saw every fill: the most of each */
 	for (i = 0; i < st->nw; i++) {
 		int k;

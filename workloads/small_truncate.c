@@ -146,25 +146,25 @@ static uint64_t page_size(void)
 	return p > 0 ? (uint64_t)p : 4096;
 }
 
-static enum wl_verdict preflight(struct wl_case *c, struct fb_err *e)
+static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 {
 	uint64_t len = prm(c)->pages * page_size(), need;
 	const char *dir = loop_dir(c) ? c->scratch_base : prm(c)->dir;
 	enum wl_verdict v;
 
-	if (loop_dir(c) && loopfs_check(e))
+	if (loop_dir(c) && loopfs_check(err))
 		return WL_SKIP;
 	/* every worker has a file of its own */
 	len *= c->ps.run.threads;
 	/* the image lives in memory, and the file's pages on top of it */
 	need = loop_dir(c) ? loopfs_image_bytes(len) : len;
 	v = wl_need_space(dir, need, loop_dir(c) ? " for the ext4 image" : "",
-			  e);
+			  err);
 	if (v != WL_OK)
 		return v;
 	return wl_need_memory(loop_dir(c) ? need + len : len,
 			      loop_dir(c) ? " for the image and page cache" :
-			      " for the page cache", e);
+			      " for the page cache", err);
 }
 
 /* Pages of the file in the page cache; -errno. */
@@ -210,14 +210,14 @@ static int cached_pages(struct state *st, struct worker *wk, uint64_t len,
 	return 0;
 }
 
-static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
+static int pick_dir(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	int r;
 
 	if (loop_dir(c)) {
 		r = loopfs_create(&st->fs, c->scratch, "small-truncate",
 				  loopfs_image_bytes(st->len *
-						     (uint64_t)st->nw), e);
+						     (uint64_t)st->nw), err);
 		st->loop = true;
 		if (r)
 			return -1;
@@ -225,11 +225,11 @@ static int pick_dir(struct wl_case *c, struct state *st, struct fb_err *e)
 		return 0;
 	}
 	return wl_files_dir(prm(c)->dir, false, NULL, st->dir,
-			    sizeof(st->dir), e);
+			    sizeof(st->dir), err);
 }
 
 static int fill(struct wl_case *c, struct state *st, struct worker *wk,
-		struct fb_err *e)
+		struct strbuf *err)
 {
 	uint64_t off = 0;
 
@@ -242,9 +242,9 @@ static int fill(struct wl_case *c, struct state *st, struct worker *wk,
 			continue;
 		if (w <= 0) {
 			if (*c->stop)
-				return fb_errf(e, "interrupted");
-			return fb_errf(e, "cannot write %s: %s", wk->path,
-				       w ? strerror(errno) : "wrote nothing");
+				return err_setf(err, "interrupted");
+			return err_setf(err, "cannot write %s: %s", wk->path,
+					w ? strerror(errno) : "wrote nothing");
 		}
 		off += (uint64_t)w;
 	}
@@ -302,7 +302,7 @@ out:
 
 /* Worker i's file, written once on its NUMA node to count its folios. */
 static int make_worker(struct wl_case *c, struct state *st, int i,
-		       struct fb_err *e)
+		       struct strbuf *err)
 {
 	struct worker *wk = &st->w[i];
 	char path[4300];
@@ -316,24 +316,24 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		 c->rep, i);
 	wk->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (wk->fd < 0)
-		return fb_errf(e, "cannot create %s: %s", path,
-			       strerror(errno));
+		return err_setf(err, "cannot create %s: %s", path,
+				strerror(errno));
 	snprintf(wk->path, sizeof(wk->path), "%s", path);
 	wk->t = mmap(NULL, tlen, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (wk->t == MAP_FAILED) {
 		wk->t = NULL;
-		return fb_errf(e, "out of memory for %llu times",
-			       (unsigned long long)st->count);
+		return err_setf(err, "out of memory for %llu times",
+				(unsigned long long)st->count);
 	}
 	wk->buf = malloc(st->chunk);
 	if (!wk->buf)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	/* fault them in now, not between the truncates */
 	memset(wk->t, 0, tlen);
 	memset(wk->buf, 0x5a, st->chunk);
 	/* one untimed round to see which folios the writes make */
-	r = fill(c, st, wk, e);
+	r = fill(c, st, wk, err);
 	if (r)
 		return r;
 	/* a page at a time through procfs: bounded to 1 GiB of file */
@@ -341,18 +341,18 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		st->folios = st->len <= (1ull << 30) ?
 			     count_folios(st, wk->fd) : -E2BIG;
 	if (ftruncate(wk->fd, 0))
-		return fb_errf(e, "cannot truncate %s: %s", wk->path,
-			       strerror(errno));
+		return err_setf(err, "cannot truncate %s: %s", wk->path,
+				strerror(errno));
 	return 0;
 }
 
-static int setup(struct wl_case *c, struct fb_err *e)
+static int setup(struct wl_case *c, struct strbuf *err)
 {
 	struct state *st = calloc(1, sizeof(*st));
 	int i, r = 0;
 
 	if (!st)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	c->priv = st;
 	loopfs_init(&st->fs);
 	st->page = page_size();
@@ -364,14 +364,14 @@ static int setup(struct wl_case *c, struct fb_err *e)
 	st->nw = c->nworkers > 0 ? c->nworkers : 1;
 	st->w = calloc((size_t)st->nw, sizeof(*st->w));
 	if (!st->w)
-		return fb_errf(e, "out of memory");
+		return err_setf(err, "out of memory");
 	for (i = 0; i < st->nw; i++)
 		st->w[i].fd = -1;
-	r = pick_dir(c, st, e);
+	r = pick_dir(c, st, err);
 	if (r)
 		return r;
 	for (i = 0; i < st->nw && !r; i++)
-		r = make_worker(c, st, i, e);
+		r = make_worker(c, st, i, err);
 	if (c->bind_memory)
 		c->bind_memory(-1);
 	return r;
@@ -379,14 +379,14 @@ static int setup(struct wl_case *c, struct fb_err *e)
 
 /* Count the cached pages around a sampled truncate. */
 static int check_cached(struct state *st, struct worker *wk, bool before,
-			struct checks *k, struct fb_err *e)
+			struct checks *k, struct strbuf *err)
 {
 	uint64_t n = 0, want = (st->len + st->page - 1) / st->page;
 	int r = cached_pages(st, wk, st->len, &n);
 
 	if (r)
-		return fb_errf(e, "cannot count the cached pages of %s: %s",
-			       wk->path, strerror(-r));
+		return err_setf(err, "cannot count the cached pages of %s: %s",
+				wk->path, strerror(-r));
 	if (!before) {
 		if (n)
 			k->left_after++;
@@ -401,7 +401,7 @@ static int check_cached(struct state *st, struct worker *wk, bool before,
 }
 
 /* One worker's timed loop on its own file. */
-static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	struct worker *wk = &st->w[c->worker];
@@ -413,22 +413,22 @@ static int run(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
 	for (i = 0; i < st->count; i++) {
 		bool check = i % CHECK_EVERY == 0 || i == st->count - 1;
 
-		r = fill(c, st, wk, e);
+		r = fill(c, st, wk, err);
 		if (r)
 			return r;
-		if (check && (r = check_cached(st, wk, true, &k, e)))
+		if (check && (r = check_cached(st, wk, true, &k, err)))
 			return r;
 		t0 = now_ns();
 		r = ftruncate(wk->fd, 0);
 		t1 = now_ns();
 		if (r)
-			return fb_errf(e, "cannot truncate %s: %s", wk->path,
-				       strerror(errno));
+			return err_setf(err, "cannot truncate %s: %s", wk->path,
+					strerror(errno));
 		t[i] = t1 - t0;
-		if (check && (r = check_cached(st, wk, false, &k, e)))
+		if (check && (r = check_cached(st, wk, false, &k, err)))
 			return r;
 		if (*c->stop)
-			return fb_errf(e, "interrupted");
+			return err_setf(err, "interrupted");
 	}
 	s->t_end = now_ns();
 	for (i = 0; i < st->count; i++)
@@ -514,14 +514,14 @@ static void combine(struct wl_case *c, const struct wl_sample *w, int n,
 	free(all);
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct fb_err *e)
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	unsigned long magic;
 	struct stat sb;
 	int i;
 
-	(void)e;
+	(void)err;
 	wl_note(s, "bytes_each", (double)st->len);
 	if (st->folios >= 0)
 		wl_note(s, "folios", (double)st->folios);

@@ -92,8 +92,8 @@ struct param {
 	const char *def;		/* default, in config syntax */
 	const char *const *choices;	/* PT_ENUM: NULL-terminated */
 	uint64_t min, max;		/* PT_SIZE, PT_UINT, PT_DURATION, PT_PERCENT; max 0 = none */
-	/* optional extra syntax check; writes why into buf, returns -1 */
-	int (*check)(const char *val, char *buf, size_t n);
+	/* optional extra syntax check; adds why to err, returns -1 */
+	int (*check)(const char *val, struct strbuf *err);
 	const char *help;
 	/*
 	 * PT_ENUM: how report tables name each choice for readers, in the
@@ -238,10 +238,16 @@ struct workload {
 	 * c->info.  The runner stores the case under what it adapted, the
 	 * asked params beside them, and hands setup the adapted case.
 	 */
-	enum wl_verdict (*preflight)(struct wl_case *c, struct fb_err *e);
-	int (*setup)(struct wl_case *c, struct fb_err *e);	/* untimed */
-	int (*run)(struct wl_case *c, struct wl_sample *s, struct fb_err *e);	/* timed */
-	int (*verify)(struct wl_case *c, struct wl_sample *s, struct fb_err *e);
+	enum wl_verdict (*preflight)(struct wl_case *c, struct strbuf *err);
+	int (*setup)(struct wl_case *c, struct strbuf *err);	/* untimed */
+	/*
+	 * Timed.  err is written only when it fails: a call that succeeds
+	 * allocates nothing for it.
+	 */
+	int (*run)(struct wl_case *c, struct wl_sample *s,
+		   struct strbuf *err);
+	int (*verify)(struct wl_case *c, struct wl_sample *s,
+		      struct strbuf *err);
 	void (*teardown)(struct wl_case *c);	/* always, also after errors */
 	/*
 	 * Parallel workers (a "threads" parameter, and "mode": threads or
@@ -260,7 +266,7 @@ struct workload {
 	void (*combine)(struct wl_case *c, const struct wl_sample *w, int n,
 			uint64_t span_ns, struct wl_sample *s);
 	void (*forked)(struct wl_case *c, int w);
-	int (*prepare)(struct wl_case *c, struct fb_err *e);
+	int (*prepare)(struct wl_case *c, struct strbuf *err);
 	/* seconds one repetition takes, setup to teardown, on the 2-vCPU
 	 * reference VM (the progress line scales it); NULL: no estimate */
 	double (*estimate_s)(const struct wl_case *c);
@@ -270,8 +276,8 @@ struct workload {
 const struct workload *const *workloads_get(void);
 const struct workload *workload_find(const char *name);
 
-/* A table's fields against their types and the struct; -1 with why in e. */
-int wl_params_check(const struct workload *w, struct fb_err *e);
+/* A table's fields against their types and the struct; -1 with why in err. */
+int wl_params_check(const struct workload *w, struct strbuf *err);
 
 /* The workload's params struct of a case. */
 static inline const void *wl_params(const struct wl_case *c)

@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct config cfg;
-	char *text, why[160];
+	struct strbuf why = STRBUF_INIT;
+	char *text;
 	int i;
 
 	/* what config_load refuses before parsing: NUL bytes, over 1 MiB */
@@ -30,18 +31,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	text[n] = '\0';
 	if (config_parse(&cfg, "fuzz.json", text, &err)) {
 		if (!err.len || strchr(err.buf, '\n') ||
-		    check_text(err.buf, 1 << 16, why, sizeof(why)))
+		    check_text(err.buf, 1 << 16, &why))
 			abort();	/* no message, or one that is not clean */
 	} else {
 		if (cfg.ncases < 1 || !cfg.json || !cfg.database)
 			abort();
-		if (cfg.label && label_check(cfg.label, why, sizeof(why)))
+		if (cfg.label && label_check(cfg.label, &why))
 			abort();
 		/* a plan's kernels are labels too, and two of them */
 		for (i = 0; cfg.plan.set && i < 2; i++)
 			if (!cfg.plan.side[i].label ||
-			    label_check(cfg.plan.side[i].label, why,
-					sizeof(why)))
+			    label_check(cfg.plan.side[i].label, &why))
 				abort();
 		for (i = 0; i < cfg.ncases; i++) {
 			char *j = wl_params_json(cfg.cases[i].wl,
@@ -56,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		config_release(&cfg);
 	}
 	strbuf_release(&err);
+	strbuf_release(&why);
 	free(text);
 	return 0;
 }

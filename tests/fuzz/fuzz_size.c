@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-	char s[256], buf[128], why[160];
+	struct strbuf err = STRBUF_INIT;
+	char s[256], buf[128];
 	uint64_t u, v;
 
 	if (n < 1 || n >= sizeof(s))
@@ -49,13 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		break;
 	case 3:
 		/* a label is always clean text; a sanitized one is a label */
-		if (!label_check(s, why, sizeof(why)) &&
-		    check_text(s, LABEL_MAX, why, sizeof(why)))
+		if (!label_check(s, &err) && check_text(s, LABEL_MAX, &err))
 			abort();
 		label_sanitize(s);
 		if (s[0] && s[0] != '.' && s[0] != '-' && !strstr(s, "..") &&
-		    strlen(s) <= LABEL_MAX && label_check(s, why, sizeof(why)))
+		    strlen(s) <= LABEL_MAX && label_check(s, &err))
 			abort();
+		strbuf_release(&err);
 		break;
 	}
 	return 0;

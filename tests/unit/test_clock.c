@@ -160,8 +160,8 @@ int main(void)
 	STREQ(got, "instructions|3|NULL", "counted: shift 3");
 	OK(attach(&db, "instructions", -1, NULL, got, sizeof(got)) == DB_ERR,
 	   "counted without a shift: refused");
-	OK(strstr(db.err, "clock 'instructions' with icount shift -1"),
-	   "and said: %s", db.err);
+	OK(strstr(db_errmsg(&db), "clock 'instructions' with icount shift -1"),
+	   "and said: %s", db_errmsg(&db));
 	OK(attach(&db, "cycles", 0, NULL, got, sizeof(got)) == DB_ERR,
 	   "a clock that is none of time, instructions: refused");
 	OK(attach(&db, "instructions", 11, NULL, got, sizeof(got)) == DB_ERR,

@@ -134,46 +134,63 @@ static void t_words(void)
 	OK(parse_u64("+1", &ns) == -EINVAL, "parse_u64 rejects a sign");
 }
 
+/* each check on its own: err is added to, so emptied first */
+static int ct(const char *s, size_t max, struct strbuf *err)
+{
+	strbuf_reset(err);
+	return check_text(s, max, err);
+}
+
+static int lc(const char *s, struct strbuf *err)
+{
+	strbuf_reset(err);
+	return label_check(s, err);
+}
+
 static void t_check_text(void)
 {
-	char buf[160];
+	struct strbuf err = STRBUF_INIT;
 
 	/* text that reaches a terminal or a file */
-	OK(check_text("/dev/shm/\xc3\xa9t\xc3\xa9", 100, buf, sizeof(buf)) == 0,
+	OK(ct("/dev/shm/\xc3\xa9t\xc3\xa9", 100, &err) == 0,
 	   "UTF-8 passes");
-	OK(check_text("a\nb", 100, buf, sizeof(buf)) == -EILSEQ &&
-	   !strcmp(buf, "holds a control character (U+000A) at offset 1"),
-	   "a newline is refused (%s)", buf);
-	OK(check_text("a\xc2\x85", 100, buf, sizeof(buf)) == -EILSEQ,
+	OK(ct("a\nb", 100, &err) == -EILSEQ &&
+	   !strcmp(err.buf, "holds a control character (U+000A) at offset 1"),
+	   "a newline is refused (%s)", strbuf_str(&err));
+	OK(ct("a\xc2\x85", 100, &err) == -EILSEQ,
 	   "a C1 control (NEL) is refused");
-	OK(check_text("a\x7f", 100, buf, sizeof(buf)) == -EILSEQ, "DEL is refused");
-	OK(check_text("\xff", 100, buf, sizeof(buf)) == -EILSEQ &&
-	   !strcmp(buf, "is not valid UTF-8 (byte 0xff at offset 0)"),
-	   "a stray byte is refused (%s)", buf);
-	OK(check_text("\xc0\xaf", 100, buf, sizeof(buf)) == -EILSEQ,
+	OK(ct("a\x7f", 100, &err) == -EILSEQ, "DEL is refused");
+	OK(ct("\xff", 100, &err) == -EILSEQ &&
+	   !strcmp(err.buf, "is not valid UTF-8 (byte 0xff at offset 0)"),
+	   "a stray byte is refused (%s)", strbuf_str(&err));
+	OK(ct("\xc0\xaf", 100, &err) == -EILSEQ,
 	   "an overlong '/' is refused");
-	OK(check_text("\xed\xa0\x80", 100, buf, sizeof(buf)) == -EILSEQ,
+	OK(ct("\xed\xa0\x80", 100, &err) == -EILSEQ,
 	   "a UTF-16 surrogate is refused");
-	OK(check_text("\xe2\x82", 100, buf, sizeof(buf)) == -EILSEQ,
+	OK(ct("\xe2\x82", 100, &err) == -EILSEQ,
 	   "a cut sequence is refused");
-	OK(check_text("abcdef", 5, buf, sizeof(buf)) == -E2BIG &&
-	   !strcmp(buf, "is 6 bytes long, more than 5"), "too long (%s)", buf);
+	OK(ct("abcdef", 5, &err) == -E2BIG &&
+	   !strcmp(err.buf, "is 6 bytes long, more than 5"), "too long (%s)",
+	   strbuf_str(&err));
+	strbuf_release(&err);
 }
 
 static void t_labels(void)
 {
-	char buf[160];
+	struct strbuf err = STRBUF_INIT;
 
-	OK(label_check("6.18.0-rc3-next-20261128+", buf, sizeof(buf)) == 0,
+	OK(lc("6.18.0-rc3-next-20261128+", &err) == 0,
 	   "a kernel release is a label");
-	OK(label_check("../etc", buf, sizeof(buf)) == -EINVAL, "../ refused");
-	OK(label_check("a..b", buf, sizeof(buf)) == -EINVAL, ".. refused");
-	OK(label_check("-rf", buf, sizeof(buf)) == -EINVAL, "a leading - refused");
-	OK(label_check("a;rm", buf, sizeof(buf)) == -EINVAL &&
-	   !strcmp(buf, "a label holds only letters, digits and . _ + ~ : @ - "
-		   "(\";\" at offset 1)"), "a shell metacharacter (%s)", buf);
-	OK(label_check("a\"b", buf, sizeof(buf)) == -EINVAL, "a quote refused");
-	OK(label_check("", buf, sizeof(buf)) == -EINVAL, "empty refused");
+	OK(lc("../etc", &err) == -EINVAL, "../ refused");
+	OK(lc("a..b", &err) == -EINVAL, ".. refused");
+	OK(lc("-rf", &err) == -EINVAL, "a leading - refused");
+	OK(lc("a;rm", &err) == -EINVAL &&
+	   !strcmp(err.buf, "a label holds only letters, digits and "
+		   ". _ + ~ : @ - "
+		   "(\";\" at offset 1)"), "a shell metacharacter (%s)",
+	   strbuf_str(&err));
+	OK(lc("a\"b", &err) == -EINVAL, "a quote refused");
+	OK(lc("", &err) == -EINVAL, "empty refused");
 	{
 		char a[] = "a\xc3", b[] = "a\xe2\x82", c[] = "a\xc3\xa9";
 
@@ -189,6 +206,7 @@ static void t_labels(void)
 		label_sanitize(l);
 		STREQ(l, "6.1_x_y_", "label_sanitize");
 	}
+	strbuf_release(&err);
 }
 
 static void t_term(void)

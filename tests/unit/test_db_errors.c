@@ -64,16 +64,16 @@ int main(void)
 	exec_or_die(other, "BEGIN IMMEDIATE");
 	r = db_upload_claim(&db, &w, &c, &busy);
 	OK(r == DB_BUSY, "claiming on a locked file: DB_BUSY (got %d: %s)",
-	   r, db.err);
+	   r, db_errmsg(&db));
 	r = db_upload_done(&db, &w, 1, "sent", NULL, "201", &lost);
 	OK(r == DB_BUSY, "recording on a locked file: DB_BUSY (got %d: %s)",
-	   r, db.err);
+	   r, db_errmsg(&db));
 	add_run(other, "u2", 2);
 	exec_or_die(other, "COMMIT");
 	exec_or_die(other, "BEGIN IMMEDIATE");
 	r = db_upload_queue(&db, "u2", "squad", status, sizeof(status));
 	OK(r == DB_BUSY, "queueing on a locked file: DB_BUSY (got %d: %s)",
-	   r, db.err);
+	   r, db_errmsg(&db));
 	exec_or_die(other, "COMMIT");
 	sqlite3_close(other);
 	r = db_upload_claim(&db, &w, &c, &busy);
@@ -87,7 +87,7 @@ int main(void)
 	big[sizeof(big) - 1] = '\0';
 	r = db_upload_queue(&db, "u3", big, status, sizeof(status));
 	OK(r == DB_FULL, "queueing on a full file: DB_FULL (got %d: %s)", r,
-	   db.err);
+	   db_errmsg(&db));
 	db_close(&db);
 	unlink(path);
 	strcat(path, "-wal");

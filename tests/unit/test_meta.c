@@ -16,7 +16,7 @@ int main(void)
 {
 	struct meta m;
 	struct utsname u;
-	char why[160];
+	struct strbuf err = STRBUF_INIT;
 
 	tap_plan(4);
 	meta_collect(&m);
@@ -34,9 +34,9 @@ int main(void)
 	OK(!strcmp(m.virt, "VM") || !strcmp(m.virt, "bare metal") ||
 	   !*m.virt, "virt is one of its values (no CPUID here)");
 #endif
-	OK(!label_check(m.label, why, sizeof(why)), "the default label is a "
-	   "label: %s (%s)", m.label, label_check(m.label, why, sizeof(why)) ?
-	   why : "ok");
+	OK(!label_check(m.label, &err), "the default label is a label: %s "
+	   "(%s)", m.label, err.len ? err.buf : "ok");
+	strbuf_release(&err);
 	OK(strlen(m.label) == strlen(u.release), "as long as uname -r");
 	OK(strspn(m.hostname, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		  "0123456789._+~:@-") == strlen(m.hostname) &&

@@ -24,11 +24,11 @@ struct t_params {
 static const char *const picks[] = { "a", "b", "c", NULL };
 static const char *const pick_words[] = { "ay", "bee", "sea" };
 
-static enum wl_verdict shrink(struct wl_case *c, struct fb_err *e)
+static enum wl_verdict shrink(struct wl_case *c, struct strbuf *err)
 {
 	struct t_params *p = wl_params_mut(c);
 
-	(void)e;
+	(void)err;
 	p->size /= 2;
 	return WL_OK;
 }
@@ -231,7 +231,7 @@ static void types(void)
 int main(void)
 {
 	const struct workload *const *w;
-	struct fb_err e;
+	struct strbuf err = STRBUF_INIT;
 	int nw = 0;
 
 	/* one check a workload, then 35 fixed below */
@@ -239,7 +239,7 @@ int main(void)
 		nw++;
 	tap_plan(nw + 35);
 	for (w = workloads_get(); *w; w++)
-		OK(!wl_params_check(*w, &e),
+		OK(!wl_params_check(*w, &err),
 		   "%s: its table fits its params struct", (*w)->name);
 	config_cases();
 	adapted();
@@ -247,12 +247,14 @@ int main(void)
 
 	/* a field that does not fit its type is refused */
 	t_table[1].size = sizeof(uint64_t);
-	OK(wl_params_check(&t_wl, &e) == -1 &&
-	   strstr(e.msg, "param pick"), "an enum in a uint64_t: %s", e.msg);
+	OK(wl_params_check(&t_wl, &err) == -1 &&
+	   strstr(strbuf_str(&err), "param pick"),
+	   "an enum in a uint64_t: %s", strbuf_str(&err));
 	t_table[1].size = sizeof(int);
 	t_table[3].name = "thread";
-	OK(wl_params_check(&t_wl, &e) == -1 &&
-	   strstr(e.msg, "the runner's"), "a runner param not its own: %s",
-	   e.msg);
+	OK(wl_params_check(&t_wl, &err) == -1 &&
+	   strstr(strbuf_str(&err), "the runner's"),
+	   "a runner param not its own: %s", strbuf_str(&err));
+	strbuf_release(&err);
 	return tap_done();
 }

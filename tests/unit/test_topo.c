@@ -32,14 +32,14 @@ static const char *pick(hwloc_topology_t t, const char *allowed,
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	struct strbuf why = STRBUF_INIT;
 	int pus[64], lst[64], nl = 0;
-	char e[128];
 
 	if (allowed)
 		hwloc_bitmap_list_sscanf(set, allowed);
 	else
 		hwloc_bitmap_copy(set, hwloc_topology_get_allowed_cpuset(t));
 	if (explicit_list)
-		nl = cpulist_parse(explicit_list, lst, 64, 4095, e, sizeof(e));
+		nl = cpulist_parse(explicit_list, lst, 64, 4095, &why);
+	strbuf_reset(&why);
 	if (topo_pick(t, set, p, lst, nl, count, pus, &why))
 		snprintf(out, sizeof(out), "refused: %s", strbuf_str(&why));
 	else
@@ -51,25 +51,27 @@ static const char *pick(hwloc_topology_t t, const char *allowed,
 
 static void test_cpulist(void)
 {
+	struct strbuf why = STRBUF_INIT;
 	int v[16], n;
-	char why[128], buf[128];
+	char buf[128];
 
-	n = cpulist_parse("2-5,18,0", v, 16, 4095, why, sizeof(why));
+	n = cpulist_parse("2-5,18,0", v, 16, 4095, &why);
 	list(v, n > 0 ? n : 0, buf, sizeof(buf));
 	STREQ(buf, "2,3,4,5,18,0", "a list keeps its order, ranges ascend");
-	OK(cpulist_parse("3-1", v, 16, 4095, why, sizeof(why)) < 0 &&
-	   !strcmp(why, "the range 3-1 runs backwards"), "backwards range");
-	OK(cpulist_parse("1,2,1", v, 16, 4095, why, sizeof(why)) < 0 &&
-	   !strcmp(why, "CPU 1 is listed twice"), "a repeated CPU");
-	OK(cpulist_parse("1,x", v, 16, 4095, why, sizeof(why)) < 0 &&
-	   !strcmp(why, "not a CPU list (such as 2-15,18)"), "garbage");
-	OK(cpulist_parse("1,", v, 16, 4095, why, sizeof(why)) < 0,
+	OK(cpulist_parse("3-1", v, 16, 4095, &why) < 0 &&
+	   !strcmp(why.buf, "the range 3-1 runs backwards"), "backwards range");
+	OK(cpulist_parse("1,2,1", v, 16, 4095, &why) < 0 &&
+	   !strcmp(why.buf, "CPU 1 is listed twice"), "a repeated CPU");
+	OK(cpulist_parse("1,x", v, 16, 4095, &why) < 0 &&
+	   !strcmp(why.buf, "not a CPU list (such as 2-15,18)"), "garbage");
+	OK(cpulist_parse("1,", v, 16, 4095, &why) < 0,
 	   "a trailing comma");
-	OK(cpulist_parse("99999", v, 16, 4095, why, sizeof(why)) < 0 &&
-	   !strcmp(why, "a CPU number over 4095"), "too large");
-	OK(cpulist_parse("", v, 16, 4095, why, sizeof(why)) < 0, "empty");
-	OK(cpulist_parse("0-4095", NULL, 0, 4095, why, sizeof(why)) == 4096,
+	OK(cpulist_parse("99999", v, 16, 4095, &why) < 0 &&
+	   !strcmp(why.buf, "a CPU number over 4095"), "too large");
+	OK(cpulist_parse("", v, 16, 4095, &why) < 0, "empty");
+	OK(cpulist_parse("0-4095", NULL, 0, 4095, &why) == 4096,
 	   "counting only");
+	strbuf_release(&why);
 }
 
 static void test_vm32(void)

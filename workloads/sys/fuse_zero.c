@@ -300,14 +300,15 @@ void fuse_zero_place(const int *cpus, int ncpus)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-int fuse_zero_available(struct fb_err *e)
+int fuse_zero_available(struct strbuf *err)
 {
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		int r = -errno;
 
-		fb_errf(e, "no FUSE: cannot open /dev/fuse: %s", strerror(-r));
+		err_setf(err, "no FUSE: cannot open /dev/fuse: %s",
+			 strerror(-r));
 		return r;
 	}
 	close(fd);
@@ -315,7 +316,7 @@ int fuse_zero_available(struct fb_err *e)
 }
 
 int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
-		    const int *cpus, int ncpus, struct fb_err *e)
+		    const int *cpus, int ncpus, struct strbuf *err)
 {
 	char data[160];
 	struct stat sb;
@@ -327,19 +328,19 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	memset(fz, 0, sizeof(*fz));
 	if ((size_t)snprintf(fz->dir, sizeof(fz->dir), "%s", dir) >=
 	    sizeof(fz->dir)) {
-		fb_errf(e, "mount point too long: %s", dir);
+		err_setf(err, "mount point too long: %s", dir);
 		return -ENAMETOOLONG;
 	}
 	snprintf(fz->file, sizeof(fz->file), "%s/%s", dir, FUSE_ZERO_NAME);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		r = -errno;
-		fb_errf(e, "cannot create %s: %s", dir, strerror(-r));
+		err_setf(err, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		fb_errf(e, "cannot open /dev/fuse: %s", strerror(-r));
+		err_setf(err, "cannot open /dev/fuse: %s", strerror(-r));
 		goto out;
 	}
 	snprintf(data, sizeof(data),
@@ -347,8 +348,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	r = sys_mount("foliobench", dir, "fuse.foliobench",
 		      MS_NOSUID | MS_NODEV, data);
 	if (r) {
-		fb_errf(e, "cannot mount FUSE on %s: %s", dir,
-			strerror(-r));
+		err_setf(err, "cannot mount FUSE on %s: %s", dir,
+			 strerror(-r));
 		goto out;
 	}
 	fz->mounted = 1;
@@ -358,8 +359,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	r = sys_child_start(&ch, &(struct sys_child_spec){
 		.fn = zero_serve, .arg = &sa, .keep = keep, .out = -1 });
 	if (r) {
-		fb_errf(e, "cannot fork the FUSE server: %s",
-			strerror(-r));
+		err_setf(err, "cannot fork the FUSE server: %s",
+			 strerror(-r));
 		goto out;
 	}
 	fz->server = ch.pid;
@@ -369,15 +370,15 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	fd = -1;
 	if (stat(fz->file, &sb)) {
 		r = -errno;
-		fb_errf(e, "FUSE server on %s does not answer: %s", dir,
-			strerror(-r));
+		err_setf(err, "FUSE server on %s does not answer: %s", dir,
+			 strerror(-r));
 		goto out;
 	}
 	if ((uint64_t)sb.st_size != size) {
 		r = -EIO;
-		fb_errf(e, "FUSE file %s has %lld bytes, not %llu",
-			fz->file, (long long)sb.st_size,
-			(unsigned long long)size);
+		err_setf(err, "FUSE file %s has %lld bytes, not %llu",
+			 fz->file, (long long)sb.st_size,
+			 (unsigned long long)size);
 		goto out;
 	}
 	return 0;

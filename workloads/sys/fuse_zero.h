@@ -27,10 +27,10 @@ struct fuse_zero {
  * before it is made) and start its server in a forked child (pid
  * recorded too) that may run on cpus (all of them: the caller is usually
  * pinned to one, which the server must not share).  Returns 0 or -errno
- * with the reason in e.
+ * with the reason in err.
  */
 int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
-		    const int *cpus, int ncpus, struct fb_err *e);
+		    const int *cpus, int ncpus, struct strbuf *err);
 /* Let the calling process run on cpus (none given: leave it as it is). */
 void fuse_zero_place(const int *cpus, int ncpus);
 /* Readahead window of the mount's own bdi, in KiB; -errno. */
@@ -41,8 +41,8 @@ uint64_t fuse_zero_cpu_ns(const struct fuse_zero *fz);
 void fuse_zero_stop(struct fuse_zero *fz);
 /*
  * Whether this kernel has FUSE (/dev/fuse can be opened): 0, or -errno
- * with why in e.
+ * with why in err.
  */
-int fuse_zero_available(struct fb_err *e);
+int fuse_zero_available(struct strbuf *err);
 
 #endif

@@ -41,13 +41,13 @@ uint64_t loopfs_image_bytes(uint64_t data_bytes)
 	return (b + (1 << 20) - 1) & ~(uint64_t)((1 << 20) - 1);
 }
 
-int loopfs_check(struct fb_err *e)
+int loopfs_check(struct strbuf *err)
 {
 	if (!mkfs_path())
-		return fb_errf(e, "mkfs.ext4 not found (install e2fsprogs)");
+		return err_setf(err, "mkfs.ext4 not found (install e2fsprogs)");
 	if (access("/dev/loop-control", R_OK | W_OK))
-		return fb_errf(e, "no loop device driver (/dev/loop-control: "
-			       "%s)", strerror(errno));
+		return err_setf(err, "no loop device driver "
+				"(/dev/loop-control: %s)", strerror(errno));
 	return 0;
 }
 
@@ -56,8 +56,8 @@ void loopfs_init(struct loopfs *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Run mkfs.ext4 on the image; its complaints come back in e. */
-static int mkfs(const char *image, struct fb_err *e)
+/* Run mkfs.ext4 on the image; its complaints come back in err. */
+static int mkfs(const char *image, struct strbuf *err)
 {
 	const char *path = mkfs_path();
 	/*
@@ -79,13 +79,13 @@ static int mkfs(const char *image, struct fb_err *e)
 	int pfd[2], status, r;
 
 	if (!path) {
-		fb_errf(e, "mkfs.ext4 not found");
+		err_setf(err, "mkfs.ext4 not found");
 		return -ENOENT;
 	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		r = -errno;
-		fb_errf(e, "cannot make a pipe for %s: %s", path,
-			strerror(-r));
+		err_setf(err, "cannot make a pipe for %s: %s", path,
+			 strerror(-r));
 		return r;
 	}
 	/* a large image takes mkfs a while: a runner killed meanwhile
@@ -95,7 +95,7 @@ static int mkfs(const char *image, struct fb_err *e)
 	close(pfd[1]);
 	if (r) {
 		close(pfd[0]);
-		fb_errf(e, "cannot run %s: %s", path, strerror(-r));
+		err_setf(err, "cannot run %s: %s", path, strerror(-r));
 		return r;
 	}
 	/* read to the end, keeping the start: a full pipe would stall it */
@@ -117,15 +117,15 @@ static int mkfs(const char *image, struct fb_err *e)
 	status = sys_child_finish(&ch, false) ? -1 : ch.status;
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		out[strcspn(out, "\n")] = '\0';
-		fb_errf(e, "mkfs.ext4 %s failed: %s", image,
-			out[0] ? out : "no reason given");
+		err_setf(err, "mkfs.ext4 %s failed: %s", image,
+			 out[0] ? out : "no reason given");
 		return -EIO;
 	}
 	return 0;
 }
 
 int loopfs_create(struct loopfs *l, const char *dir, const char *name,
-		  uint64_t image_bytes, struct fb_err *e)
+		  uint64_t image_bytes, struct strbuf *err)
 {
 	int fd, r;
 
@@ -133,14 +133,14 @@ int loopfs_create(struct loopfs *l, const char *dir, const char *name,
 			     name) >= sizeof(l->image) ||
 	    (size_t)snprintf(l->mnt, sizeof(l->mnt), "%s/%s.mnt", dir,
 			     name) >= sizeof(l->mnt)) {
-		fb_errf(e, "path too long: %s", dir);
+		err_setf(err, "path too long: %s", dir);
 		return -ENAMETOOLONG;
 	}
 	fd = open(l->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = -errno;
-		fb_errf(e, "cannot create %s: %s", l->image,
-			strerror(-r));
+		err_setf(err, "cannot create %s: %s", l->image,
+			 strerror(-r));
 		return r;
 	}
 	l->made = true;
@@ -148,30 +148,30 @@ int loopfs_create(struct loopfs *l, const char *dir, const char *name,
 	if (ftruncate(fd, (off_t)image_bytes)) {
 		r = -errno;
 		close(fd);
-		fb_errf(e, "cannot size %s to %llu bytes: %s", l->image,
-			(unsigned long long)image_bytes, strerror(-r));
+		err_setf(err, "cannot size %s to %llu bytes: %s", l->image,
+			 (unsigned long long)image_bytes, strerror(-r));
 		return r;
 	}
 	close(fd);
-	r = mkfs(l->image, e);
+	r = mkfs(l->image, err);
 	if (r)
 		return r;
 	if (mkdir(l->mnt, 0700) && errno != EEXIST) {
 		r = -errno;
-		fb_errf(e, "cannot mkdir %s: %s", l->mnt, strerror(-r));
+		err_setf(err, "cannot mkdir %s: %s", l->mnt, strerror(-r));
 		return r;
 	}
 	r = sys_loop_attach(l->image, l->dev, sizeof(l->dev));
 	if (r) {
-		fb_errf(e, "cannot attach %s to a loop device: %s",
-			l->image, strerror(-r));
+		err_setf(err, "cannot attach %s to a loop device: %s",
+			 l->image, strerror(-r));
 		return r;
 	}
 	l->attached = true;
 	r = sys_mount(l->dev, l->mnt, "ext4", 0, NULL);
 	if (r) {
-		fb_errf(e, "cannot mount %s (%s) as ext4 on %s: %s",
-			l->dev, l->image, l->mnt, strerror(-r));
+		err_setf(err, "cannot mount %s (%s) as ext4 on %s: %s",
+			 l->dev, l->image, l->mnt, strerror(-r));
 		return r;
 	}
 	l->mounted = true;

@@ -24,19 +24,19 @@ struct loopfs {
 /* Size of an image that holds data_bytes of file data with room to spare. */
 uint64_t loopfs_image_bytes(uint64_t data_bytes);
 /*
- * Can this machine make one?  0, or -1 with why in e (mkfs.ext4 or the
+ * Can this machine make one?  0, or -1 with why in err (mkfs.ext4 or the
  * loop driver missing): a reason to skip, not a failure.
  */
-int loopfs_check(struct fb_err *e);
+int loopfs_check(struct strbuf *err);
 /*
  * Make, attach and mount an ext4 of image_bytes in dir (which must exist
  * and be removed by its owner).  Returns 0, or -errno with a message in
- * e; what was made is undone by loopfs_destroy, which is always safe to
+ * err; what was made is undone by loopfs_destroy, which is always safe to
  * call after loopfs_init.
  */
 void loopfs_init(struct loopfs *l);
 int loopfs_create(struct loopfs *l, const char *dir, const char *name,
-		  uint64_t image_bytes, struct fb_err *e);
+		  uint64_t image_bytes, struct strbuf *err);
 /* Unmount, detach, remove the image; returns 0 or the first -errno. */
 int loopfs_destroy(struct loopfs *l);
 

@@ -51,7 +51,7 @@ static int file_has_word(const char *dir, const char *file, const char *word,
 	return 0;
 }
 
-int memcg_detect(struct memcg *m, struct fb_err *e)
+int memcg_detect(struct memcg *m, struct strbuf *err)
 {
 	char v2[4096] = "", v1[4096] = "";
 	struct mntent ent, *me;
@@ -64,7 +64,8 @@ int memcg_detect(struct memcg *m, struct fb_err *e)
 	if (!f) {
 		int r = -errno;
 
-		fb_errf(e, "cannot read /proc/self/mounts: %s", strerror(-r));
+		err_setf(err, "cannot read /proc/self/mounts: %s",
+			 strerror(-r));
 		return r;
 	}
 	while ((me = getmntent_r(f, &ent, line, sizeof(line)))) {
@@ -84,9 +85,10 @@ int memcg_detect(struct memcg *m, struct fb_err *e)
 	    yes) {
 		if (file_has_word(v2, "cgroup.subtree_control", "memory",
 				  &yes) || !yes) {
-			fb_errf(e, "cgroup v2 at %s does not enable the memory "
-				"controller for its children (echo +memory > "
-				"%s/cgroup.subtree_control)", v2, v2);
+			err_setf(err, "cgroup v2 at %s does not enable the "
+				 "memory controller for its children (echo "
+				 "+memory > %s/cgroup.subtree_control)", v2,
+				 v2);
 			return -ENOENT;
 		}
 		m->version = MEMCG_V2;
@@ -98,8 +100,8 @@ int memcg_detect(struct memcg *m, struct fb_err *e)
 		snprintf(m->root, sizeof(m->root), "%s", v1);
 		return 0;
 	}
-	fb_errf(e, "no memory cgroup: neither cgroup v2 with the memory "
-		"controller nor a cgroup v1 memory hierarchy is mounted");
+	err_setf(err, "no memory cgroup: neither cgroup v2 with the memory "
+		 "controller nor a cgroup v1 memory hierarchy is mounted");
 	return -ENOENT;
 }
 
@@ -119,11 +121,11 @@ static int cg_write(const struct memcg *m, const char *file, const char *val)
 	return r ? r : write_file_str(path, val);
 }
 
-int memcg_create(struct memcg *m, const char *tag, struct fb_err *e)
+int memcg_create(struct memcg *m, const char *tag, struct strbuf *err)
 {
 	int r;
 
-	r = memcg_detect(m, e);
+	r = memcg_detect(m, err);
 	if (r)
 		return r;
 	if (tag && *tag)
@@ -134,8 +136,8 @@ int memcg_create(struct memcg *m, const char *tag, struct fb_err *e)
 			 m->root, (int)getpid());
 	r = sys_cgroup_mkdir(m->path);
 	if (r) {
-		fb_errf(e, "cannot create cgroup %s: %s", m->path,
-			strerror(-r));
+		err_setf(err, "cannot create cgroup %s: %s", m->path,
+			 strerror(-r));
 		return r;
 	}
 	m->made = true;

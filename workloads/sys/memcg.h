@@ -29,15 +29,15 @@ struct memcg {
 /*
  * Find the hierarchy that holds the memory controller: cgroup v2 when its
  * root offers "memory" to children, else a v1 "memory" mount.  Fills
- * m->version and m->root; MEMCG_NONE with the reason in e (and -ENOENT)
+ * m->version and m->root; MEMCG_NONE with the reason in err (and -ENOENT)
  * when this machine has no usable memory cgroup.
  */
-int memcg_detect(struct memcg *m, struct fb_err *e);
+int memcg_detect(struct memcg *m, struct strbuf *err);
 /*
  * Make root/foliobench.<pid>[.tag] (journalled); detect first.  0, or
- * -errno with the reason in e.
+ * -errno with the reason in err.
  */
-int memcg_create(struct memcg *m, const char *tag, struct fb_err *e);
+int memcg_create(struct memcg *m, const char *tag, struct strbuf *err);
 /* Move a process (all its threads) into the cgroup. */
 int memcg_attach(const struct memcg *m, pid_t pid);
 /* Hard limit: v1 memory.limit_in_bytes, v2 memory.max; 0 = none. */

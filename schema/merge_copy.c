@@ -1,0 +1,238 @@
+/*
+ * The row by row copy: the new runs and the rows under them, a table at a
+ * time in foreign-key order, each through the maps of its parents' ids.
+ */
+#include "merge_priv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "db_priv.h"
+
+/*
+ * The rows of table i to copy, as " FROM ...": runs whose uuid the output
+ * lacks; any other table's rows whose every foreign key is in its parent's
+ * map (pK.new the parent's new id), read in the input's order or, with
+ * few new runs, through the first parent's map.
+ */
+static void rows_from(struct merge *m, int i, struct strbuf *sb)
+{
+	struct table *t = &m->t[i];
+	int k;
+
+	if (!i) {
+		strbuf_addf(sb, " FROM src.");
+		merge_ident(sb, t->name);
+		strbuf_addf(sb, " AS s WHERE s.\"uuid\" NOT IN (SELECT "
+			    "\"uuid\" FROM main.");
+		merge_ident(sb, t->name);
+		strbuf_addf(sb, ")");
+		return;
+	}
+	strbuf_addf(sb, " FROM ");
+	if (m->by_map) {
+		merge_map_ident(sb, m->t[t->fk[0].parent].name);
+		strbuf_addf(sb, " AS p0 CROSS JOIN src.");
+		merge_ident(sb, t->name);
+		strbuf_addf(sb, " AS s ON s.");
+	} else {
+		strbuf_addf(sb, "src.");
+		merge_ident(sb, t->name);
+		strbuf_addf(sb, " AS s CROSS JOIN ");
+		merge_map_ident(sb, m->t[t->fk[0].parent].name);
+		strbuf_addf(sb, " AS p0 ON s.");
+	}
+	merge_ident(sb, t->cols[t->fk[0].col]);
+	strbuf_addf(sb, " = p0.old");
+	for (k = 1; k < t->nfk; k++) {
+		strbuf_addf(sb, " CROSS JOIN ");
+		merge_map_ident(sb, m->t[t->fk[k].parent].name);
+		strbuf_addf(sb, " AS p%d ON s.", k);
+		merge_ident(sb, t->cols[t->fk[k].col]);
+		strbuf_addf(sb, " = p%d.old", k);
+	}
+}
+
+/* Run sql with ?1 bound to v (when v >= 0); DB_ERR naming the table. */
+static int run_sql(struct merge *m, const struct table *t, const char *sql,
+		   int64_t v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db.h, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(&m->db, t->name);
+	if (v >= 0)
+		sqlite3_bind_int64(st, 1, v);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? DB_OK : db_fail(&m->db, t->name);
+}
+
+/*
+ * Copy the rows of table i that belong to runs new to the output: runs by
+ * uuid, any other table by its foreign keys into what was copied.  A table
+ * with an INTEGER PRIMARY KEY gets its map first; its rows take the next
+ * ids after the output's largest, in the input's id order.
+ */
+static int copy_table(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+	int c, k, r;
+	int64_t base = 0;
+
+	t->added = 0;
+	if (t->id_col >= 0) {
+		strbuf_addf(&sql, "CREATE TABLE ");
+		merge_map_ident(&sql, t->name);
+		strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER "
+			    "NOT NULL)");
+		if ((r = db_exec(&m->db, sql.buf)))
+			goto out;
+	}
+	/* nothing new above: nothing to copy here */
+	for (k = 0; k < t->nfk; k++)
+		if (!m->t[t->fk[k].parent].added) {
+			r = DB_OK;
+			goto out;
+		}
+	if (t->id_col >= 0) {
+		strbuf_release(&sql);
+		strbuf_addf(&sql, "SELECT coalesce(max(");
+		merge_ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, "), 0) FROM main.");
+		merge_ident(&sql, t->name);
+		base = merge_query_int(m, sql.buf, NULL);
+		if (base < 0) {
+			r = db_fail(&m->db, t->name);
+			goto out;
+		}
+		strbuf_release(&sql);
+		strbuf_addf(&sql, "INSERT INTO ");
+		merge_map_ident(&sql, t->name);
+		strbuf_addf(&sql, " (old, new) SELECT s.");
+		merge_ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
+		merge_ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, ")");
+		rows_from(m, i, &sql);
+		if ((r = run_sql(m, t, sql.buf, base)))
+			goto out;
+		t->added = sqlite3_changes64(m->db.h);
+		if (!t->added)
+			goto out;
+	}
+	strbuf_release(&sql);
+	strbuf_addf(&sql, "INSERT INTO main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " (");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(&sql, "%s", c ? ", " : "");
+		merge_ident(&sql, t->cols[c]);
+	}
+	strbuf_addf(&sql, ") SELECT ");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(&sql, "%s", c ? ", " : "");
+		for (k = 0; k < t->nfk; k++)
+			if (t->fk[k].col == c)
+				break;
+		if (c == t->id_col)
+			strbuf_addf(&sql, "m.new");
+		else if (k < t->nfk)
+			strbuf_addf(&sql, "p%d.new", k);
+		else {
+			strbuf_addf(&sql, "s.");
+			merge_ident(&sql, t->cols[c]);
+		}
+	}
+	if (t->id_col >= 0) {
+		/* the map holds exactly the rows, in the order of their ids */
+		strbuf_addf(&sql, " FROM ");
+		merge_map_ident(&sql, t->name);
+		strbuf_addf(&sql, " AS m CROSS JOIN src.");
+		merge_ident(&sql, t->name);
+		strbuf_addf(&sql, " AS s ON s.");
+		merge_ident(&sql, t->cols[t->id_col]);
+		strbuf_addf(&sql, " = m.old");
+		for (k = 0; k < t->nfk; k++) {
+			strbuf_addf(&sql, " CROSS JOIN ");
+			merge_map_ident(&sql, m->t[t->fk[k].parent].name);
+			strbuf_addf(&sql, " AS p%d ON p%d.old = s.", k, k);
+			merge_ident(&sql, t->cols[t->fk[k].col]);
+		}
+	} else {
+		rows_from(m, i, &sql);
+	}
+	if ((r = run_sql(m, t, sql.buf, -1)))
+		goto out;
+	t->added = sqlite3_changes64(m->db.h);
+out:
+	strbuf_release(&sql);
+	return r;
+}
+
+/* The rows of table i in the input (a whole-file copy copies them all). */
+static int count_rows(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+
+	strbuf_addf(&sql, "SELECT count(*) FROM src.");
+	merge_ident(&sql, t->name);
+	t->added = merge_query_int(m, sql.buf, NULL);
+	strbuf_release(&sql);
+	return t->added < 0 ? db_fail(&m->db, t->name) : DB_OK;
+}
+
+/*
+ * Tables in an order where every parent comes before its children: copied,
+ * or only counted after a whole-file copy (counted).
+ */
+int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
+{
+	int i, k, done = 0, r;
+	bool progress = true;
+
+	while (done < m->n && progress) {
+		progress = false;
+		for (i = 0; i < m->n; i++) {
+			struct table *t = &m->t[i];
+			bool ready = !t->done;
+
+			for (k = 0; ready && k < t->nfk; k++)
+				ready = m->t[t->fk[k].parent].done;
+			/* only runs and what hangs under them travel */
+			if (ready && i && !t->nfk) {
+				t->done = true;
+				done++;
+				progress = true;
+				continue;
+			}
+			if (!ready)
+				continue;
+			r = counted ? count_rows(m, i) : copy_table(m, i);
+			if (r)
+				return r;
+			if (!i && !counted)
+				m->by_map = t->added * 4 < merge_query_int(m,
+					"SELECT count(*) FROM src.runs", NULL);
+			/* run_series is made from the others: not said */
+			if (strcmp(t->name, "run_series")) {
+				snprintf(st->table[st->ntables].name,
+					 sizeof(st->table[0].name), "%s",
+					 t->name);
+				st->table[st->ntables++].added = t->added;
+			}
+			t->done = true;
+			done++;
+			progress = true;
+		}
+	}
+	if (done < m->n) {
+		snprintf(m->db.errbuf, sizeof(m->db.errbuf), "the tables' foreign "
+			 "keys form a cycle");
+		return DB_ERR;
+	}
+	return DB_OK;
+}
