@@ -483,7 +483,8 @@ static int copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 				m->by_map = t->added * 4 < query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
 			/* run_series is made from the others: not said */
-			if (strcmp(t->name, "run_series")) {
+			if (strcmp(t->name, "run_series") &&
+			    strcmp(t->name, "run_packs")) {
 				snprintf(st->table[st->ntables].name,
 					 sizeof(st->table[0].name), "%s",
 					 t->name);
@@ -549,7 +550,8 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 		const struct table *t = &m->t[i];
 
 		strbuf_release(&sql);
-		if (i && !t->nfk) {
+		/* the runs' layouts travel too (db_pack_layouts_copy) */
+		if (i && !t->nfk && strcmp(t->name, "series_layouts")) {
 			strbuf_addf(&sql, "SELECT count(*) = 0 FROM ");
 			ident(&sql, t->name);
 		} else {
@@ -881,6 +883,9 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 					     "main.runs)", NULL);
 	if (!r)
 		r = copy_all(m, st, false);
+	/* the layouts of the runs' packs (no run's child: not copied) */
+	if (!r)
+		r = db_pack_layouts_copy(&m->db, "src");
 	/* the series of runs copied without them (an older input) */
 	if (!r && m->t[0].added)
 		r = db_series_missing(&m->db);
