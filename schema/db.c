@@ -131,6 +131,7 @@ static int migrate(struct db *db)
 	int v = db_schema_version(db), i;
 	char pragma[64];
 	bool series = v < 10;	/* run_series is to be made */
+	bool packs = v < 14;	/* run_packs is to be made from it */
 
 	if (v < 0)
 		return fail(db, "cannot read the schema version");
@@ -175,6 +176,8 @@ static int migrate(struct db *db)
 		if ((r = exec(db, s->sql)) ||
 		    (series && i == schema_nsteps - 1 &&
 		     (r = db_series_missing(db))) ||
+		    (packs && i == schema_nsteps - 1 &&
+		     (r = db_pack_missing(db))) ||
 		    (r = exec(db, pragma))) {
 			char keep[400];
 

@@ -302,6 +302,9 @@ int db_report_series_ready(struct db *db, const char *label, bool *ready)
 	struct ints c = { { &missing }, 1 };
 	int r;
 
+	/* a run's pack is there only where its rows are, none bad */
+	if ((r = db_pack_ready(db, label, ready)) || *ready)
+		return r;
 	r = db_each(db, "cannot read the runs' series", row_ints, &c,
 		    "SELECT count(*) FROM runs r LEFT JOIN run_series x "
 		    "ON x.run_id = r.id AND x.ord = -1 "
@@ -345,7 +348,14 @@ int db_report_series_each(struct db *db, const char *label,
 			  void *arg)
 {
 	struct walk w = { .fn.series = fn, .arg = arg };
+	bool packed;
+	int r;
 
+	/* a row a run where each has it (schema 14), not a row a series */
+	if ((r = db_pack_ready(db, label, &packed)))
+		return r;
+	if (packed)
+		return db_pack_each(db, label, fn, arg);
 	return db_each(db, "cannot read the runs' series", row_series, &w,
 		    "SELECT r.id, x.workload, x.params, x.metric, x.unit, "
 		    "x.better, x.asked, x.n, x.unmeasurable, "
@@ -547,23 +557,32 @@ int db_report_run_summary(struct db *db, const char *label,
 	return s.found ? DB_OK : DB_MISSING;
 }
 
+/* A label's noisy and valid samples from table t, a row a run. */
+#define NOISY_SQL(t, on) \
+	"SELECT coalesce(sum(x.noisy_samples), 0), " \
+	"coalesce(sum(x.samples), 0) FROM runs r JOIN " t " x " \
+	"ON x.run_id = r.id" on " WHERE r.label = ?1 " \
+	"AND r.status = 'complete'"
+
 int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		    int64_t *total)
 {
 	struct ints c = { { noisy, total }, 2 };
-	bool ready;
+	bool packed, ready;
 	int r;
 
-	/* the runs' counts where each has them (run_series' marks) */
+	/* the runs' counts where each has them: packs, else marks */
+	if ((r = db_pack_ready(db, label, &packed)))
+		return r;
+	if (packed)
+		return db_each(db, "cannot count noisy samples", row_ints, &c,
+			       NOISY_SQL("run_packs", ""), "t", label);
 	if ((r = db_report_series_ready(db, label, &ready)))
 		return r;
 	if (ready)
 		return db_each(db, "cannot count noisy samples", row_ints, &c,
-			       "SELECT coalesce(sum(x.noisy_samples), 0), "
-			       "coalesce(sum(x.samples), 0) FROM runs r "
-			       "JOIN run_series x ON x.run_id = r.id "
-			       "AND x.ord = -1 WHERE r.label = ?1 "
-			       "AND r.status = 'complete'", "t", label);
+			       NOISY_SQL("run_series", " AND x.ord = -1"),
+			       "t", label);
 	return db_each(db, "cannot count noisy samples", row_ints, &c,
 		       "SELECT coalesce(sum(s.noisy), 0), count(*) FROM runs r "
 		       "JOIN cases c ON c.run_id = r.id "
@@ -573,27 +592,37 @@ int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		       "t", label);
 }
 
+/* A label's bounded cases from the runs' marks: JOIN m, each run's mark. */
+#define BOUNDED_SQL(join) \
+	"SELECT DISTINCT x.workload, x.params FROM runs r " join \
+	" JOIN run_series x ON x.run_id = r.id AND x.ord >= 0 " \
+	"WHERE r.label = ?1 AND r.status = 'complete' AND x.bounded = 1 " \
+	"ORDER BY x.workload, x.params"
+
 int db_report_bounded_each(struct db *db, const char *label,
 			   int (*fn)(const char *workload, const char *params,
 				     void *),
 			   void *arg)
 {
 	struct walk w = { .fn.pair = fn, .arg = arg };
-	bool ready;
+	bool packed, ready;
 	int r;
 
+	if ((r = db_pack_ready(db, label, &packed)))
+		return r;
+	if (packed)
+		return db_each(db, "cannot read samples", row_pair, &w,
+			       BOUNDED_SQL("JOIN run_packs m ON m.run_id = "
+					   "r.id AND m.bounded > 0"),
+			       "t", label);
 	if ((r = db_report_series_ready(db, label, &ready)))
 		return r;
 	if (ready)
 		return db_each(db, "cannot read samples", row_pair, &w,
-			       "SELECT DISTINCT x.workload, x.params "
-			       "FROM runs r JOIN run_series m "
-			       "ON m.run_id = r.id AND m.ord = -1 "
-			       "AND m.bounded > 0 JOIN run_series x "
-			       "ON x.run_id = r.id AND x.ord >= 0 "
-			       "WHERE r.label = ?1 AND r.status = 'complete' "
-			       "AND x.bounded = 1 "
-			       "ORDER BY x.workload, x.params", "t", label);
+			       BOUNDED_SQL("JOIN run_series m ON m.run_id = "
+					   "r.id AND m.ord = -1 AND "
+					   "m.bounded > 0"),
+			       "t", label);
 	return db_each(db, "cannot read samples", row_pair, &w,
 		       "SELECT DISTINCT c.workload, c.params FROM runs r "
 		       "JOIN cases c ON c.run_id = r.id "

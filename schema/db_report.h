@@ -98,7 +98,8 @@ struct db_report_series {
 double db_report_series_value(const struct db_report_series *x, size_t i);
 /*
  * The rows of the label's complete runs in the order of their first values
- * in db_report_values_each.
+ * in db_report_values_each: from run_packs (a row a run, schema 14) where
+ * every such run has its pack, else from run_series.
  */
 int db_report_series_each(struct db *db, const char *label,
 			  int (*fn)(const struct db_report_series *, void *),

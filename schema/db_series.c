@@ -77,6 +77,31 @@ static bool acc_is(const struct acc *a, const char *w, const char *p,
 	       !strcmp(a->u, u);
 }
 
+/* The run's series in one row too (db_pack.c), after its rows. */
+static int pack(struct build *b, int64_t nbounded)
+{
+	struct db_pack_mark mk = { .samples = b->samples,
+				   .noisy_samples = b->noisy,
+				   .bounded = nbounded, .bad = b->bad };
+	struct db_pack_series *s = xcalloc(b->n ? b->n : 1, sizeof(*s));
+	size_t i;
+	int r;
+
+	for (i = 0; i < b->n; i++) {
+		const struct acc *a = &b->a[i];
+
+		s[i] = (struct db_pack_series){
+			.w = a->w, .p = a->p, .m = a->m, .u = a->u,
+			.better = a->better, .asked = a->asked, .n = a->n,
+			.vals = a->vals, .noisy = a->any_noisy ? a->noisy :
+			NULL, .unm = a->unm, .unm_noisy = a->unm_noisy,
+		};
+	}
+	r = db_pack_put(b->db, b->run, &mk, s, b->n);
+	free(s);
+	return r;
+}
+
 /* Write the run's series and its mark; ready for the next run. */
 static int flush(struct build *b)
 {
@@ -127,6 +152,8 @@ static int flush(struct build *b)
 			    "noisy_samples, bounded) VALUES (?1, -1, '', '', "
 			    "'', '', '', 0, 0, 0, ?2, ?3, ?4, ?5)", "iiiii",
 			    b->run, b->bad, b->samples, b->noisy, nbounded);
+	if (!r && b->run >= 0)
+		r = pack(b, nbounded);
 	for (i = 0; i < b->n; i++)
 		acc_release(&b->a[i]);
 	b->n = b->last = 0;
@@ -309,5 +336,6 @@ int db_series_missing(struct db *db)
 	if (!r)
 		r = build(db, ids.v, ids.n);
 	free(ids.v);
-	return r;
+	/* and the packs of runs that have their rows only (schema 14) */
+	return r ? r : db_pack_missing(db);
 }

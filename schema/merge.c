@@ -256,6 +256,9 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 						   NULL);
 	if (!r)
 		r = merge_copy_all(m, st, false);
+	/* the layouts of the runs' packs (no run's child: not copied) */
+	if (!r)
+		r = db_pack_layouts_copy(&m->db, "src");
 	/* the series of runs copied without them (an older input) */
 	if (!r && m->t[0].added)
 		r = db_series_missing(&m->db);

@@ -218,7 +218,8 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 				m->by_map = t->added * 4 < merge_query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
 			/* run_series is made from the others: not said */
-			if (strcmp(t->name, "run_series")) {
+			if (strcmp(t->name, "run_series") &&
+			    strcmp(t->name, "run_packs")) {
 				snprintf(st->table[st->ntables].name,
 					 sizeof(st->table[0].name), "%s",
 					 t->name);

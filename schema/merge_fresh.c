@@ -4,6 +4,7 @@
  */
 #include "merge_priv.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #include "db_priv.h"
@@ -57,7 +58,8 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 		const struct table *t = &m->t[i];
 
 		strbuf_release(&sql);
-		if (i && !t->nfk) {
+		/* the runs' layouts travel too (db_pack_layouts_copy) */
+		if (i && !t->nfk && strcmp(t->name, "series_layouts")) {
 			strbuf_addf(&sql, "SELECT count(*) = 0 FROM ");
 			merge_ident(&sql, t->name);
 		} else {

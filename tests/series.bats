@@ -176,20 +176,30 @@ marks() { q "SELECT count(*) FROM run_series WHERE ord = -1"; }
 	  sample_id = 2 AND metric = 'wall'"
 	"$BENCH" runs --db "$DB" > /dev/null
 	assert_equal "$(q 'SELECT bad FROM run_series WHERE run_id = 1 AND ord = -1')" 1
+	# no pack for it (schema 14): its values are read from the samples
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 1')" 0
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 2')" 1
 	run --separate-stderr "$BENCH" compare --db "$DB" A B
 	assert_failure 65
 	assert_equal "$stderr" "bench: $DB: sample_values row of sample 2 (run 1), metric wall, holds text, not a number: '101 ms'"
 }
 
-@test "merge into a database that holds runs copies their series with them" {
-	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
-	"$BENCH" runs --db "$T/in.db" > /dev/null
+# $DB anew: a lab's run of its own, label other, its uuid unlike the
+# fixture's, as written (no series yet).
+other_db() {
+	rm -f "$DB" "$DB-wal" "$DB-shm"
 	fx_begin "$DB"
 	fx_run other other-0
 	fx_remove_case unlink
 	fx_wall 70 71 72
 	fx_end
 	q "UPDATE runs SET uuid = 'o' || substr(uuid, 2)"
+}
+
+@test "merge into a database that holds runs copies their series with them" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
+	"$BENCH" runs --db "$T/in.db" > /dev/null
+	other_db
 	run "$BENCH" merge "$DB" "$T/in.db"
 	assert_success
 	refute_output --partial "run_series"
@@ -307,4 +317,116 @@ series_of() {
 	assert_success
 	run grep -o -m 1 ' sec/op.*' <<< "$output"
 	assert_output --regexp '^ sec/op [^ ]+ ns_per_folio-sec/folio [^ ]+ folios/op$'
+}
+
+# schema 14: the packs and layouts of a database, by run uuid
+packs_of() {
+	sqlite3 "$1" "SELECT r.uuid, l.series, hex(p.counts), hex(p.vals),
+	  hex(p.noisy) FROM run_packs p JOIN runs r ON r.id = p.run_id
+	  JOIN series_layouts l ON l.id = p.layout ORDER BY r.uuid"
+}
+
+# A database of schema 13 as the tool before 14 left it: run_series only.
+to_schema13() {
+	sqlite3 "$1" "DROP TABLE run_packs; DROP TABLE series_layouts;
+	  DROP TRIGGER run_packs_series_ins; DROP TRIGGER run_packs_series_upd;
+	  DROP TRIGGER run_packs_series_del; DROP INDEX samples_invalid;
+	  PRAGMA user_version = 13"
+}
+
+@test "schema 14: a run's series in one row, the layout shared; every reading command gives what run_series gives" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$DB"
+	"$BENCH" runs --db "$DB" > /dev/null
+	# a pack a run with its mark; the runs of one config share a layout
+	assert_equal "$(q 'SELECT count(*) FROM run_packs')" "$(marks)"
+	assert_equal "$(q 'SELECT count(DISTINCT layout) FROM run_packs')" \
+		"$(q "SELECT count(DISTINCT (SELECT group_concat(workload || params
+		  || metric || unit || better || ifnull(asked, ''), '|') FROM
+		  (SELECT * FROM run_series x WHERE x.run_id = m.run_id AND
+		  x.ord >= 0 ORDER BY x.ord))) FROM run_series m WHERE m.ord = -1")"
+	[ "$(q 'SELECT count(DISTINCT layout) FROM run_packs')" -lt "$(marks)" ]
+	# and the index of the invalid samples that report lists
+	assert_equal "$(q "SELECT count(*) FROM sqlite_master WHERE
+	  name = 'samples_invalid'")" 1
+	# the values and counts as run_series keeps them, in its order
+	assert_equal "$(q "SELECT hex(vals) FROM run_packs WHERE run_id = 1")" \
+		"$(q "SELECT group_concat(hex(vals), '') FROM (SELECT vals FROM
+		  run_series WHERE run_id = 1 AND ord >= 0 ORDER BY ord)")"
+	assert_equal "$(q "SELECT count(*) FROM run_packs WHERE noisy IS NOT NULL")" \
+		"$(q "SELECT count(DISTINCT run_id) FROM run_series WHERE noisy IS NOT NULL")"
+	outputs "$T/packs"
+	# from run_series: a run without its pack
+	q "DELETE FROM run_packs WHERE run_id = 1"
+	outputs "$T/series"
+	run diff -r "$T/series" "$T/packs"
+	assert_success
+	assert_output ""
+	# a change to a run's series drops its pack; so does one to a sample
+	q "UPDATE run_series SET n = n WHERE run_id = 2 AND ord = 0"
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 2')" 0
+	q "UPDATE samples SET noisy = noisy WHERE case_id IN (SELECT id FROM
+	   cases WHERE run_id = 3)"
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 3')" 0
+	# the migration from 13 makes them from run_series
+	to_schema13 "$DB"
+	q "DELETE FROM run_series WHERE run_id = 4"
+	"$BENCH" runs --db "$DB" > /dev/null
+	assert_equal "$(q 'PRAGMA user_version')" "$(fb_schema_latest)"
+	assert_equal "$(q 'SELECT count(*) FROM run_packs')" "$(marks)"
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 4')" 0
+	outputs "$T/migrated"
+	run diff -r "$T/series" "$T/migrated"
+	assert_success
+	assert_output ""
+}
+
+@test "schema 14: merge copies the packs and the layouts the output lacks, and makes those of an input of 13" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
+	"$BENCH" runs --db "$T/in.db" > /dev/null
+	cp "$T/in.db" "$T/in13.db"
+	to_schema13 "$T/in13.db"
+	run "$BENCH" merge "$T/empty.db" "$T/in.db"
+	assert_success
+	refute_output --partial "run_packs"
+	refute_output --partial "series_layouts"
+	assert_equal "$(packs_of "$T/empty.db")" "$(packs_of "$T/in.db")"
+	for input in in in13; do
+		other_db
+		"$BENCH" runs --db "$DB" > /dev/null
+		run "$BENCH" merge "$DB" "$T/$input.db"
+		assert_success
+		refute_output --partial "run_packs"
+		assert_equal "$(q 'SELECT count(*) FROM run_packs')" \
+			"$(q 'SELECT count(*) FROM runs')"
+		assert_equal "$(packs_of "$DB" | grep -v '^o')" \
+			"$(packs_of "$T/in.db")"
+		run --separate-stderr "$BENCH" compare --db "$DB" --format json A B
+		assert_success
+		assert_equal "$output" "$("$BENCH" compare --db "$T/in.db" --format json A B 2> /dev/null)"
+	done
+	# a layout of the same id and another text: refused, nothing copied
+	other_db
+	"$BENCH" runs --db "$DB" > /dev/null
+	id=$(sqlite3 "$T/in.db" "SELECT layout FROM run_packs LIMIT 1")
+	q "INSERT INTO series_layouts (id, series) VALUES ($id, '[]')"
+	runs=$(q 'SELECT count(*) FROM runs')
+	run "$BENCH" merge "$DB" "$T/in.db"
+	assert_failure
+	assert_output --partial "series_layouts hold another layout of the same hash"
+	assert_equal "$(q 'SELECT count(*) FROM runs')" "$runs"
+}
+
+@test "schema 14: a run's pack that does not fit its layout is named (65)" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$DB"
+	"$BENCH" runs --db "$DB" > /dev/null
+	q "UPDATE run_packs SET counts = substr(counts, 1, 24) WHERE run_id = 1"
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_failure 65
+	assert_equal "$stderr" "bench: $DB: run_packs row of run 1 holds the counts of 1 series, its layout $(q 'SELECT layout FROM run_packs WHERE run_id = 1') names $(q 'SELECT count(*) FROM run_series WHERE run_id = 1 AND ord >= 0')"
+	q "UPDATE run_packs SET counts = (SELECT counts FROM run_packs WHERE
+	   run_id = 2), vals = substr(vals, 9) WHERE run_id = 1"
+	run --separate-stderr "$BENCH" compare --db "$DB" A B
+	assert_failure 65
+	assert_equal "$output" ""
+	[[ "$stderr" == "bench: $DB: run_packs row of run 1"* ]]
 }
