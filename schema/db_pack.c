@@ -278,8 +278,9 @@ int db_pack_missing(struct db *db)
 		    "x.noisy_samples, x.bounded FROM run_series x "
 		    "WHERE x.run_id IN (SELECT r.id FROM runs r WHERE "
 		    "EXISTS (SELECT 1 FROM run_series m WHERE m.run_id = r.id "
-		    "AND m.ord = -1 AND m.bad = 0) AND NOT EXISTS (SELECT 1 FROM run_packs "
-		    "p WHERE p.run_id = r.id)) ORDER BY x.run_id, x.ord",
+		    "AND m.ord = -1 AND m.bad = 0) AND NOT EXISTS (SELECT 1 "
+		    "FROM run_packs p WHERE p.run_id = r.id)) "
+		    "ORDER BY x.run_id, x.ord",
 		    "");
 	if (!r)
 		r = from_rows_flush(&f);
