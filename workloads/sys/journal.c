@@ -26,19 +26,10 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "journal_priv.h"
 
 #define MAX_ENTRIES	256
 
-struct entry {
-	int id;
-	char kind[16];
-	char a[4096];
-	char b[512];
-	bool done;
-	bool told;		/* its failure was reported */
-	int err;		/* last undo failed: -errno */
-	char why[512];		/* and what failed, for people */
-};
 
 static struct {
 	char dir[4096];
@@ -77,7 +68,7 @@ static int append(const char *line)
 }
 
 /* Record an intended change; returns its entry or NULL. */
-static struct entry *record(const char *kind, const char *a, const char *b)
+struct entry *journal_record(const char *kind, const char *a, const char *b)
 {
 	struct entry *e;
 	char line[4500];
@@ -112,7 +103,7 @@ static void forget(int i)
 }
 
 /* Undone: say so in the journal and forget it, so that slots are reused. */
-static void mark_done(struct entry *e)
+void journal_mark_done(struct entry *e)
 {
 	char line[32];
 	int i;
@@ -126,7 +117,7 @@ static void mark_done(struct entry *e)
 	forget(i);
 }
 
-static struct entry *find(const char *kind, const char *a)
+struct entry *journal_find(const char *kind, const char *a)
 {
 	int i;
 
@@ -191,7 +182,7 @@ static bool mounted_below(const char *path, char *at, size_t n)
 	return found;
 }
 
-static unsigned long long proc_starttime(pid_t pid)
+unsigned long long journal_starttime(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long st = 0;
@@ -211,7 +202,7 @@ static unsigned long long proc_starttime(pid_t pid)
 	return st;
 }
 
-static int undo_cgroup(const char *path)
+int journal_undo_cgroup(const char *path)
 {
 	char procs[4200], parent[4200], pprocs[4300], *slash;
 	int tries;
@@ -250,7 +241,7 @@ static int undo_cgroup(const char *path)
  * Undo one entry; on success it is marked done and forgotten (e is gone),
  * on failure it stays, with the error, for the next try.
  */
-static int undo(struct entry *e)
+int journal_undo(struct entry *e)
 {
 	int r = 0;
 
@@ -264,7 +255,7 @@ static int undo(struct entry *e)
 				r = -errno;
 		}
 	} else if (!strcmp(e->kind, "cgroup")) {
-		r = undo_cgroup(e->a);
+		r = journal_undo_cgroup(e->a);
 	} else if (!strcmp(e->kind, "loop")) {
 		int fd = open(e->a, O_RDONLY | O_CLOEXEC);
 		struct loop_info64 li;
@@ -286,7 +277,7 @@ static int undo(struct entry *e)
 		pid_t pid = (pid_t)strtol(e->a, NULL, 10);
 		unsigned long long st = strtoull(e->b, NULL, 10);
 
-		if (pid > 0 && proc_starttime(pid) == st) {
+		if (pid > 0 && journal_starttime(pid) == st) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);	/* fails harmlessly if not ours */
 		}
@@ -302,7 +293,7 @@ static int undo(struct entry *e)
 			snprintf(e->why, sizeof(e->why), "%s", strerror(-r));
 		return r;
 	}
-	mark_done(e);
+	journal_mark_done(e);
 	return 0;
 }
 
@@ -381,7 +372,7 @@ int sys_undo_all(void)
 	int i, n = 0;
 
 	for (i = J.n - 1; i >= 0; i--)
-		if (!J.e[i].done && undo(&J.e[i]))
+		if (!J.e[i].done && journal_undo(&J.e[i]))
 			n++;
 	return n;
 }
@@ -423,7 +414,8 @@ static void mend(char *mended, size_t n)
 		}
 		if (!a)
 			continue;
-		e = record(kind, a, b);	/* loading: memory only */
+		/* loading: memory only */
+		e = journal_record(kind, a, b);
 		if (e)
 			e->id = atoi(id);
 	}
@@ -445,7 +437,8 @@ static void mend(char *mended, size_t n)
 		if (e->done)
 			continue;
 		snprintf(what, sizeof(what), "%s %.500s", e->kind, e->a);
-		if (undo(e))	/* kept, with why, for sys_undo_failures */
+		/* kept, with why, for sys_undo_failures */
+		if (journal_undo(e))
 			continue;
 		if (mended && used < n) {
 			int w = snprintf(mended + used, n - used, "%s%s",
@@ -481,7 +474,7 @@ static void mend_scratch(const char *base, char *mended, size_t n)
 		 * runner with another state dir in it) is left to its own
 		 * journal, neither mended nor ours to report.
 		 */
-		if (find("dir", path) || sys_rmtree(path))
+		if (journal_find("dir", path) || sys_rmtree(path))
 			continue;
 		if (mended) {
 			size_t used = strlen(mended);
@@ -703,212 +696,4 @@ int sys_fini(void)
 	J.e = NULL;
 	J.n = 0;
 	return left;
-}
-
-int sys_scratch(const char *base, char *out, size_t n)
-{
-	if ((size_t)snprintf(out, n, "%s/foliobench.%d", base,
-			     (int)getpid()) >= n)
-		return -ENAMETOOLONG;
-	/* asked again for a directory this run already made: the same one */
-	if (find("dir", out) && !access(out, F_OK))
-		return 0;
-	if (!record("dir", out, NULL))
-		return -EIO;
-	if (mkdir(out, 0700) && errno != EEXIST) {
-		int e = -errno;
-
-		mark_done(find("dir", out));
-		return e;
-	}
-	return 0;
-}
-
-int sys_scratch_remove(const char *path)
-{
-	struct entry *e = find("dir", path);
-
-	return e ? undo(e) : sys_rmtree(path);
-}
-
-/* "always within_size advise [never] deny force" -> "never" */
-static void knob_current(const char *raw, char *out, size_t n)
-{
-	const char *l = strchr(raw, '['), *r = l ? strchr(l, ']') : NULL;
-
-	if (l && r)
-		snprintf(out, n, "%.*s", (int)(r - l - 1), l + 1);
-	else
-		snprintf(out, n, "%s", raw);
-}
-
-int sys_knob_set(const char *path, const char *value)
-{
-	char raw[512], old[512];
-	int r;
-
-	r = read_file_str(path, raw, sizeof(raw));
-	if (r)
-		return r;
-	knob_current(raw, old, sizeof(old));
-	if (!strcmp(old, value))
-		return 0;
-	if (!find("knob", path) && !record("knob", path, old))
-		return -EIO;
-	r = write_file_str(path, value);
-	return r;
-}
-
-int sys_knob_restore(const char *path)
-{
-	struct entry *e = find("knob", path);
-
-	return e ? undo(e) : 0;
-}
-
-int sys_mount_record(const char *target)
-{
-	return record("mount", target, NULL) ? 0 : -EIO;
-}
-
-int sys_mount(const char *src, const char *target, const char *fstype,
-	      unsigned long flags, const char *data)
-{
-	struct entry *e = record("mount", target, NULL);
-
-	if (!e)
-		return -EIO;
-	if (mount(src, target, fstype, flags, data)) {
-		int r = -errno;
-
-		mark_done(e);
-		return r;
-	}
-	return 0;
-}
-
-int sys_umount(const char *target)
-{
-	struct entry *e = find("mount", target);
-
-	if (e)
-		return undo(e);
-	if (umount2(target, 0) && umount2(target, MNT_DETACH))
-		return -errno;
-	return 0;
-}
-
-int sys_cgroup_mkdir(const char *path)
-{
-	struct entry *e = record("cgroup", path, NULL);
-
-	if (!e)
-		return -EIO;
-	if (mkdir(path, 0755)) {
-		int r = -errno;
-
-		mark_done(e);
-		return r;
-	}
-	return 0;
-}
-
-int sys_cgroup_rmdir(const char *path)
-{
-	struct entry *e = find("cgroup", path);
-
-	return e ? undo(e) : undo_cgroup(path);
-}
-
-int sys_loop_attach(const char *file, char *dev, size_t n)
-{
-	struct loop_info64 info;
-	struct entry *e;
-	int ctl, nr, lfd = -1, ffd = -1, r = 0;
-
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return -errno;
-	/* other runners (a shared lab machine) take free devices too */
-	for (int tries = 0; tries < 32; tries++) {
-		if (tries)
-			usleep(2000 * tries);
-		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (nr < 0) {
-			r = -errno;
-			break;
-		}
-		snprintf(dev, n, "/dev/loop%d", nr);
-		e = record("loop", dev, file);
-		if (!e) {
-			r = -EIO;
-			break;
-		}
-		lfd = open(dev, O_RDWR | O_CLOEXEC);
-		ffd = open(file, O_RDWR | O_CLOEXEC);
-		if (lfd < 0 || ffd < 0) {
-			r = -errno;
-			mark_done(e);
-			break;
-		}
-		if (ioctl(lfd, LOOP_SET_FD, ffd)) {
-			r = -errno;
-			mark_done(e);
-			close(lfd);
-			close(ffd);
-			lfd = ffd = -1;
-			if (r == -EBUSY)	/* raced another user: next */
-				continue;
-			break;
-		}
-		memset(&info, 0, sizeof(info));
-		/*
-		 * No LO_FLAGS_AUTOCLEAR: it frees the device at the last
-		 * close, which is the close of lfd below, before anyone can
-		 * mount it.  Undo clears it; LOOP_CLR_FD on a device still
-		 * mounted sets autoclear, so it goes at the unmount.
-		 */
-		info.lo_flags = 0;
-		snprintf((char *)info.lo_file_name, sizeof(info.lo_file_name),
-			 "%s", file);
-		if (ioctl(lfd, LOOP_SET_STATUS64, &info)) {
-			r = -errno;
-			undo(e);
-		}
-		break;
-	}
-	if (lfd >= 0)
-		close(lfd);
-	if (ffd >= 0)
-		close(ffd);
-	close(ctl);
-	return r;
-}
-
-int sys_loop_detach(const char *dev)
-{
-	struct entry *e = find("loop", dev);
-
-	return e ? undo(e) : 0;
-}
-
-int sys_pid_record(pid_t pid)
-{
-	char a[32], b[32];
-
-	snprintf(a, sizeof(a), "%d", (int)pid);
-	snprintf(b, sizeof(b), "%llu", proc_starttime(pid));
-	return record("pid", a, b) ? 0 : -EIO;
-}
-
-int sys_pid_forget(pid_t pid)
-{
-	char a[32];
-	struct entry *e;
-
-	snprintf(a, sizeof(a), "%d", (int)pid);
-	e = find("pid", a);
-	if (e)
-		mark_done(e);
-	return 0;
 }
