@@ -433,6 +433,7 @@ static int pack_row(struct db *db, sqlite3_stmt *st, void *arg)
 			.unmeasurable = get_int(counts + PACK_COUNTS * i + 8),
 			.unmeasurable_noisy =
 				get_int(counts + PACK_COUNTS * i + 16),
+			.layout = l->id, .pos = i, .npos = l->n,
 		};
 
 		if (x.n > nv / 8 - k || (noisy && nn != nv / 8) ||

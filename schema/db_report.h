@@ -93,6 +93,14 @@ struct db_report_series {
 	const unsigned char *vals;
 	const unsigned char *noisy;	/* NULL: none noisy, else 1 a value */
 	int64_t unmeasurable, unmeasurable_noisy;
+	/*
+	 * Read from a pack (schema 14): the series is the pos-th of the
+	 * npos of layout layout, the same series in every run of that
+	 * layout, so that a reader may know it by its place; npos 0: a row
+	 * of run_series, known by its strings alone.
+	 */
+	int64_t layout;
+	size_t pos, npos;
 };
 /* The i-th measured value of x (i < x->n). */
 double db_report_series_value(const struct db_report_series *x, size_t i);
