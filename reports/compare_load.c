@@ -9,6 +9,7 @@
 
 #include "reports/compare.h"
 #include "schema/db_report.h"
+#include "schema/db_series.h"
 #include "reports/compare_priv.h"
 #include "reports/compare_load.h"
 
@@ -372,6 +373,7 @@ static int load_run_all(const struct db_report_run *r, void *arg)
 	size_t i;
 	int r0;
 
+	ls->unpacked += !r->packed;
 	for (i = 0; i < ls->n; i++)
 		if ((r0 = load_run(r, &ls->l[i])))
 			return r0;
@@ -400,6 +402,36 @@ static int load_notdone_all(const struct db_report_case *c, void *arg)
 		if ((r = load_notdone(c, &ls->l[i])))
 			return r;
 	return 0;
+}
+
+/*
+ * The label's values into the loads: from the runs' packs where every run
+ * read has its pack (the runs' pass said so: the one check a load makes),
+ * else from run_series where every run has its rows, else from the
+ * samples; profiled samples only from the samples (the others hold none).
+ */
+static int load_values(struct loads *ls, const char *label, struct keep *k)
+{
+	struct load *l = ls->l;
+	struct series_load sl = { .ls = ls, .k = k->shown ? k : NULL,
+				  .drop_noisy = l->drop_noisy };
+	bool packed = !l->profiled && !ls->unpacked, ready = false;
+	int r = 0;
+
+	if (packed)
+		r = db_pack_each(l->db, label, cmp_load_series_all, &sl);
+	else if (!l->profiled)
+		r = db_report_series_ready(l->db, label, &ready);
+	if (!r && ready)
+		r = db_report_series_each(l->db, label, cmp_load_series_all,
+					  &sl);
+	cmp_series_load_release(&sl);
+	if (r || packed || ready)
+		return r;
+	return db_report_values_each_kept(l->db, label, l->drop_noisy,
+					  l->profiled,
+					  k->shown ? cmp_keep_value : NULL, k,
+					  load_value_all, ls);
 }
 
 /*
@@ -457,29 +489,8 @@ static int side_load(struct loads *ls, const char *label,
 		}
 		index_runs(&l[i]);
 	}
-	if (!runs_only) {
-		bool ready = false;
-
-		/* run_series holds no profiled sample */
-		if (!l->profiled)
-			r = db_report_series_ready(db, label, &ready);
-		if (!r && ready) {
-			struct series_load sl = { .ls = ls,
-						  .k = shown ? &k : NULL,
-						  .drop_noisy = l->drop_noisy };
-
-			r = db_report_series_each(db, label,
-						  cmp_load_series_all, &sl);
-			cmp_series_load_release(&sl);
-		} else if (!r) {
-			r = db_report_values_each_kept(db, label,
-						       l->drop_noisy,
-						       l->profiled,
-						       shown ? cmp_keep_value :
-						       NULL, &k,
-						       load_value_all, ls);
-		}
-	}
+	if (!runs_only)
+		r = load_values(ls, label, &k);
 	cmp_keep_release(&k);
 	if (r)
 		goto fail;

@@ -63,6 +63,7 @@ struct keep {
 struct loads {
 	struct load *l;
 	size_t n;
+	size_t unpacked;	/* complete runs without their pack */
 };
 
 /*

@@ -17,6 +17,24 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Sort a few values in place by insertion: stable, as qsort's merge sort
+ * is, so that equal values (0 and -0) keep their order, and without its
+ * calls a compare (a boot's median of a few values, 10^5 times a report).
+ */
+static void sort_few(double *s, size_t n)
+{
+	size_t i, k;
+	double x;
+
+	for (i = 1; i < n; i++) {
+		x = s[i];
+		for (k = i; k > 0 && s[k - 1] > x; k--)
+			s[k] = s[k - 1];
+		s[k] = x;
+	}
+}
+
 double stats_median(const double *v, size_t n)
 {
 	double small[64], *s = small, m;
@@ -28,7 +46,10 @@ double stats_median(const double *v, size_t n)
 		s = xreallocarray(NULL, n, sizeof(*s));
 	}
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	if (s == small)
+		sort_few(s, n);
+	else
+		qsort(s, n, sizeof(*s), cmp_double);
 	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	if (s != small)
 		free(s);

@@ -32,6 +32,7 @@ struct db_report_run {
 	/* schema 9: "time", or "instructions" counted with this shift */
 	const char *clock;
 	int icount_shift;		/* -1: timed */
+	bool packed;			/* schema 14: the run has its pack */
 };
 /* Complete runs of a label, oldest first. */
 int db_report_runs_each(struct db *db, const char *label,
