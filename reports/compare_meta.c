@@ -31,9 +31,12 @@ static void cmdline_norm(const char *in, struct strbuf *out)
 			break;
 		e = p + strcspn(p, " \t");
 		len = (size_t)(e - p);
-		if (strncmp(p, "BOOT_IMAGE=", 11) && strncmp(p, "initrd=", 7))
-			strbuf_addf(out, "%s%.*s", out->len ? " " : "",
-				    (int)len, p);
+		if (strncmp(p, "BOOT_IMAGE=", 11) &&
+		    strncmp(p, "initrd=", 7)) {
+			if (out->len)
+				strbuf_addch(out, ' ');
+			strbuf_add(out, p, len);
+		}
 		p = e;
 	}
 }
@@ -85,25 +88,31 @@ static const char *f_tool(const struct report_run *r, struct strbuf *t)
 
 /*
  * The distinct values of one field over a side's runs, "a" or "a | b", in
- * the order first met (by a map: 10^4 runs a side).
+ * the order first met: by a map (10^4 runs a side), asked only where a
+ * run's value is not its predecessor's (mostly it is).
  */
 static void distinct(const struct report_side *s, field_fn fn,
 		     struct strbuf *out)
 {
 	struct strmap seen = STRMAP_INIT;
-	struct strbuf t = STRBUF_INIT;
+	struct strbuf t = STRBUF_INIT, last = STRBUF_INIT;
 	size_t i, n = 0;
 	const char *v;
 
 	for (i = 0; i < s->nruns; i++) {
 		strbuf_reset(&t);
 		v = fn(&s->runs[i], &t);
+		if (i && !strcmp(v, strbuf_str(&last)))
+			continue;
+		strbuf_reset(&last);
+		strbuf_addstr(&last, v);
 		if (strmap_put(&seen, &v, 1, n) < n)
 			continue;
 		n++;
 		strbuf_addf(out, "%s'%s'", out->len ? " | " : "", v);
 	}
 	strbuf_release(&t);
+	strbuf_release(&last);
 	strmap_release(&seen);
 }
 
