@@ -159,9 +159,12 @@ static void index_runs(struct load *l)
 	size_t i;
 
 	l->run_ix = xcalloc(s->nruns ? s->nruns : 1, sizeof(*l->run_ix));
+	l->boot_runs = xcalloc(s->nboots ? s->nboots : 1,
+			       sizeof(*l->boot_runs));
 	for (i = 0; i < s->nruns; i++) {
 		l->run_ix[i].id = s->runs[i].id;
 		l->run_ix[i].i = i;
+		l->boot_runs[s->runs[i].boot]++;
 	}
 	qsort(l->run_ix, s->nruns, sizeof(*l->run_ix), run_ix_cmp);
 	l->last_run = 0;
@@ -240,6 +243,7 @@ static void load_release(struct load *l)
 	free(l->sb);
 	strmap_release(&l->ser_map);
 	free(l->run_ix);
+	free(l->boot_runs);
 	strmap_release(&l->boots);
 }
 
@@ -298,6 +302,9 @@ int cmp_series_add(struct load *l, struct report_series *x,
 		memset(bv, 0, sizeof(*bv));
 		bv->boot = run->boot;
 		xb->slot[run->boot] = x->nboots;
+		/* as many from each run of the boot, mostly: room for all */
+		cmp_grow(&bv->v, &bv->alloc, n * l->boot_runs[run->boot],
+			 sizeof(*bv->v));
 	}
 	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
 	memcpy(bv->v + bv->n, v, n * sizeof(*v));

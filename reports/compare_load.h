@@ -33,6 +33,7 @@ struct load {
 	/* the side's runs by id, for the values: sorted, and the last hit */
 	struct run_ix { int64_t id; size_t i; } *run_ix;
 	size_t last_run;
+	size_t *boot_runs;	/* the side's runs in each of its boots */
 	struct strmap ser_map;	/* (workload, params, metric): series */
 	struct ser_boots *sb;	/* beside s->ser */
 	size_t sb_alloc;
