@@ -297,6 +297,11 @@ enum report_say {
 	REPORT_SAY_WORDS,	/* its own: "ftruncate() to 0" */
 	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB file" */
 	REPORT_SAY_FOLIOS,	/* the folios it is made of: "4K folios" */
+	/*
+	 * how many workers run the case (the runner's threads): no words
+	 * ("key=value"), but a count of instructions sums over them
+	 */
+	REPORT_SAY_WORKERS,
 };
 
 struct report_opts {
