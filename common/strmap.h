@@ -27,7 +27,7 @@ struct strmap {
 #define STRMAP_INIT { NULL, 0, 0 }
 #define STRMAP_NONE SIZE_MAX
 
-/* The number of the key of nkey strings, or STRMAP_NONE. */
+/* The number of the key of nkey (at most 8) strings, or STRMAP_NONE. */
 size_t strmap_get(const struct strmap *m, const char *const *key,
 		  size_t nkey);
 /*
@@ -36,6 +36,16 @@ size_t strmap_get(const struct strmap *m, const char *const *key,
  */
 size_t strmap_put(struct strmap *m, const char *const *key, size_t nkey,
 		  size_t val);
+/*
+ * The map's own copy of the string s, added where the map lacks it: a
+ * pool of strings that many hold (a side's runs' hosts, kernels, command
+ * lines), alive until strmap_release.
+ */
+const char *strmap_intern(struct strmap *m, const char *s);
+/* The same for a key of one string of len bytes, not NUL-terminated. */
+size_t strmap_get_len(const struct strmap *m, const char *s, size_t len);
+size_t strmap_put_len(struct strmap *m, const char *s, size_t len,
+		      size_t val);
 void strmap_release(struct strmap *m);
 
 #endif

@@ -21,6 +21,32 @@ static void dup_all(char **out[], const char *in[], size_t n)
 		*out[i] = xstrdup(in[i]);
 }
 
+/* A string many runs share: its predecessor's (mostly), else the pool's. */
+static const char *shared(struct report_side *s, const char *had,
+			  const char *v)
+{
+	return had && !strcmp(had, v) ? had : strmap_intern(&s->pool, v);
+}
+
+/* The strings of run d that others share, from the side's pool. */
+static void run_shared(struct report_side *s, struct report_run *d,
+		       const struct db_report_run *r)
+{
+	const struct report_run *p = s->nruns > 1 ? d - 1 : NULL;
+
+	d->kernel_release = shared(s, p ? p->kernel_release : NULL,
+				   r->kernel_release);
+	d->boot_id = shared(s, p ? p->boot_id : NULL, r->boot_id);
+	d->hostname = shared(s, p ? p->hostname : NULL, r->hostname);
+	d->cpu_model = shared(s, p ? p->cpu_model : NULL, r->cpu_model);
+	d->cmdline = shared(s, p ? p->cmdline : NULL, r->cmdline);
+	d->thp = shared(s, p ? p->thp : NULL, r->thp);
+	d->tmpfs = shared(s, p ? p->tmpfs : NULL, r->tmpfs);
+	d->tool_version = shared(s, p ? p->tool_version : NULL,
+				 r->tool_version);
+	d->virt = shared(s, p ? p->virt : NULL, r->virt);
+}
+
 static int load_run(const struct db_report_run *r, void *arg)
 {
 	struct load *l = arg;
@@ -43,18 +69,9 @@ static int load_run(const struct db_report_run *r, void *arg)
 			    r->kwarn_first);
 		d->kwarn_first = strbuf_detach(&sb, NULL);
 	}
-	{
-		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
-				 &d->hostname, &d->cpu_model, &d->cmdline,
-				 &d->thp, &d->tmpfs, &d->tool_version,
-				 &d->started_at, &d->virt };
-		const char *in[] = { r->uuid, r->kernel_release, r->boot_id,
-				     r->hostname, r->cpu_model, r->cmdline,
-				     r->thp, r->tmpfs, r->tool_version,
-				     r->started_at, r->virt };
-
-		dup_all(out, in, ARRAY_SIZE(in));
-	}
+	d->uuid = xstrdup(r->uuid);
+	d->started_at = xstrdup(r->started_at);
+	run_shared(s, d, r);
 	/* Boots in the order of their first complete run. */
 	b = strmap_put(&l->boots, &r->boot_id, 1, s->nboots);
 	if (b == s->nboots)
@@ -108,16 +125,7 @@ static int side_clock(struct load *l, const char *label)
 static void run_release(struct report_run *r)
 {
 	free(r->uuid);
-	free(r->kernel_release);
-	free(r->boot_id);
-	free(r->hostname);
-	free(r->cpu_model);
-	free(r->cmdline);
-	free(r->thp);
-	free(r->tmpfs);
-	free(r->tool_version);
 	free(r->started_at);
-	free(r->virt);
 	free(r->kwarn_first);
 }
 
@@ -591,6 +599,7 @@ void report_side_release(struct report_side *s)
 		free(s->notdone[i].reason);
 	}
 	free(s->notdone);
+	strmap_release(&s->pool);
 	free(s->label);
 	free(s->db_label);
 	memset(s, 0, sizeof(*s));
