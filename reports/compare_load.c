@@ -304,15 +304,20 @@ int cmp_series_add(struct load *l, struct report_series *x,
 		}
 	if (xb->slot[run->boot]) {
 		bv = &x->boots[xb->slot[run->boot] - 1];
+		/*
+		 * A second run's: as many from each run of the boot, mostly,
+		 * room for all (a series read for its first value alone
+		 * never gets here)
+		 */
+		if (bv->n + n > bv->alloc)
+			cmp_grow(&bv->v, &bv->alloc,
+				 n * l->boot_runs[run->boot], sizeof(*bv->v));
 	} else {
 		cmp_grow(&x->boots, &xb->alloc, x->nboots + 1, sizeof(*x->boots));
 		bv = &x->boots[x->nboots++];
 		memset(bv, 0, sizeof(*bv));
 		bv->boot = run->boot;
 		xb->slot[run->boot] = x->nboots;
-		/* as many from each run of the boot, mostly: room for all */
-		cmp_grow(&bv->v, &bv->alloc, n * l->boot_runs[run->boot],
-			 sizeof(*bv->v));
 	}
 	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
 	memcpy(bv->v + bv->n, v, n * sizeof(*v));
