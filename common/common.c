@@ -632,6 +632,17 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return s;
 }
 
+char *xstrfmt(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb, NULL);
+}
+
 void strbuf_release(struct strbuf *sb)
 {
 	free(sb->buf);
