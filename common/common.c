@@ -632,6 +632,27 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return s;
 }
 
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		strbuf_add(sb, chunk, (size_t)n);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	if (!sb->buf)
+		strbuf_add(sb, "", 0);
+	return 0;
+}
+
 char *xstrfmt(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;

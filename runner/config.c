@@ -384,7 +384,7 @@ static int load_placement(struct cfg_ctx *x, struct config *cfg,
 static void config_defaults(struct config *cfg, const char *path)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	cfg->path = xstrdup(path);
 	cfg->runs = 5;
 	cfg->warmup = 1;
 	cfg->cpu = -1;
@@ -689,6 +689,7 @@ void config_release(struct config *cfg)
 		free(cfg->cases[i].title);
 	}
 	free(cfg->cases);
+	free(cfg->path);
 	free(cfg->database);
 	free(cfg->label);
 	free(cfg->scratch);

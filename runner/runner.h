@@ -37,7 +37,7 @@ struct config_plan {
 };
 
 struct config {
-	char path[4096];		/* where it was read from */
+	char *path;			/* where it was read from */
 	char *database, *label, *scratch, *disk_scratch;
 	int cpu;			/* logical PU index, or -1 for auto */
 	char *cpus;			/* "all", "node:N" or a list */
