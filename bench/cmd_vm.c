@@ -295,7 +295,8 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 	optind = 1;
 	/* "-": the words that are not options (KERNEL, BASE PATCH) come
 	 * in order among them; what follows -- is the guest's */
-	while ((ch = getopt_long(argc, argv, "-:vh", vm_longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:vh", vm_longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 1:
 			if (npos <= 0) {

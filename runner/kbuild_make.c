@@ -74,10 +74,53 @@ static int unpack(struct kb *b)
 }
 
 /*
+ * Is work/L/src a copy of another state of a directory source (a file
+ * changed, added or removed since: its listing, b->ident, is not the one
+ * work/L/copied holds)?  L names the directory, not its content.
+ */
+static bool copy_stale(const struct kb *b, const char *copied)
+{
+	char was[sizeof(b->ident)];
+
+	return b->kind == SRC_DIR &&
+	       (read_file_str(copied, was, sizeof(was)) ||
+		strcmp(was, b->ident));
+}
+
+/*
+ * work/L/src as the source is (a copy, its times kept: make recompiles
+ * only what differs), its listing into work/L/copied for a directory.
+ */
+static int copy_tree(struct kb *b, const char *copied, struct strbuf *eo)
+{
+	char *tmp = xstrfmt("%s.tmp.%d", b->work, (int)getpid());
+	int r;
+
+	kb_say(b, kb_is_dir(b->work) ? "the source tree has changed: "
+	       "copying it into the cache again" :
+	       "copying the source into the cache");
+	r = kb_sh(b, "cp -a \"$1\" \"$2\" && rm -rf \"$3\" && "
+		  "mv \"$2\" \"$3\" || { rm -rf \"$2\"; exit 1; }",
+		  b->pristine, tmp, b->work, NULL, eo);
+	free(tmp);
+	if (!r && b->kind == SRC_DIR) {
+		FILE *f = fopen(copied, "we");
+
+		if (!f || fputs(b->ident, f) < 0 || fclose(f)) {
+			strbuf_addf(eo, "cannot write %s: %s", copied,
+				    strerror(errno));
+			r = -1;
+		}
+	}
+	return r;
+}
+
+/*
  * work/L/src as the source is, without the last build's patches: a copy
- * made once; the files the last patches touched put back (with a new
- * time, so make rebuilds what used them).  A git tree: a shared clone,
- * checked out at the commit (git rewrites only the files that differ).
+ * made once (again where a directory source has changed); the files the
+ * last patches touched put back (with a new time, so make rebuilds what
+ * used them).  A git tree: a shared clone, checked out at the commit (git
+ * rewrites only the files that differ).
  */
 static int ready_tree(struct kb *b)
 {
@@ -86,7 +129,8 @@ static int ready_tree(struct kb *b)
 		"  if [ -f \"$2/$f\" ]; then cp \"$2/$f\" \"$f\" || exit 1; "
 		"  else rm -f \"$f\"; fi; done < \"$3\"";
 	struct strbuf eo = STRBUF_INIT;
-	char *applied = xstrfmt("%s/applied", b->workdir), *tmp;
+	char *applied = xstrfmt("%s/applied", b->workdir);
+	char *copied = xstrfmt("%s/copied", b->workdir);
 	int r = 0;
 
 	if (b->kind == SRC_GIT) {
@@ -98,13 +142,8 @@ static int ready_tree(struct kb *b)
 			r = kb_sh(b, "cd \"$1\" && git checkout -q -f "
 				  "--detach \"$2\" && git clean -q -fd",
 				  b->work, b->ident + 4, NULL, NULL, &eo);
-	} else if (!kb_is_dir(b->work)) {
-		kb_say(b, "copying the source into the cache");
-		tmp = xstrfmt("%s.tmp.%d", b->work, (int)getpid());
-		r = kb_sh(b, "cp -a \"$1\" \"$2\" && mv \"$2\" \"$3\" || "
-			  "{ rm -rf \"$2\"; exit 1; }", b->pristine, tmp,
-			  b->work, NULL, &eo);
-		free(tmp);
+	} else if (!kb_is_dir(b->work) || copy_stale(b, copied)) {
+		r = copy_tree(b, copied, &eo);
 	} else if (!access(applied, F_OK)) {
 		r = kb_sh(b, restore, b->work, b->pristine, applied, NULL,
 			  &eo);
@@ -116,6 +155,7 @@ static int ready_tree(struct kb *b)
 		unlink(applied);
 	strbuf_release(&eo);
 	free(applied);
+	free(copied);
 	return r;
 }
 
@@ -203,14 +243,14 @@ static int configure(struct kb *b)
 	int r;
 
 	kb_say(b, "configuring (x86_64_defconfig + kvm_guest.config + %s)",
-	    b->o->fragment);
+	       b->o->fragment);
 	if (kbuild_mkdirs(b->build))
-		return kb_fail(b, KB_EINTERNAL, "cannot make %s: %s", b->build,
-			    strerror(errno));
+		return kb_fail(b, KB_EINTERNAL, "cannot make %s: %s",
+			       b->build, strerror(errno));
 	r = kb_sh(b, script, b->work, b->build, b->o->fragment, NULL, &eo);
 	if (r) {
 		r = kb_fail(b, KB_ECONFIG, "cannot configure the kernel: %s",
-			 eo.buf ? eo.buf : "make failed");
+			    eo.buf ? eo.buf : "make failed");
 		strbuf_release(&eo);
 		return r;
 	}
@@ -218,8 +258,8 @@ static int configure(struct kb *b)
 	r = kb_sh(b, check, b->o->fragment, cfg, NULL, &out, NULL);
 	free(cfg);
 	if (r || (out.buf && out.buf[0]))
-		r = kb_fail(b, KB_ECONFIG, "the config fragment did not survive "
-			 "olddefconfig:\n%s", out.buf ? out.buf : "");
+		r = kb_fail(b, KB_ECONFIG, "the config fragment did not "
+			    "survive olddefconfig:\n%s", strbuf_str(&out));
 	strbuf_release(&eo);
 	strbuf_release(&out);
 	return r;

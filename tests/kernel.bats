@@ -263,7 +263,7 @@ EOF
 	fake_kbuild
 	FB_FAKE_FAIL=1 run "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
 	[ "$status" -ne 69 ] || skip "a kernel build tool is missing: $output"
-	[ "$status" -eq 73 ]
+	[ "$status" -eq 73 ] || { echo "$output"; false; }
 	assert_output --partial "the kernel build failed (make exited non-zero"
 	assert_output --partial "mm/shmem.c:12:1: error: expected ;"
 	[ -z "$(ls "$T/kc/built" 2>/dev/null)" ]
@@ -283,4 +283,13 @@ EOF
 	[[ "$stderr" == *": in the cache ($dir)"* ]]
 	run -0 "$BENCH" kernel list
 	assert_output "$(cat "$dir/include/config/kernel.release")	$dir"
+	# the tree changed (a file edited, one added): another kernel, made
+	# of the tree as it is now, not of the cache's first copy
+	sed -i 's/echo image >/echo image2 >/' "$T/fake/Makefile"
+	echo 'int added;' > "$T/fake/added.c"
+	run -0 --separate-stderr "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
+	[ "$output" != "$dir" ]
+	[ "$(cat "$output/arch/x86/boot/bzImage")" = image2 ]
+	[[ "$stderr" == *"the source tree has changed: copying it into the cache again"* ]]
+	[ -f "$T"/kc/work/*/src/added.c ]
 }
