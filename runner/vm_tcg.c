@@ -208,8 +208,13 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char **out,
 	size_t off, len, cut;
 	int r = -1;
 
-	if (vm_slurp(bzimage, &bz) || bz.len < 0x250) {
-		snprintf(note, nn, "cannot read it: %s", strerror(errno));
+	if ((r = vm_slurp(bzimage, &bz)) || bz.len < 0x250) {
+		if (r)
+			snprintf(note, nn, "cannot read it: %s", strerror(-r));
+		else
+			snprintf(note, nn, "%zu bytes, too short for a "
+				 "bzImage", bz.len);
+		r = -1;
 		goto out;
 	}
 	tool = bz_payload(&bz, &off, &len, note, nn);
