@@ -271,7 +271,7 @@ void vm_tcg_prepare(struct vm_guest *g)
 	/* counting: the guest's TSC runs at 1000 MHz of instructions */
 	unsigned long long lpj = g->icount ? 1000000000ull / (hz ? hz : 100) :
 				 tcg_lpj(&g->k);
-	char note[200], *image;
+	char note[200], *image = NULL;
 
 	if (lpj)
 		strbuf_addf(&g->cmdline, " lpj=%llu", lpj);
