@@ -8,7 +8,7 @@
 struct entry {
 	int id;
 	char kind[16];
-	char a[4096];
+	char *a;		/* what changed: a path, a device, a pid */
 	char b[512];
 	bool done;
 	bool told;		/* its failure was reported */
