@@ -499,29 +499,11 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	return 0;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+/* What the setup did and took, and what moved around the call. */
+static void note_setup(const struct state *st, struct wl_sample *s)
 {
-	struct state *st = c->priv;
-	uint64_t pages = file_pages(st), evicted, cached, most;
-	uint64_t want = prm(c)->coverage;
-	double cov;
-	struct stat sb;
-	char why[256];
 	int i;
 
-	(void)err;
-	shadow_counts(st, &evicted, &cached, &most);
-	cov = 100.0 * (double)evicted / (double)pages;
-	wl_note(s, "size_used", (double)st->plan.size);
-	wl_note(s, "file_pages", (double)pages);
-	wl_note(s, "evicted_pages", (double)evicted);
-	wl_note(s, "cached_pages", (double)cached);
-	wl_note(s, "coverage", cov);
-	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
-	/* compare marks the rows that rest on a bound */
-	wl_note(s, "coverage_bounded", st->have_cachestat ? 0 : 1);
-	if (!st->have_cachestat)
-		wl_note(s, "evicted_pages_max", (double)most);
 	wl_note(s, "vmstat_refreshed", st->refreshed);
 	wl_note(s, "cgroup_version", st->m.version == MEMCG_V2 ? 2 : 1);
 	wl_note(s, "nodereclaim_setup",
@@ -562,6 +544,45 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	if (st->read_ns)
 		wl_note(s, "read_mib_s", (double)st->plan.size / MiB /
 			((double)st->read_ns / 1e9));
+}
+
+/* The timed call did what it claims. */
+static void check_call(const struct wl_case *c, const struct state *st,
+		       struct wl_sample *s)
+{
+	struct stat sb;
+
+	if (prm(c)->op == OP_UNLINK) {
+		if (!access(st->path, F_OK))
+			wl_invalid(s, "%s still exists after unlink",
+				   st->path);
+	} else if (stat(st->path, &sb) || sb.st_size) {
+		wl_invalid(s, "%s is not empty after truncate", st->path);
+	}
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+{
+	struct state *st = c->priv;
+	uint64_t pages = file_pages(st), evicted, cached, most;
+	uint64_t want = prm(c)->coverage;
+	double cov;
+	char why[256];
+
+	(void)err;
+	shadow_counts(st, &evicted, &cached, &most);
+	cov = 100.0 * (double)evicted / (double)pages;
+	wl_note(s, "size_used", (double)st->plan.size);
+	wl_note(s, "file_pages", (double)pages);
+	wl_note(s, "evicted_pages", (double)evicted);
+	wl_note(s, "cached_pages", (double)cached);
+	wl_note(s, "coverage", cov);
+	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
+	/* compare marks the rows that rest on a bound */
+	wl_note(s, "coverage_bounded", st->have_cachestat ? 0 : 1);
+	if (!st->have_cachestat)
+		wl_note(s, "evicted_pages_max", (double)most);
+	note_setup(st, s);
 	snprintf(s->text, sizeof(s->text),
 		 "cgroup %s; keep=%s; reclaim=%s; %s",
 		 memcg_version_name(st->m.version), keeps[st->plan.keep],
@@ -584,14 +605,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 			   (unsigned long long)cached,
 			   st->have_cachestat ? "" : " (the least count "
 			   "without cachestat(2))");
-	/* and the call did what it claims */
-	if (prm(c)->op == OP_UNLINK) {
-		if (!access(st->path, F_OK))
-			wl_invalid(s, "%s still exists after unlink",
-				   st->path);
-	} else if (stat(st->path, &sb) || sb.st_size) {
-		wl_invalid(s, "%s is not empty after truncate", st->path);
-	}
+	check_call(c, st, s);
 	return 0;
 }
 

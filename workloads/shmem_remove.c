@@ -569,26 +569,12 @@ static void forked(struct wl_case *c, int w)
 	}
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+/* The counters after the fills: the last worker to fill saw them all. */
+static void merge_after(struct state *st)
 {
-	struct state *st = c->priv;
-	const char *op = ops[st->op];
-	bool pmd = is_pmd(c);
-	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
-	uint64_t other = 0, blocks = 0, larger = 0;
-	int64_t huge;
-	uint64_t total = st->size * (uint64_t)st->nw;
-	char asked[32], sz[32], knob[64];
-	struct strbuf sizes = STRBUF_INIT;	/* "32 of 2 MiB, ..." */
-	struct stat sb;
-	bool by_size = false;	/* the folio's size has counters of its own */
-	int i, off_pu = 0;
+	int i, k;
 
-	(void)err;
-	/* the last worker to fill saw every fill: the most of each */
 	for (i = 0; i < st->nw; i++) {
-		int k;
-
 		for (k = 0; k < st->nr_sizes; k++)
 			if (st->res[i].alloc_after[k] > st->alloc_after[k])
 				st->alloc_after[k] = st->res[i].alloc_after[k];
@@ -597,16 +583,32 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		if (st->res[i].thp_after > st->thp_after)
 			st->thp_after = st->res[i].thp_after;
 	}
-	huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+}
+
+/* The large folios the fills were given, of the size asked and others. */
+struct folio_count {
+	uint64_t given;		/* of the size asked */
+	uint64_t other;		/* of other sizes */
+	uint64_t larger;	/* of those, larger than asked */
+	bool by_size;		/* the folio's size has counters of its own */
+	struct strbuf sizes;	/* "32 of 2 MiB, ..." */
+};
+
+static void count_folios(struct state *st, struct wl_sample *s,
+			 struct folio_count *fc)
+{
+	char sz[32];
+	int i;
+
 	for (i = 0; i < st->nr_sizes; i++)
-		by_size |= strtoull(st->size_dir[i] + 10, NULL, 10) * 1024 ==
-			   st->folio;
+		fc->by_size |= strtoull(st->size_dir[i] + 10, NULL, 10) *
+			       1024 == st->folio;
 	/*
 	 * Without a counter per size (6.1 LTS): PMD folios are counted
 	 * by thp_file_alloc, machine-wide, so others' can only add to it.
 	 */
-	if (st->folio > 4096 && !by_size) {
-		given = st->thp_after - st->thp_before;
+	if (st->folio > 4096 && !fc->by_size) {
+		fc->given = st->thp_after - st->thp_before;
 		wl_note(s, "folios_by_thp_file_alloc", 1);
 	}
 	for (i = 0; i < st->nr_sizes; i++) {
@@ -614,28 +616,26 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		uint64_t d = st->alloc_after[i] - st->alloc_before[i];
 
 		if (kb * 1024 == st->folio) {
-			given = d;
+			fc->given = d;
 			continue;
 		}
-		other += d;
+		fc->other += d;
 		if (kb * 1024 > st->folio)
-			larger += d;
+			fc->larger += d;
 		if (d) {
 			human_size(kb * 1024, sz, sizeof(sz));
-			strbuf_addf(&sizes, "%s%llu of %s", sizes.len ? ", " :
-				    "", (unsigned long long)d, sz);
+			strbuf_addf(&fc->sizes, "%s%llu of %s",
+				    fc->sizes.len ? ", " : "",
+				    (unsigned long long)d, sz);
 		}
 	}
-	for (i = 0; i < st->nw; i++)
-		blocks += st->res[i].blocks;
-	wl_note(s, "allocated_bytes", (double)blocks);
-	wl_note(s, "folios_expected", (double)want);
-	wl_note(s, "large_folios_of_size", (double)given);
-	wl_note(s, "large_folios_other_sizes", (double)other);
-	wl_note(s, "shmem_huge_bytes", (double)huge);
-	human_size(st->folio, asked, sizeof(asked));
-	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
-		 (unsigned long long)(st->folio / 1024));
+}
+
+/* Each worker's file filled on the worker's PU, and wholly allocated. */
+static void check_fills(struct state *st, struct wl_sample *s)
+{
+	int i, off_pu = 0;
+
 	for (i = 0; i < st->nw; i++)
 		off_pu += st->w[i].pu >= 0 && st->res[i].fill_pu != st->w[i].pu;
 	wl_note(s, "fills_off_pu", off_pu);
@@ -650,32 +650,53 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 				   "says %llu of %llu bytes", st->w[i].path,
 				   (unsigned long long)st->res[i].blocks,
 				   (unsigned long long)st->size);
+}
+
+/* The folios are of the size asked, and no other. */
+static void check_folios(struct wl_case *c, struct state *st,
+			 struct wl_sample *s, const struct folio_count *fc,
+			 int64_t huge)
+{
+	uint64_t want = st->size / st->folio * (uint64_t)st->nw;
+	uint64_t total = st->size * (uint64_t)st->nw;
+	bool pmd = is_pmd(c), other = fc->other != 0;
+	bool by_knob = fc->larger && !pmd;
+	char asked[32], knob[64];
+
+	human_size(st->folio, asked, sizeof(asked));
+	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
+		 (unsigned long long)(st->folio / 1024));
 	if (st->folio == 4096 && (other || huge > 0))
 		wl_invalid(s, "asked for 4K folios, the kernel gave %llu large "
 			   "folios (%lld bytes of ShmemHugePages)",
-			   (unsigned long long)other, (long long)huge);
-	if (st->folio > 4096 && ((by_size ? given != want : given < want) ||
-				 other))
+			   (unsigned long long)fc->other, (long long)huge);
+	if (st->folio > 4096 &&
+	    ((fc->by_size ? fc->given != want : fc->given < want) || other))
 		wl_invalid(s, "asked for %llu folios of %s, the kernel gave "
 			   "%llu of that size and %llu of other sizes%s%s%s%s%s%s",
 			   (unsigned long long)want, asked,
-			   (unsigned long long)given,
-			   (unsigned long long)other, other ? " (" : "",
-			   strbuf_str(&sizes), other ? ")" : "",
+			   (unsigned long long)fc->given,
+			   (unsigned long long)fc->other, other ? " (" : "",
+			   strbuf_str(&fc->sizes), other ? ")" : "",
 			   /* 6.18 sizes tmpfs folios by each allocation */
-			   larger && !pmd ?
+			   by_knob ?
 			   ": the kernel sized them by each fallocate or "
 			   "write, up to what huge= or shmem_enabled allows; "
-			   "the knob " : "", larger && !pmd ? knob : "",
-			   larger && !pmd ?
-			   " the run set did not limit it" : "");
-	strbuf_release(&sizes);
-	if (st->folio > 4096 && pmd &&
-	    huge < (int64_t)total)
+			   "the knob " : "", by_knob ? knob : "",
+			   by_knob ? " the run set did not limit it" : "");
+	if (st->folio > 4096 && pmd && huge < (int64_t)total)
 		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "
 			   "size of the files %llu", (long long)huge,
 			   (unsigned long long)total);
-	/* and the call did what it claims, in every worker's file */
+}
+
+/* The call did what it claims, in every worker's file. */
+static void check_removed(struct state *st, struct wl_sample *s)
+{
+	const char *op = ops[st->op];
+	struct stat sb;
+	int i;
+
 	for (i = 0; i < st->nw; i++) {
 		const struct wfile *f = &st->w[i];
 
@@ -684,8 +705,35 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 			wl_invalid(s, "%s left %lld blocks in %s", op,
 				   (long long)sb.st_blocks, f->path);
 		if (st->op == OP_UNLINK && !access(f->path, F_OK))
-			wl_invalid(s, "%s still exists after unlink", f->path);
+			wl_invalid(s, "%s still exists after unlink",
+				   f->path);
 	}
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+{
+	struct state *st = c->priv;
+	struct folio_count fc = { .sizes = STRBUF_INIT };
+	uint64_t blocks = 0;
+	int64_t huge;
+	int i;
+
+	(void)err;
+	merge_after(st);
+	huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+	count_folios(st, s, &fc);
+	for (i = 0; i < st->nw; i++)
+		blocks += st->res[i].blocks;
+	wl_note(s, "allocated_bytes", (double)blocks);
+	wl_note(s, "folios_expected",
+		(double)(st->size / st->folio * (uint64_t)st->nw));
+	wl_note(s, "large_folios_of_size", (double)fc.given);
+	wl_note(s, "large_folios_other_sizes", (double)fc.other);
+	wl_note(s, "shmem_huge_bytes", (double)huge);
+	check_fills(st, s);
+	check_folios(c, st, s, &fc, huge);
+	strbuf_release(&fc.sizes);
+	check_removed(st, s);
 	return 0;
 }
 
