@@ -671,9 +671,12 @@ static void teardown(struct wl_case *c)
 	}
 	for (i = 0; st->made && i < st->nfiles; i++)
 		if (st->made[i])
-			unlink(st->paths[i]);
+			unlink(st->paths[i].buf);
 	free(st->r);
+	for (i = 0; st->paths && i < st->nfiles; i++)
+		strbuf_release(&st->paths[i]);
 	free(st->paths);
+	strbuf_release(&st->dir);
 	free(st->made);
 	free(st);
 	c->priv = NULL;

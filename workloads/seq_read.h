@@ -20,6 +20,9 @@
 
 enum populate { POP_WRITE, POP_FALLOCATE };
 
+/* The pattern's block: each holds its index (fill_pattern). */
+#define BLOCK		4096
+
 /* A case's params, as the config gave them (threads is the runner's). */
 struct sr_params {
 	const char *dir;
@@ -47,9 +50,9 @@ struct reader {
 };
 
 struct state {
-	char dir[4200];
+	struct strbuf dir;	/* where the files are made */
 	int nfiles;
-	char (*paths)[4300];	/* files we made */
+	struct strbuf *paths;	/* [nfiles] the files we made */
 	bool *made;
 	uint64_t size, bs, duration;
 	int nreaders;
@@ -93,7 +96,7 @@ file_of(const struct wl_case *c, const struct state *st, int reader)
 {
 	if (given_file(c))
 		return prm(c)->file;
-	return st->paths[st->nfiles == 1 ? 0 : reader];
+	return st->paths[st->nfiles == 1 ? 0 : reader].buf;
 }
 
 /*

@@ -60,9 +60,9 @@ static void fill_pattern(char *buf, size_t len, uint64_t off)
 {
 	size_t i;
 
-	for (i = 0; i < len; i += 4096) {
-		uint64_t blk = (off + i) / 4096;
-		size_t n = len - i < 4096 ? len - i : 4096;
+	for (i = 0; i < len; i += BLOCK) {
+		uint64_t blk = (off + i) / BLOCK;
+		size_t n = len - i < BLOCK ? len - i : BLOCK;
 
 		memset(buf + i, (int)(blk % 251) + 1, n);
 	}
@@ -145,8 +145,8 @@ static int warm(struct wl_case *c, struct state *st, int fd, const char *path,
 /* The runner's scratch, or our own scratch dir inside the given dir. */
 static int pick_dir(struct wl_case *c, struct state *st, struct strbuf *err)
 {
-	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, st->dir,
-			    sizeof(st->dir), err);
+	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, &st->dir,
+			    err);
 }
 
 int seq_read_files(struct wl_case *c, struct state *st, struct strbuf *err)
@@ -165,9 +165,9 @@ int seq_read_files(struct wl_case *c, struct state *st, struct strbuf *err)
 		const char *path;
 
 		if (st->nfiles) {
-			snprintf(st->paths[i], sizeof(st->paths[i]),
-				 "%s/seq-read.%d.%d", st->dir, c->rep, i);
-			path = st->paths[i];
+			strbuf_addf(&st->paths[i], "%s/seq-read.%d.%d",
+				    st->dir.buf, c->rep, i);
+			path = st->paths[i].buf;
 			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 				  0600);
 			if (fd < 0)
@@ -207,7 +207,7 @@ int seq_read_files(struct wl_case *c, struct state *st, struct strbuf *err)
 static bool block_ok(int fd, uint64_t blk, char *buf)
 {
 	int want = (int)(blk % 251) + 1;
-	ssize_t got = pread(fd, buf, 4096, (off_t)(blk * 4096));
+	ssize_t got = pread(fd, buf, BLOCK, (off_t)(blk * BLOCK));
 	ssize_t i;
 
 	if (got <= 0)
@@ -226,7 +226,7 @@ int seq_read_verify(struct wl_case *c, struct wl_sample *s,
 	uint64_t timed;
 	uint64_t want = st->size * (uint64_t)(st->nfiles ? st->nfiles : 1);
 	bool content_ok = true;
-	char buf[4096];
+	char buf[BLOCK];
 	int i, nf = st->nfiles ? st->nfiles : 1;
 
 	(void)err;
@@ -236,7 +236,8 @@ int seq_read_verify(struct wl_case *c, struct wl_sample *s,
 		bytes += st->r[i].bytes;
 	}
 	for (i = 0; i < nf; i++) {
-		const char *path = st->nfiles ? st->paths[i] : prm(c)->file;
+		const char *path = st->nfiles ? st->paths[i].buf :
+					       prm(c)->file;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0 || cached_bytes(fd, st->size, &cached)) {
@@ -247,7 +248,7 @@ int seq_read_verify(struct wl_case *c, struct wl_sample *s,
 		if (fd >= 0 && st->nfiles &&
 		    prm(c)->populate == POP_WRITE &&
 		    (!block_ok(fd, 0, buf) ||
-		     !block_ok(fd, (st->size - 1) / 4096, buf)))
+		     !block_ok(fd, (st->size - 1) / BLOCK, buf)))
 			content_ok = false;
 		if (fd >= 0)
 			close(fd);

@@ -38,7 +38,7 @@ int shadow_start_reader(struct wl_case *c, struct state *st,
 		goto fail;
 	}
 	memset(&a, 0, sizeof(a));
-	a.path = st->path;
+	a.path = st->path.buf;
 	a.size = st->plan.size;
 	a.keep = st->plan.keep;
 	a.ballast = st->plan.ballast;
@@ -71,7 +71,7 @@ int shadow_start_reader(struct wl_case *c, struct state *st,
 	r = memcg_attach(&st->m, ch.pid);
 	if (r)
 		return err_setf(err, "cannot move the reader into %s: %s",
-				st->m.path, strerror(-r));
+				st->m.path.buf, strerror(-r));
 	if (write(st->ctl, "g", 1) != 1)
 		return err_setf(err, "cannot start the reader: %s",
 				strerror(errno));
@@ -142,7 +142,7 @@ int shadow_wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != (ssize_t)sizeof(m)) {
-			err_setf(err, "setup of %s failed: ", st->path);
+			err_setf(err, "setup of %s failed: ", st->path.buf);
 			reader_death(st, err);
 			return -1;
 		}
@@ -163,8 +163,8 @@ int shadow_wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
 			return 0;
 		default:
 			shadow_reap_reader(st);
-			return err_setf(err, "setup of %s failed: %s", st->path,
-					m.text);
+			return err_setf(err, "setup of %s failed: %s",
+					st->path.buf, m.text);
 		}
 	}
 }

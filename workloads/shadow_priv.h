@@ -45,8 +45,8 @@ struct state {
 	struct memcg m;
 	struct fuse_zero fz;
 	bool fuse;
-	char dir[4200];		/* fs=dir: our own directory, if any */
-	char path[4400];	/* the file */
+	struct strbuf dir;	/* fs=dir: our own directory, if any */
+	struct strbuf path;	/* the file */
 	pid_t reader;
 	int ctl;		/* to the reader: closed = exit */
 	int msgs;		/* from the reader */

@@ -222,17 +222,22 @@ static bool default_dir(const struct wl_case *c)
 static int reclaim_offered(const struct wl_case *c, struct strbuf *err)
 {
 	struct memcg m;
-	char rp[4200];
+	struct strbuf rp = STRBUF_INIT;
+	bool none;
 
 	if (memcg_detect(&m, err))
 		return -1;
 	/* the reader's last eviction writes it whatever reclaim is */
-	if (m.version == MEMCG_V2)
-		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
-	if (m.version == MEMCG_V2 && access(rp, F_OK))
-		return err_setf(err, "cgroup v2 without memory.reclaim (no %s: "
-				"a kernel before 5.19): the page cache cannot "
-				"be reclaimed on demand", rp);
+	strbuf_addf(&rp, "%s/memory.reclaim", m.root.buf);
+	none = m.version == MEMCG_V2 && access(rp.buf, F_OK);
+	if (none)
+		err_setf(err, "cgroup v2 without memory.reclaim (no %s: a "
+			 "kernel before 5.19): the page cache cannot be "
+			 "reclaimed on demand", rp.buf);
+	strbuf_release(&rp);
+	memcg_destroy(&m);
+	if (none)
+		return -1;
 	if (prm(c)->reclaim == RECLAIM_MEMORY && m.version != MEMCG_V2)
 		return err_setf(err, "reclaim=memory.reclaim needs cgroup v2; "
 				"this machine has the memory controller on "
@@ -315,14 +320,15 @@ static int make_file(struct wl_case *c, struct state *st, struct strbuf *err)
 	int fd, r;
 
 	if (st->fuse) {
-		char mnt[4200];
+		struct strbuf mnt = STRBUF_INIT;
 
-		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
-		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
+		strbuf_addf(&mnt, "%s/fuse", c->scratch);
+		r = fuse_zero_start(&st->fz, mnt.buf, st->plan.size,
 				    c->setup_cpus, c->nsetup_cpus, err);
+		strbuf_release(&mnt);
 		if (r)
 			return -1;
-		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
+		strbuf_addstr(&st->path, st->fz.file.buf);
 		/*
 		 * A readahead window of one READ_BUF, so that readahead(2)
 		 * of a chunk reads all of it (the default 128 KiB would read
@@ -332,29 +338,28 @@ static int make_file(struct wl_case *c, struct state *st, struct strbuf *err)
 		return 0;
 	}
 	if (default_dir(c)) {
-		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
-			 c->disk_scratch, c->rep);
+		strbuf_addf(&st->path, "%s/shadow-truncate.%d",
+			    c->disk_scratch, c->rep);
 	} else {
 		/*
 		 * A directory of our own in dir, journalled, so a killed
 		 * run's file goes at the next start.
 		 */
-		if (wl_files_dir(prm(c)->dir, false, NULL, st->dir,
-				 sizeof(st->dir), err))
+		if (wl_files_dir(prm(c)->dir, false, NULL, &st->dir, err))
 			return -1;
-		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
-			 st->dir, c->rep);
+		strbuf_addf(&st->path, "%s/shadow-truncate.%d", st->dir.buf,
+			    c->rep);
 	}
-	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(st->path.buf, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return err_setf(err, "cannot create %s: %s", st->path,
+		return err_setf(err, "cannot create %s: %s", st->path.buf,
 				strerror(errno));
 	/* sparse: reads of it are zeros from the page cache, no disk */
 	if (ftruncate(fd, (off_t)st->plan.size)) {
 		r = errno;
 		close(fd);
 		return err_setf(err, "cannot size %s to %llu bytes: %s",
-				st->path, (unsigned long long)st->plan.size,
+				st->path.buf, (unsigned long long)st->plan.size,
 				strerror(r));
 	}
 	close(fd);
@@ -398,9 +403,9 @@ static int setup(struct wl_case *c, struct strbuf *err)
 	r = make_file(c, st, err);
 	if (r)
 		return r;
-	r = shadow_cachestat(st->path, &st->cs);
+	r = shadow_cachestat(st->path.buf, &st->cs);
 	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
-		return err_setf(err, "cannot cachestat %s: %s", st->path,
+		return err_setf(err, "cannot cachestat %s: %s", st->path.buf,
 				strerror(-r));
 	st->have_cachestat = !r;
 	/*
@@ -415,7 +420,8 @@ static int setup(struct wl_case *c, struct strbuf *err)
 	r = memcg_set_limit(&st->m, st->plan.limit);
 	if (r)
 		return err_setf(err, "cannot limit %s to %llu bytes: %s",
-				st->m.path, (unsigned long long)st->plan.limit,
+				st->m.path.buf,
+				(unsigned long long)st->plan.limit,
 				strerror(-r));
 	if (st->plan.keep == KEEP_PIN)
 		st->pin_vmas = !raise_map_count(st->plan.size / PIN_STRIDE);
@@ -443,13 +449,13 @@ static int setup(struct wl_case *c, struct strbuf *err)
 		return err_setf(err, "interrupted");
 	/* what the timed call will find, counted just before it */
 	if (st->have_cachestat)
-		r = shadow_cachestat(st->path, &st->cs);
+		r = shadow_cachestat(st->path.buf, &st->cs);
 	else
-		r = shadow_resident_pages(st->path, st->plan.size,
+		r = shadow_resident_pages(st->path.buf, st->plan.size,
 					  &st->resident);
 	if (r)
 		return err_setf(err, "cannot %s %s: %s", st->have_cachestat ?
-				"cachestat" : "mincore", st->path,
+				"cachestat" : "mincore", st->path.buf,
 				strerror(-r));
 	if (st->m.version == MEMCG_V2)
 		memcg_stat(&st->m, "workingset_nodereclaim",
@@ -463,6 +469,8 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	bool unl = prm(c)->op == OP_UNLINK;
+	/* read before the clock: the timed call takes it from a register */
+	const char *path = st->path.buf;
 	uint64_t t0, t1, s0, s1, evicted, cached, most, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
@@ -471,7 +479,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	st0 = proc_steal_ns(c->cpu);
 	s0 = proc_thread_stime_ns(&cs0);
 	t0 = now_ns();
-	r = unl ? unlink(st->path) : truncate(st->path, 0);
+	r = unl ? unlink(path) : truncate(path, 0);
 	t1 = now_ns();
 	s1 = proc_thread_stime_ns(&cs1);
 	st->during_steal = proc_steal_ns(c->cpu) - st0;
@@ -480,7 +488,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	quiesce_delta(&q0, &q1, &st->during);
 	if (r)
 		return err_setf(err, "%s of %s failed: %s", unl ? "unlink" :
-				"truncate", st->path, strerror(errno));
+				"truncate", st->path.buf, strerror(errno));
 	/* the timed region: the reads of /proc around it are not the call */
 	s->t_begin = t0;
 	s->t_end = t1;
@@ -553,11 +561,11 @@ static void check_call(const struct wl_case *c, const struct state *st,
 	struct stat sb;
 
 	if (prm(c)->op == OP_UNLINK) {
-		if (!access(st->path, F_OK))
+		if (!access(st->path.buf, F_OK))
 			wl_invalid(s, "%s still exists after unlink",
-				   st->path);
-	} else if (stat(st->path, &sb) || sb.st_size) {
-		wl_invalid(s, "%s is not empty after truncate", st->path);
+				   st->path.buf);
+	} else if (stat(st->path.buf, &sb) || sb.st_size) {
+		wl_invalid(s, "%s is not empty after truncate", st->path.buf);
 	}
 }
 
@@ -623,11 +631,13 @@ static void teardown(struct wl_case *c)
 	memcg_destroy(&st->m);
 	if (st->fuse) {
 		fuse_zero_stop(&st->fz);
-	} else if (st->path[0]) {
-		unlink(st->path);
-		if (st->dir[0])
-			sys_rmtree(st->dir);
+	} else if (st->path.len) {
+		unlink(st->path.buf);
+		if (st->dir.len)
+			sys_rmtree(st->dir.buf);
 	}
+	strbuf_release(&st->path);
+	strbuf_release(&st->dir);
 	free(st);
 	c->priv = NULL;
 }
