@@ -218,23 +218,19 @@ static bool block_ok(int fd, uint64_t blk, char *buf)
 	return true;
 }
 
-int seq_read_verify(struct wl_case *c, struct wl_sample *s,
-		    struct strbuf *err)
+/*
+ * The files after the run: the bytes of them still cached (or
+ * st->cached_known false), and whether the ones we wrote hold the pattern
+ * at both ends.
+ */
+static bool files_after(struct wl_case *c, struct state *st,
+			uint64_t *cached_after)
 {
-	struct state *st = c->priv;
-	uint64_t reads = 0, wraps = 0, bytes = 0, cached, cached_after = 0;
-	uint64_t timed;
-	uint64_t want = st->size * (uint64_t)(st->nfiles ? st->nfiles : 1);
+	int i, nf = st->nfiles ? st->nfiles : 1;
 	bool content_ok = true;
 	char buf[BLOCK];
-	int i, nf = st->nfiles ? st->nfiles : 1;
+	uint64_t cached;
 
-	(void)err;
-	for (i = 0; i < st->nreaders; i++) {
-		reads += st->r[i].reads;
-		wraps += st->r[i].wraps;
-		bytes += st->r[i].bytes;
-	}
 	for (i = 0; i < nf; i++) {
 		const char *path = st->nfiles ? st->paths[i].buf :
 					       prm(c)->file;
@@ -243,7 +239,7 @@ int seq_read_verify(struct wl_case *c, struct wl_sample *s,
 		if (fd < 0 || cached_bytes(fd, st->size, &cached)) {
 			st->cached_known = false;
 		} else {
-			cached_after += cached;
+			*cached_after += cached;
 		}
 		if (fd >= 0 && st->nfiles &&
 		    prm(c)->populate == POP_WRITE &&
@@ -253,6 +249,26 @@ int seq_read_verify(struct wl_case *c, struct wl_sample *s,
 		if (fd >= 0)
 			close(fd);
 	}
+	return content_ok;
+}
+
+int seq_read_verify(struct wl_case *c, struct wl_sample *s,
+		    struct strbuf *err)
+{
+	struct state *st = c->priv;
+	uint64_t reads = 0, wraps = 0, bytes = 0, cached_after = 0;
+	uint64_t timed;
+	uint64_t want = st->size * (uint64_t)(st->nfiles ? st->nfiles : 1);
+	bool content_ok;
+	int i;
+
+	(void)err;
+	for (i = 0; i < st->nreaders; i++) {
+		reads += st->r[i].reads;
+		wraps += st->r[i].wraps;
+		bytes += st->r[i].bytes;
+	}
+	content_ok = files_after(c, st, &cached_after);
 	wl_note(s, "reads", (double)reads);
 	wl_note(s, "bytes", (double)bytes);
 	wl_note(s, "passes", (double)wraps);
