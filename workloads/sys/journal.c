@@ -73,8 +73,7 @@ struct entry *journal_record(const char *kind, const char *a, const char *b)
 	struct entry *e;
 	int r;
 
-	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")) ||
-	    (b && strlen(b) >= sizeof(J.e->b)))
+	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")))
 		return NULL;
 	if (!J.e)
 		J.e = xcalloc(MAX_ENTRIES, sizeof(*J.e));
@@ -84,13 +83,13 @@ struct entry *journal_record(const char *kind, const char *a, const char *b)
 	memset(e, 0, sizeof(*e));
 	e->id = ++J.next_id;
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->b, sizeof(e->b), "%s", b ? b : "");
-	strbuf_addf(&line, "%d\t%s\t%s\t%s\n", e->id, kind, a, e->b);
+	strbuf_addf(&line, "%d\t%s\t%s\t%s\n", e->id, kind, a, b ? b : "");
 	r = J.loading ? 0 : append(line.buf);
 	strbuf_release(&line);
 	if (r)
 		return NULL;
 	e->a = xstrdup(a);
+	e->b = xstrdup(b ? b : "");
 	J.n++;
 	return e;
 }
@@ -99,6 +98,7 @@ static void forget(int i)
 {
 	if (i >= 0 && i < J.n) {
 		free(J.e[i].a);
+		free(J.e[i].b);
 		memmove(&J.e[i], &J.e[i + 1],
 			sizeof(J.e[0]) * (size_t)(J.n - i - 1));
 		J.n--;
@@ -718,8 +718,10 @@ int sys_fini(void)
 		unlink(path.buf);
 	strbuf_release(&path);
 	sys_fini_lock();
-	for (i = 0; i < J.n; i++)
+	for (i = 0; i < J.n; i++) {
 		free(J.e[i].a);
+		free(J.e[i].b);
+	}
 	free(J.e);
 	J.e = NULL;
 	J.n = 0;

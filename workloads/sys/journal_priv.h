@@ -9,7 +9,7 @@ struct entry {
 	int id;
 	char kind[16];
 	char *a;		/* what changed: a path, a device, a pid */
-	char b[512];
+	char *b;		/* what undoes it: an old value, a file; "" */
 	bool done;
 	bool told;		/* its failure was reported */
 	int err;		/* last undo failed: -errno */
