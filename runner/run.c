@@ -384,7 +384,8 @@ static int begin_run(struct runner *rn)
 	struct db_run row = { 0 };
 	unsigned long magic;
 	const char *base[2] = { rn->cfg.scratch, rn->cfg.disk_scratch };
-	char *out[2] = { rn->scratch, rn->disk_scratch };
+	const char *out[2] = { rn->scratch, rn->disk_scratch };
+	struct strbuf made = STRBUF_INIT;
 	size_t len = 0;
 	char *xml;
 	int i, r;
@@ -438,9 +439,10 @@ static int begin_run(struct runner *rn)
 	profile_init(&rn->prof, rn->cfg.profile, rn->cfg.profile_period);
 	profile_say_off(rn);
 	for (i = 0; i < 2; i++) {
-		/* the name preflight_all gave it, of the same base and
-		 * pid: sys_scratch writes it again, and it fits */
-		r = sys_scratch(base[i], out[i], strlen(out[i]) + 1);
+		/* made under the name preflight_all gave it (the same
+		 * base and pid) */
+		r = sys_scratch(base[i], &made);
+		strbuf_release(&made);
 		if (r) {
 			/* the one that failed, not the first */
 			say_err("cannot make scratch directory %s: %s", out[i],

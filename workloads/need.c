@@ -30,7 +30,7 @@ int wl_files_dir(const char *dir, bool own, const char *scratch,
 		return 0;
 	}
 	/* made once, reused by later repetitions */
-	r = sys_scratch_sb(dir, out);
+	r = sys_scratch(dir, out);
 	if (r) {
 		strbuf_reset(out);
 		return err_setf(err, "cannot make a directory in %s: %s", dir,

@@ -26,7 +26,7 @@
 #include "common/common.h"
 #include "journal_priv.h"
 
-int sys_scratch_sb(const char *base, struct strbuf *out)
+int sys_scratch(const char *base, struct strbuf *out)
 {
 	const char *d;
 
@@ -45,22 +45,6 @@ int sys_scratch_sb(const char *base, struct strbuf *out)
 		return e;
 	}
 	return 0;
-}
-
-int sys_scratch(const char *base, char *out, size_t n)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r;
-
-	/* too long for out: said before anything is made */
-	if ((size_t)snprintf(NULL, 0, "%s/foliobench.%d", base,
-			     (int)getpid()) >= n)
-		return -ENAMETOOLONG;
-	r = sys_scratch_sb(base, &sb);
-	if (!r)
-		memcpy(out, sb.buf, sb.len + 1);
-	strbuf_release(&sb);
-	return r;
 }
 
 int sys_scratch_remove(const char *path)
