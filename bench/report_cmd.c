@@ -3,6 +3,7 @@
  * --db rule), opening it, loading the sides, and one exit code for each
  * status, so that each cmd_*.c keeps only its options and its output.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,12 @@ enum report_say report_cmd_words(const char *workload, const char *key,
 	const struct workload *w = workload_find(workload);
 	const struct param *p = w ? wl_param_find(w, key) : NULL;
 
+	/* the runner's own field of workers, whatever the table calls it */
+	if (p && p->runner &&
+	    p->off == offsetof(struct wl_run_params, threads)) {
+		snprintf(buf, n, "%s", value);
+		return REPORT_SAY_WORKERS;
+	}
 	if (!p || wl_param_words(p, value, buf, n))
 		return REPORT_SAY_NONE;
 	return says[p->say];

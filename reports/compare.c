@@ -481,28 +481,17 @@ static void boots_vary(struct report_cmp *c)
 	}
 }
 
-int report_compare(struct report_side *a, struct report_side *b,
-		   const struct report_opts *o, struct report_cmp *c)
+/* The fewest and most runs a boot and boots a row stands on. */
+static void rows_extent(struct report_cmp *c)
 {
-	struct cmp_build cb = { 0 };
-	double *p = NULL, *pm = NULL;
 	size_t i;
-	int r;
+	int k;
 
-	memset(c, 0, sizeof(*c));
-	c->a = a;
-	c->b = b;
-	c->aa = o->aa;
-	c->words = o->words;
-	r = build_rows(c, &cb, o);
-	if (r)
-		return r;
 	c->runs_min = SIZE_MAX;
 	c->boots_min = SIZE_MAX;
 	for (i = 0; i < c->nrows; i++) {
 		const struct report_series *x[2] = { c->rows[i].a,
 						     c->rows[i].b };
-		int k;
 
 		for (k = 0; k < 2; k++) {
 			if (!x[k])
@@ -519,24 +508,14 @@ int report_compare(struct report_side *a, struct report_side *b,
 	}
 	if (!c->nrows)
 		c->runs_min = c->boots_min = 0;
-	boots_vary(c);
-	if ((r = cmp_name_rows(c)) || (r = cmp_build_phrase(c)) ||
-	    (r = cmp_build_method(c)))
-		return r;
-	{
-		size_t kw_alloc = 0;
+}
 
-		if ((r = cmp_kernel_warnings(c, &kw_alloc, a)) ||
-		    (b && (r = cmp_kernel_warnings(c, &kw_alloc, b))))
-			return r;
-	}
-	if (!b) {
-		for (i = 0; i < c->nrows; i++)
-			row_export(&c->rows[i]);
-		return 0;
-	}
-	p = xcalloc(c->nrows + 1, sizeof(*p));
-	pm = xcalloc(c->nrows + 1, sizeof(*pm));
+/* Each row tested where both sides have it; p and pm its p-values. */
+static void rows_test(struct report_cmp *c, const struct report_opts *o,
+		      double *p, double *pm)
+{
+	size_t i;
+
 	for (i = 0; i < c->nrows; i++) {
 		struct report_row *row = &c->rows[i];
 
@@ -564,9 +543,13 @@ int report_compare(struct report_side *a, struct report_side *b,
 			row->family = row->primary ? c->ntested :
 				      c->ntested_other;
 	}
-	if ((r = holm_family(c, p, pm, true)) ||
-	    (r = holm_family(c, p, pm, false)))
-		goto out;
+}
+
+/* After Holm: which rows changed, which way, and the boots a plan needs. */
+static void rows_judge(struct report_cmp *c)
+{
+	size_t i;
+
 	for (i = 0; i < c->nrows; i++) {
 		struct report_row *row = &c->rows[i];
 
@@ -577,9 +560,48 @@ int report_compare(struct report_side *a, struct report_side *b,
 				   1 : -1;
 		row_plan(row);
 	}
-	geomean(c);
-	if ((r = cmp_diff_meta(c, &cb)) || (r = cmp_diff_cases(c, &cb)))
+}
+
+int report_compare(struct report_side *a, struct report_side *b,
+		   const struct report_opts *o, struct report_cmp *c)
+{
+	struct cmp_build cb = { 0 };
+	double *p = NULL, *pm = NULL;
+	size_t i, kw_alloc = 0;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->a = a;
+	c->b = b;
+	c->aa = o->aa;
+	c->words = o->words;
+	r = build_rows(c, &cb, o);
+	if (r)
+		return r;
+	rows_extent(c);
+	boots_vary(c);
+	if ((r = cmp_name_rows(c)) || (r = cmp_build_phrase(c)) ||
+	    (r = cmp_build_method(c)))
+		return r;
+	if ((r = cmp_kernel_warnings(c, &kw_alloc, a)) ||
+	    (b && (r = cmp_kernel_warnings(c, &kw_alloc, b))))
+		return r;
+	if (!b) {
+		for (i = 0; i < c->nrows; i++)
+			row_export(&c->rows[i]);
+		return 0;
+	}
+	p = xcalloc(c->nrows + 1, sizeof(*p));
+	pm = xcalloc(c->nrows + 1, sizeof(*pm));
+	rows_test(c, o, p, pm);
+	if ((r = holm_family(c, p, pm, true)) ||
+	    (r = holm_family(c, p, pm, false)))
 		goto out;
+	rows_judge(c);
+	geomean(c);
+	r = cmp_diff_meta(c, &cb);
+	if (!r)
+		r = cmp_diff_cases(c, &cb);
 out:
 	free(p);
 	free(pm);

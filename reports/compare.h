@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "common/strmap.h"
 #include "schema/db.h"
 
 /* Significance level and power of every test and plan in a report. */
@@ -85,8 +86,10 @@ void report_format_names(struct strbuf *sb, const char *mark,
 
 struct report_run {
 	int64_t id;
-	char *uuid, *kernel_release, *boot_id, *hostname, *cpu_model;
-	char *cmdline, *thp, *tmpfs, *tool_version, *started_at, *virt;
+	char *uuid, *started_at;
+	/* what many runs share: the side's own (report_side.pool) */
+	const char *kernel_release, *boot_id, *hostname, *cpu_model;
+	const char *cmdline, *thp, *tmpfs, *tool_version, *virt;
 	int64_t vcpus, mem_bytes;
 	int boot;			/* index into report_side.boot_ids */
 	int64_t kernel_warnings;	/* kernel log lines showing a problem */
@@ -178,6 +181,7 @@ struct report_side {
 	 * are already the clock's (report_clock_unit).
 	 */
 	struct report_clock clock;
+	struct strmap pool;		/* the runs' shared strings */
 	/*
 	 * The database it was loaded from, open while it is used: asked only
 	 * why a case the other side has is missing here (its samples all
@@ -297,6 +301,11 @@ enum report_say {
 	REPORT_SAY_WORDS,	/* its own: "ftruncate() to 0" */
 	REPORT_SAY_FILE,	/* the timed file's size: "8 GiB file" */
 	REPORT_SAY_FOLIOS,	/* the folios it is made of: "4K folios" */
+	/*
+	 * how many workers run the case (the runner's threads): no words
+	 * ("key=value"), but a count of instructions sums over them
+	 */
+	REPORT_SAY_WORKERS,
 };
 
 struct report_opts {

@@ -26,186 +26,127 @@ static bool shows(const struct report_opts *o, const char *workload,
 	return !o->primary || o->primary(workload, metric);
 }
 
-static uint64_t keep_hash(const char *w, const char *p, const char *m,
-			  const char *u)
+/* The flags of a series in unit u, made (not yet measured) if new. */
+static size_t keep_of(struct keep *k, const char *w, const char *p,
+		      const char *m, const char *u)
 {
-	uint64_t h = cmp_hash_str(CMP_FNV_BASIS, w);
+	const char *key[] = { w, p, m, u };
+	size_t i = strmap_put(&k->map, key, ARRAY_SIZE(key), k->n);
 
-	return cmp_hash_str(cmp_hash_str(cmp_hash_str(h, p), m), u);
+	if (i == k->n) {
+		cmp_grow(&k->f, &k->alloc, k->n + 1, sizeof(*k->f));
+		k->f[i].shown = shows(k->shown, w, m, u);
+		k->n++;
+	}
+	return i;
 }
 
-static struct keep_key *keep_slot(struct keep *k, const char *w,
-				  const char *p, const char *m, const char *u)
+/* Is a value of series f to be read: every one shown, else the first. */
+static bool keep_take(struct keep_flags *f, bool supported)
 {
-	size_t mask = k->size - 1, i;
-
-	for (i = keep_hash(w, p, m, u) & mask; k->k[i].w; i = (i + 1) & mask)
-		if (!strcmp(k->k[i].m, m) && !strcmp(k->k[i].p, p) &&
-		    !strcmp(k->k[i].w, w) && !strcmp(k->k[i].u, u))
-			break;
-	return &k->k[i];
+	if (f->shown || !supported)
+		return true;
+	if (f->measured)
+		return false;
+	f->measured = true;
+	return true;
 }
 
 bool cmp_keep_value(const struct db_report_value *v, void *arg)
 {
 	struct keep *k = arg;
-	struct keep_key *e;
-	size_t i;
+	size_t i = keep_of(k, v->workload, v->params, v->metric, v->unit);
 
-	if (2 * (k->n + 1) > k->size) {
-		struct keep_key *old = k->k;
-		size_t n = k->size;
-
-		k->size = n ? 2 * n : 64;
-		k->k = xcalloc(k->size, sizeof(*k->k));
-		for (i = 0; i < n; i++)
-			if (old[i].w)
-				*keep_slot(k, old[i].w, old[i].p, old[i].m,
-					   old[i].u) = old[i];
-		free(old);
-	}
-	e = keep_slot(k, v->workload, v->params, v->metric, v->unit);
-	if (!e->w) {
-		e->w = xstrdup(v->workload);
-		e->p = xstrdup(v->params);
-		e->m = xstrdup(v->metric);
-		e->u = xstrdup(v->unit);
-		e->shown = shows(k->shown, v->workload, v->metric, v->unit);
-		k->n++;
-	}
-	if (e->shown || !v->supported)
-		return true;
-	if (e->measured)
-		return false;
-	e->measured = true;
-	return true;
+	return keep_take(&k->f[i], v->supported);
 }
 
 void cmp_keep_release(struct keep *k)
 {
-	size_t i;
-
-	for (i = 0; i < k->size; i++) {
-		free(k->k[i].w);
-		free(k->k[i].p);
-		free(k->k[i].m);
-		free(k->k[i].u);
-	}
-	free(k->k);
+	strmap_release(&k->map);
+	free(k->f);
 }
 
 /*
- * One run's values of one series (run_series) into load l: what cmp_load_value
- * makes of those values one by one: the measured ones kept (want, n) and
- * how many were not measurable (unm).
+ * The place of v in its layout, as the loads know it: the flags of the
+ * series it keeps (STRMAP_NONE: not met yet) and the series of each load.
  */
-static int load_series(struct load *l, const struct db_report_series *v,
-		       const double *want, size_t n, int64_t unm)
+static struct place *place_of(struct series_load *sl,
+			      const struct db_report_series *v)
 {
-	struct report_side *s = l->s;
-	struct db_report_value one = {
-		.run_id = v->run_id, .workload = v->workload,
-		.params = v->params, .metric = v->metric, .unit = v->unit,
-		.better = v->better, .asked = v->asked, .supported = false,
-	};
-	struct report_series *x;
-	struct report_boot_vals *bv;
-	struct report_run *run;
-	struct ser_boots *xb;
-	int r;
+	struct layout_seen *y = NULL;
+	size_t i, k, nl = sl->ls->n;
 
-	run = cmp_find_run(l, v->run_id);
-	if (!run)		/* a run of the other half */
-		return 0;
-	/* creates the series, checks its unit, marks it */
-	if (unm && (r = cmp_load_value(&one, l)))
-		return r;
-	if (n) {
-		/* makes the boot's slot */
-		one.supported = true;
-		one.value = want[0];
-		if ((r = cmp_load_value(&one, l)))
-			return r;
-		want++;
-		n--;
+	if (!v->npos)
+		return NULL;
+	if (sl->cur < sl->nlay && sl->lay[sl->cur].id == v->layout &&
+	    sl->lay[sl->cur].n == v->npos) {
+		y = &sl->lay[sl->cur];
+	} else {
+		for (i = 0; i < sl->nlay && !y; i++)
+			if (sl->lay[i].id == v->layout &&
+			    sl->lay[i].n == v->npos)
+				y = &sl->lay[i];
+		if (!y) {
+			cmp_grow(&sl->lay, &sl->lay_alloc, sl->nlay + 1,
+				 sizeof(*sl->lay));
+			y = &sl->lay[sl->nlay++];
+			y->id = v->layout;
+			y->n = v->npos;
+			y->p = xcalloc(v->npos, sizeof(*y->p));
+			y->ser = xcalloc(v->npos * nl, sizeof(*y->ser));
+			for (i = 0; i < v->npos; i++) {
+				y->p[i].keep = STRMAP_NONE;
+				y->p[i].ser = y->ser + i * nl;
+				for (k = 0; k < nl; k++)
+					y->p[i].ser[k] = STRMAP_NONE;
+			}
+		}
+		sl->cur = (size_t)(y - sl->lay);
 	}
-	if (!n)
-		return 0;
-	/* the series cmp_load_value put the first value in */
-	x = &s->ser[l->last];
-	xb = &l->sb[x - s->ser];
-	bv = &x->boots[xb->slot[run->boot] - 1];
-	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
-	memcpy(bv->v + bv->n, want, n * sizeof(*want));
-	bv->n += n;
-	return 0;
+	return &y->p[v->pos];
 }
 
 void cmp_series_load_release(struct series_load *sl)
 {
 	size_t i;
 
-	for (i = 0; i < sl->nseen; i++) {
-		free(sl->seen[i].w);
-		free(sl->seen[i].p);
-		free(sl->seen[i].m);
-		free(sl->seen[i].u);
+	for (i = 0; i < sl->nlay; i++) {
+		free(sl->lay[i].p);
+		free(sl->lay[i].ser);
 	}
-	free(sl->seen);
+	free(sl->lay);
 	free(sl->buf);
 }
 
-/* How many of v's measured values cmp_keep_value keeps: all, 1 or none. */
-static size_t series_keep(struct series_load *sl,
+/* How many of v's n measured values a load keeps: all, 1 or none. */
+static size_t series_keep(struct series_load *sl, struct place *at,
 			  const struct db_report_series *v, size_t n)
 {
-	struct db_report_value kv = {
-		.workload = v->workload, .params = v->params,
-		.metric = v->metric, .unit = v->unit, .supported = true,
-	};
-	struct keep_seen *e;
-	bool take;
+	struct keep *k = sl->k;
+	size_t i;
 
-	if (v->run_id != sl->run) {
-		sl->run = v->run_id;
-		sl->cur = 0;
-	}
-	e = sl->cur < sl->nseen ? &sl->seen[sl->cur] : NULL;
-	if (e && !strcmp(e->m, v->metric) && !strcmp(e->p, v->params) &&
-	    !strcmp(e->w, v->workload) && !strcmp(e->u, v->unit)) {
-		sl->cur++;
-		if (e->shown)
-			return n;
-		if (e->measured)
-			return 0;
+	if (at && at->keep != STRMAP_NONE) {
+		i = at->keep;
 	} else {
-		if (!e) {
-			cmp_grow(&sl->seen, &sl->seen_alloc, sl->nseen + 1,
-				 sizeof(*sl->seen));
-			e = &sl->seen[sl->nseen++];
-		} else {
-			free(e->w);
-			free(e->p);
-			free(e->m);
-			free(e->u);
-		}
-		e->w = xstrdup(v->workload);
-		e->p = xstrdup(v->params);
-		e->m = xstrdup(v->metric);
-		e->u = xstrdup(v->unit);
-		sl->cur++;
+		i = keep_of(k, v->workload, v->params, v->metric, v->unit);
+		if (at)
+			at->keep = i;
 	}
-	/* all of a shown series, else its first measured value */
-	take = cmp_keep_value(&kv, sl->k);
-	e->shown = keep_slot(sl->k, v->workload, v->params, v->metric,
-			     v->unit)->shown;
-	e->measured = !e->shown;	/* now, if not before */
-	return !take ? 0 : e->shown ? n : 1;
+	if (!keep_take(&k->f[i], true))
+		return 0;
+	return k->f[i].shown ? n : 1;
 }
 
 int cmp_load_series_all(const struct db_report_series *v, void *arg)
 {
 	struct series_load *sl = arg;
+	struct place *at = place_of(sl, v);
+	/* one value's words: cmp_load_values names the series by them */
+	struct db_report_value one = {
+		.run_id = v->run_id, .workload = v->workload,
+		.params = v->params, .metric = v->metric, .unit = v->unit,
+		.better = v->better, .asked = v->asked,
+	};
 	bool drop = sl->drop_noisy && v->noisy;
 	size_t i, k, n = v->n;
 	int64_t unm = v->unmeasurable;
@@ -217,7 +158,7 @@ int cmp_load_series_all(const struct db_report_series *v, void *arg)
 	if (sl->drop_noisy)
 		unm -= v->unmeasurable_noisy;
 	if (sl->k && n)
-		n = series_keep(sl, v, n);
+		n = series_keep(sl, at, v, n);
 	if (!n && !unm)
 		return 0;
 	if (n > sl->alloc) {
@@ -229,7 +170,8 @@ int cmp_load_series_all(const struct db_report_series *v, void *arg)
 		if (!drop || !v->noisy[i])
 			sl->buf[k++] = db_report_series_value(v, i);
 	for (i = 0; i < sl->ls->n; i++)
-		if ((r = load_series(&sl->ls->l[i], v, sl->buf, n, unm)))
+		if ((r = cmp_load_values(&sl->ls->l[i], &one, sl->buf, n,
+					 unm != 0, at ? &at->ser[i] : NULL)))
 			return r;
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "reports/compare.h"
 #include "schema/db_report.h"
+#include "schema/db_series.h"
 #include "reports/compare_priv.h"
 #include "reports/compare_load.h"
 
@@ -20,48 +21,30 @@ static void dup_all(char **out[], const char *in[], size_t n)
 		*out[i] = xstrdup(in[i]);
 }
 
-/* The boot of this id among the side's boots; s->nboots if none yet. */
-static size_t boot_find(struct load *l, const char *id)
+/* A string many runs share: its predecessor's (mostly), else the pool's. */
+static const char *shared(struct report_side *s, const char *had,
+			  const char *v)
 {
-	size_t m, i;
-
-	if (!l->boot_hash_size)
-		return l->s->nboots;
-	m = l->boot_hash_size - 1;
-	for (i = cmp_hash_str(CMP_FNV_BASIS, id) & m; l->boot_hash[i].id;
-	     i = (i + 1) & m)
-		if (!strcmp(l->boot_hash[i].id, id))
-			return l->boot_hash[i].boot;
-	return l->s->nboots;
+	return had && !strcmp(had, v) ? had : strmap_intern(&s->pool, v);
 }
 
-static void boot_hash_put(struct boot_hash *h, size_t size, const char *id,
-			  size_t boot)
+/* The strings of run d that others share, from the side's pool. */
+static void run_shared(struct report_side *s, struct report_run *d,
+		       const struct db_report_run *r)
 {
-	size_t m = size - 1, i;
+	const struct report_run *p = s->nruns > 1 ? d - 1 : NULL;
 
-	for (i = cmp_hash_str(CMP_FNV_BASIS, id) & m; h[i].id;
-	     i = (i + 1) & m)
-		;
-	h[i].id = id;
-	h[i].boot = boot;
-}
-
-/* Boot ids stay where s->boot_ids holds them while the runs load. */
-static void boot_hash_add(struct load *l, const char *id, size_t boot)
-{
-	size_t i;
-
-	if (2 * (boot + 1) > l->boot_hash_size) {
-		size_t n = l->boot_hash_size ? 2 * l->boot_hash_size : 64;
-
-		free(l->boot_hash);
-		l->boot_hash = xcalloc(n, sizeof(*l->boot_hash));
-		l->boot_hash_size = n;
-		for (i = 0; i < boot; i++)
-			boot_hash_put(l->boot_hash, n, l->s->boot_ids[i], i);
-	}
-	boot_hash_put(l->boot_hash, l->boot_hash_size, id, boot);
+	d->kernel_release = shared(s, p ? p->kernel_release : NULL,
+				   r->kernel_release);
+	d->boot_id = shared(s, p ? p->boot_id : NULL, r->boot_id);
+	d->hostname = shared(s, p ? p->hostname : NULL, r->hostname);
+	d->cpu_model = shared(s, p ? p->cpu_model : NULL, r->cpu_model);
+	d->cmdline = shared(s, p ? p->cmdline : NULL, r->cmdline);
+	d->thp = shared(s, p ? p->thp : NULL, r->thp);
+	d->tmpfs = shared(s, p ? p->tmpfs : NULL, r->tmpfs);
+	d->tool_version = shared(s, p ? p->tool_version : NULL,
+				 r->tool_version);
+	d->virt = shared(s, p ? p->virt : NULL, r->virt);
 }
 
 static int load_run(const struct db_report_run *r, void *arg)
@@ -86,25 +69,14 @@ static int load_run(const struct db_report_run *r, void *arg)
 			    r->kwarn_first);
 		d->kwarn_first = strbuf_detach(&sb, NULL);
 	}
-	{
-		char **out[] = { &d->uuid, &d->kernel_release, &d->boot_id,
-				 &d->hostname, &d->cpu_model, &d->cmdline,
-				 &d->thp, &d->tmpfs, &d->tool_version,
-				 &d->started_at, &d->virt };
-		const char *in[] = { r->uuid, r->kernel_release, r->boot_id,
-				     r->hostname, r->cpu_model, r->cmdline,
-				     r->thp, r->tmpfs, r->tool_version,
-				     r->started_at, r->virt };
-
-		dup_all(out, in, ARRAY_SIZE(in));
-	}
+	d->uuid = xstrdup(r->uuid);
+	d->started_at = xstrdup(r->started_at);
+	run_shared(s, d, r);
 	/* Boots in the order of their first complete run. */
-	b = boot_find(l, r->boot_id);
-	if (b == s->nboots) {
+	b = strmap_put(&l->boots, &r->boot_id, 1, s->nboots);
+	if (b == s->nboots)
 		cmp_list_add(&s->boot_ids, &s->nboots, &l->boots_alloc,
-			 r->boot_id);
-		boot_hash_add(l, s->boot_ids[b], b);
-	}
+			     r->boot_id);
 	d->boot = (int)b;
 	if (!strcmp(r->clock, "instructions")) {
 		if (!l->ncounted++ || r->icount_shift < l->shift_lo)
@@ -153,16 +125,7 @@ static int side_clock(struct load *l, const char *label)
 static void run_release(struct report_run *r)
 {
 	free(r->uuid);
-	free(r->kernel_release);
-	free(r->boot_id);
-	free(r->hostname);
-	free(r->cpu_model);
-	free(r->cmdline);
-	free(r->thp);
-	free(r->tmpfs);
-	free(r->tool_version);
 	free(r->started_at);
-	free(r->virt);
 	free(r->kwarn_first);
 }
 
@@ -204,9 +167,12 @@ static void index_runs(struct load *l)
 	size_t i;
 
 	l->run_ix = xcalloc(s->nruns ? s->nruns : 1, sizeof(*l->run_ix));
+	l->boot_runs = xcalloc(s->nboots ? s->nboots : 1,
+			       sizeof(*l->boot_runs));
 	for (i = 0; i < s->nruns; i++) {
 		l->run_ix[i].id = s->runs[i].id;
 		l->run_ix[i].i = i;
+		l->boot_runs[s->runs[i].boot]++;
 	}
 	qsort(l->run_ix, s->nruns, sizeof(*l->run_ix), run_ix_cmp);
 	l->last_run = 0;
@@ -236,30 +202,13 @@ static bool same_series(const struct report_series *x,
 	       !strcmp(x->workload, v->workload);
 }
 
-static uint64_t series_hash(const char *workload, const char *params,
-			    const char *metric)
-{
-	return cmp_hash_str(cmp_hash_str(cmp_hash_str(CMP_FNV_BASIS, workload),
-					 params), metric);
-}
-
-static void ser_hash_put(struct load *l, size_t i)
-{
-	const struct report_series *x = &l->s->ser[i];
-	size_t m = l->hash_size - 1, k;
-
-	for (k = series_hash(x->workload, x->params, x->metric) & m;
-	     l->ser_hash[k]; k = (k + 1) & m)
-		;
-	l->ser_hash[k] = i + 1;
-}
-
-/* The series of v, or NULL: the last one hit, else by hash. */
+/* The series of v, or NULL: the last one hit, else by its key. */
 struct report_series *cmp_find_series(struct load *l,
 					 const struct db_report_value *v)
 {
 	struct report_side *s = l->s;
-	size_t m, k;
+	const char *key[] = { v->workload, v->params, v->metric };
+	size_t k;
 
 	if (l->last < s->nser && same_series(&s->ser[l->last], v))
 		return &s->ser[l->last];
@@ -267,32 +216,22 @@ struct report_series *cmp_find_series(struct load *l,
 		l->last++;
 		return &s->ser[l->last];
 	}
-	if (!l->hash_size)
+	k = strmap_get(&l->ser_map, key, ARRAY_SIZE(key));
+	if (k == STRMAP_NONE)
 		return NULL;
-	m = l->hash_size - 1;
-	for (k = series_hash(v->workload, v->params, v->metric) & m;
-	     l->ser_hash[k]; k = (k + 1) & m)
-		if (same_series(&s->ser[l->ser_hash[k] - 1], v)) {
-			l->last = l->ser_hash[k] - 1;
-			return &s->ser[l->last];
-		}
-	return NULL;
+	l->last = k;
+	return &s->ser[k];
 }
 
-/* A new series was added at the end of s->ser: hash it, give it slots. */
+/* A new series was added at the end of s->ser: map it, give it slots. */
 static void series_added(struct load *l)
 {
 	struct report_side *s = l->s;
-	size_t i, n = s->nser;
+	size_t n = s->nser;
+	const char *key[] = { s->ser[n - 1].workload, s->ser[n - 1].params,
+			      s->ser[n - 1].metric };
 
-	if (2 * n > l->hash_size) {
-		l->hash_size = l->hash_size ? 2 * l->hash_size : 64;
-		free(l->ser_hash);
-		l->ser_hash = xcalloc(l->hash_size, sizeof(*l->ser_hash));
-		for (i = 0; i + 1 < n; i++)
-			ser_hash_put(l, i);
-	}
-	ser_hash_put(l, n - 1);
+	strmap_put(&l->ser_map, key, ARRAY_SIZE(key), n - 1);
 	if (l->ser_alloc > l->sb_alloc) {
 		l->sb = xrealloc(l->sb, l->ser_alloc * sizeof(*l->sb));
 		memset(l->sb + l->sb_alloc, 0,
@@ -310,24 +249,18 @@ static void load_release(struct load *l)
 	for (i = 0; i < l->sb_alloc; i++)
 		free(l->sb[i].slot);
 	free(l->sb);
-	free(l->ser_hash);
+	strmap_release(&l->ser_map);
 	free(l->run_ix);
-	free(l->boot_hash);
+	free(l->boot_runs);
+	strmap_release(&l->boots);
 }
 
-int cmp_load_value(const struct db_report_value *v, void *arg)
+struct report_series *cmp_series_of(struct load *l,
+				     const struct db_report_value *v, int *r)
 {
-	struct load *l = arg;
 	struct report_side *s = l->s;
-	struct report_series *x = NULL;
-	struct report_boot_vals *bv;
-	struct report_run *run;
-	struct ser_boots *xb;
+	struct report_series *x = cmp_find_series(l, v);
 
-	run = cmp_find_run(l, v->run_id);
-	if (!run)		/* a run of the other half */
-		return 0;
-	x = cmp_find_series(l, v);
 	if (!x) {
 		cmp_grow(&s->ser, &l->ser_alloc, s->nser + 1, sizeof(*s->ser));
 		l->last = s->nser;
@@ -343,27 +276,42 @@ int cmp_load_value(const struct db_report_value *v, void *arg)
 		x->higher = !strcmp(v->better, "higher");
 		series_added(l);
 	}
-	xb = &l->sb[x - s->ser];
 	if (v->asked && !x->asked)
 		x->asked = xstrdup(v->asked);
 	if (strcmp(x->unit, v->unit)) {
 		strbuf_addf(l->err, "%s %s: metric %s is stored both in %s "
 			    "and in %s", x->workload, x->params, x->metric,
 			    x->unit, v->unit);
-		return REPORT_EDATA;
+		*r = REPORT_EDATA;
+		return NULL;
 	}
-	if (!v->supported) {
-		x->unmeasurable = true;
-		return 0;
-	}
-	if (!isfinite(v->value)) {
-		strbuf_addf(l->err, "%s %s: metric %s has a value that is not "
-			    "a finite number", x->workload, x->params,
-			    x->metric);
-		return REPORT_EDATA;
-	}
+	return x;
+}
+
+int cmp_series_add(struct load *l, struct report_series *x,
+		   const struct report_run *run, const double *v, size_t n)
+{
+	struct ser_boots *xb = &l->sb[x - l->s->ser];
+	struct report_boot_vals *bv;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(v[i])) {
+			strbuf_addf(l->err, "%s %s: metric %s has a value that "
+				    "is not a finite number", x->workload,
+				    x->params, x->metric);
+			return REPORT_EDATA;
+		}
 	if (xb->slot[run->boot]) {
 		bv = &x->boots[xb->slot[run->boot] - 1];
+		/*
+		 * A second run's: as many from each run of the boot, mostly,
+		 * room for all (a series read for its first value alone
+		 * never gets here)
+		 */
+		if (bv->n + n > bv->alloc)
+			cmp_grow(&bv->v, &bv->alloc,
+				 n * l->boot_runs[run->boot], sizeof(*bv->v));
 	} else {
 		cmp_grow(&x->boots, &xb->alloc, x->nboots + 1, sizeof(*x->boots));
 		bv = &x->boots[x->nboots++];
@@ -371,9 +319,41 @@ int cmp_load_value(const struct db_report_value *v, void *arg)
 		bv->boot = run->boot;
 		xb->slot[run->boot] = x->nboots;
 	}
-	cmp_grow(&bv->v, &bv->alloc, bv->n + 1, sizeof(*bv->v));
-	bv->v[bv->n++] = v->value;
+	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
+	memcpy(bv->v + bv->n, v, n * sizeof(*v));
+	bv->n += n;
 	return 0;
+}
+
+int cmp_load_values(struct load *l, const struct db_report_value *v,
+		    const double *want, size_t n, bool unm, size_t *known)
+{
+	struct report_series *x;
+	struct report_run *run;
+	int r = 0;
+
+	run = cmp_find_run(l, v->run_id);
+	if (!run)		/* a run of the other half */
+		return 0;
+	if (known && *known != STRMAP_NONE) {
+		/* its unit and asked params checked when first met */
+		x = &l->s->ser[*known];
+	} else {
+		x = cmp_series_of(l, v, &r);
+		if (!x)
+			return r;
+		if (known)
+			*known = (size_t)(x - l->s->ser);
+	}
+	if (unm)
+		x->unmeasurable = true;
+	return n ? cmp_series_add(l, x, run, want, n) : 0;
+}
+
+int cmp_load_value(const struct db_report_value *v, void *arg)
+{
+	return cmp_load_values(arg, v, &v->value, v->supported,
+			       !v->supported, NULL);
 }
 
 static int load_notdone(const struct db_report_case *c, void *arg)
@@ -413,6 +393,7 @@ static int load_run_all(const struct db_report_run *r, void *arg)
 	size_t i;
 	int r0;
 
+	ls->unpacked += !r->packed;
 	for (i = 0; i < ls->n; i++)
 		if ((r0 = load_run(r, &ls->l[i])))
 			return r0;
@@ -441,6 +422,36 @@ static int load_notdone_all(const struct db_report_case *c, void *arg)
 		if ((r = load_notdone(c, &ls->l[i])))
 			return r;
 	return 0;
+}
+
+/*
+ * The label's values into the loads: from the runs' packs where every run
+ * read has its pack (the runs' pass said so: the one check a load makes),
+ * else from run_series where every run has its rows, else from the
+ * samples; profiled samples only from the samples (the others hold none).
+ */
+static int load_values(struct loads *ls, const char *label, struct keep *k)
+{
+	struct load *l = ls->l;
+	struct series_load sl = { .ls = ls, .k = k->shown ? k : NULL,
+				  .drop_noisy = l->drop_noisy };
+	bool packed = !l->profiled && !ls->unpacked, ready = false;
+	int r = 0;
+
+	if (packed)
+		r = db_pack_each(l->db, label, cmp_load_series_all, &sl);
+	else if (!l->profiled)
+		r = db_report_series_ready(l->db, label, &ready);
+	if (!r && ready)
+		r = db_report_series_each(l->db, label, cmp_load_series_all,
+					  &sl);
+	cmp_series_load_release(&sl);
+	if (r || packed || ready)
+		return r;
+	return db_report_values_each_kept(l->db, label, l->drop_noisy,
+					  l->profiled,
+					  k->shown ? cmp_keep_value : NULL, k,
+					  load_value_all, ls);
 }
 
 /*
@@ -498,30 +509,8 @@ static int side_load(struct loads *ls, const char *label,
 		}
 		index_runs(&l[i]);
 	}
-	if (!runs_only) {
-		bool ready = false;
-
-		/* run_series holds no profiled sample */
-		if (!l->profiled)
-			r = db_report_series_ready(db, label, &ready);
-		if (!r && ready) {
-			struct series_load sl = { .ls = ls,
-						  .k = shown ? &k : NULL,
-						  .drop_noisy = l->drop_noisy,
-						  .run = -1 };
-
-			r = db_report_series_each(db, label,
-						  cmp_load_series_all, &sl);
-			cmp_series_load_release(&sl);
-		} else if (!r) {
-			r = db_report_values_each_kept(db, label,
-						       l->drop_noisy,
-						       l->profiled,
-						       shown ? cmp_keep_value :
-						       NULL, &k,
-						       load_value_all, ls);
-		}
-	}
+	if (!runs_only)
+		r = load_values(ls, label, &k);
 	cmp_keep_release(&k);
 	if (r)
 		goto fail;
@@ -615,6 +604,7 @@ void report_side_release(struct report_side *s)
 		free(s->notdone[i].reason);
 	}
 	free(s->notdone);
+	strmap_release(&s->pool);
 	free(s->label);
 	free(s->db_label);
 	memset(s, 0, sizeof(*s));

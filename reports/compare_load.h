@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "common/strmap.h"
 #include "reports/compare.h"
 #include "schema/db_report.h"
 
@@ -32,12 +33,11 @@ struct load {
 	/* the side's runs by id, for the values: sorted, and the last hit */
 	struct run_ix { int64_t id; size_t i; } *run_ix;
 	size_t last_run;
-	/* series by (workload, params, metric): open addressing, 2^k slots */
-	size_t *ser_hash, hash_size;
+	size_t *boot_runs;	/* the side's runs in each of its boots */
+	struct strmap ser_map;	/* (workload, params, metric): series */
 	struct ser_boots *sb;	/* beside s->ser */
 	size_t sb_alloc;
-	struct boot_hash { const char *id; size_t boot; } *boot_hash;
-	size_t boot_hash_size;
+	struct strmap boots;	/* boot id: its index in s->boot_ids */
 	/* the runs' clocks: how many counted (and with which shifts), timed */
 	size_t ncounted, ntimed;
 	int shift_lo, shift_hi;
@@ -48,33 +48,40 @@ struct load {
  * series the report shows; of the others, enough to know what they are:
  * the first measured value of each unit (a series stored in two units is
  * refused) and every one not measurable ("Not measurable on these
- * machines").  By (workload, params, metric, unit), in open addressing,
- * 2^k slots: whether the report shows it, and whether a measured value of
- * it was read.
+ * machines").  By (workload, params, metric, unit): whether the report
+ * shows it, and whether a measured value of it was read.
  */
 struct keep {
 	const struct report_opts *shown;
-	struct keep_key {
-		char *w, *p, *m, *u;
+	struct strmap map;	/* the key: its flags' index in f */
+	struct keep_flags {
 		bool shown, measured;
-	} *k;
-	size_t size, n;
+	} *f;
+	size_t n, alloc;
 };
 
 /* Loads of one label read together (--aa: its two halves). */
 struct loads {
 	struct load *l;
 	size_t n;
+	size_t unpacked;	/* complete runs without their pack */
 };
 
 /*
- * What cmp_keep_value decided for the series of a run's rows in turn (every
- * run of a label has the same series in the same order, mostly): shown, or
- * measured already (then no more of its measured values), as in sl->k.
+ * A place in a layout of packed series (db_report_series.pos): the same
+ * series in every run of the layout, so that its keep flags and its
+ * series in each load are looked up by their strings once a layout.
  */
-struct keep_seen {
-	char *w, *p, *m, *u;
-	bool shown, measured;
+struct place {
+	size_t keep;		/* in keep.f; STRMAP_NONE: not met yet */
+	size_t *ser;		/* in each load's s->ser (the same) */
+};
+
+struct layout_seen {
+	int64_t id;
+	size_t n;		/* places */
+	struct place *p;
+	size_t *ser;		/* of p[i]: ls->n each */
 };
 
 struct series_load {
@@ -83,26 +90,33 @@ struct series_load {
 	bool drop_noisy;
 	double *buf;
 	size_t alloc;
-	struct keep_seen *seen;
-	size_t nseen, seen_alloc, cur;
-	int64_t run;
+	struct layout_seen *lay;
+	size_t nlay, lay_alloc, cur;	/* cur: the last layout met */
 };
-
-/* FNV-1a of a string, its end marked (the loads' hashes), from h. */
-#define CMP_FNV_BASIS 0xcbf29ce484222325ull
-static inline uint64_t cmp_hash_str(uint64_t h, const char *p)
-{
-	while (*p)
-		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-	return (h ^ 0xff) * 0x100000001b3ull;
-}
 
 /* compare_load.c */
 /* Values come run after run: the last run found, else a binary search. */
 struct report_run *cmp_find_run(struct load *l, int64_t id);
-/* The series of v, or NULL: the last one hit, else by hash. */
+/* The series of v, or NULL: the last one hit, else by its key. */
 struct report_series *cmp_find_series(struct load *l,
 				      const struct db_report_value *v);
+/*
+ * The series of v's workload, params and metric, made where l has none;
+ * NULL with *r set where v's unit is not the series'.
+ */
+struct report_series *cmp_series_of(struct load *l,
+				     const struct db_report_value *v, int *r);
+/* Values of x measured in run, into the run's boot (finite, or an error). */
+int cmp_series_add(struct load *l, struct report_series *x,
+		   const struct report_run *run, const double *v, size_t n);
+/*
+ * Values of v's run and series into l: n measured ones (want), and the
+ * series marked not measurable where unm.  known: NULL, or the series'
+ * index in l->s->ser where the caller knows it (else STRMAP_NONE, then
+ * set), its unit and asked params checked when it was first met.
+ */
+int cmp_load_values(struct load *l, const struct db_report_value *v,
+		    const double *want, size_t n, bool unm, size_t *known);
 /* One value into load arg (a struct load): its series, boot and run. */
 int cmp_load_value(const struct db_report_value *v, void *arg);
 

@@ -321,17 +321,21 @@ static void table_boots(const struct report_cmp *c, size_t *ba, size_t *bb)
 static bool counts_summed(const struct report_cmp *c)
 {
 	const struct report_side *side[2] = { c->a, c->b };
+	const struct report_series *x;
+	char buf[96];
 	size_t i, k;
-	const char *t;
 
 	for (k = 0; k < 2; k++)
 		for (i = 0; side[k] && i < side[k]->nruns; i++)
 			if (side[k]->runs[i].vcpus > 1)
 				return true;
 	for (i = 0; i < c->nrows; i++) {
-		t = kv_get(row_ser(&c->rows[i]), "threads");
-		if (t && strtoul(t, NULL, 10) > 1)
-			return true;
+		x = row_ser(&c->rows[i]);
+		for (k = 0; k < x->nkv; k++)
+			if (say(c, x->workload, x->kv[k].key, x->kv[k].value,
+				buf, sizeof(buf)) == REPORT_SAY_WORKERS &&
+			    strtoul(x->kv[k].value, NULL, 10) > 1)
+				return true;
 	}
 	return false;
 }

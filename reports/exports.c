@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/outfile.h"
+#include "common/strmap.h"
 #include "schema/db_folded.h"
 #include "schema/db_report.h"
 
@@ -236,8 +237,9 @@ struct bs_walk {
 	/* the side's runs by id, sorted, for a binary search */
 	struct bs_run { int64_t id; const struct report_run *r; } *runs;
 	const struct report_run *last;
-	struct bs_ser *ser;	/* open addressing, 2^k slots */
-	size_t ser_size, nser;
+	struct bs_ser *ser;
+	size_t nser, ser_alloc;
+	struct strmap ser_map;	/* (workload, params, metric): in ser */
 };
 
 static int bs_run_cmp(const void *a, const void *b)
@@ -260,35 +262,6 @@ static const struct report_run *run_of(struct bs_walk *w, int64_t id)
 	return w->last;
 }
 
-static uint64_t bs_hash(const char *a, const char *b, const char *c)
-{
-	const char *s[] = { a, b, c }, *p;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		for (p = s[i]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-		h = (h ^ 0xff) * 0x100000001b3ull;
-	}
-	return h;
-}
-
-static struct bs_ser *bs_slot(struct bs_ser *t, size_t size,
-			      const char *workload, const char *params,
-			      const char *metric)
-{
-	size_t m = size - 1, i;
-
-	for (i = bs_hash(workload, params, metric) & m; t[i].workload;
-	     i = (i + 1) & m)
-		if (!strcmp(t[i].metric, metric) &&
-		    !strcmp(t[i].params, params) &&
-		    !strcmp(t[i].workload, workload))
-			break;
-	return &t[i];
-}
-
 static int bs_kv(const char *key, const char *value, void *arg)
 {
 	struct bs_ser *x = arg;
@@ -303,29 +276,19 @@ static int bs_kv(const char *key, const char *value, void *arg)
 static struct bs_ser *bs_series(struct bs_walk *w,
 				const struct db_report_value *v, int *r)
 {
+	const char *key[] = { v->workload, v->params, v->metric };
+	size_t i = strmap_put(&w->ser_map, key, ARRAY_SIZE(key), w->nser);
 	struct bs_ser *x;
-	size_t i;
 
-	if (2 * (w->nser + 1) > w->ser_size) {
-		struct bs_ser *old = w->ser;
-		size_t n = w->ser_size;
-
-		w->ser_size = n ? 2 * n : 64;
-		w->ser = xcalloc(w->ser_size, sizeof(*w->ser));
-		for (i = 0; i < n; i++)
-			if (old[i].workload)
-				*bs_slot(w->ser, w->ser_size, old[i].workload,
-					 old[i].params, old[i].metric) = old[i];
-		free(old);
-	}
-	x = bs_slot(w->ser, w->ser_size, v->workload, v->params, v->metric);
-	if (x->workload)
-		return x;
+	if (i < w->nser)
+		return &w->ser[i];
+	ALLOC_GROW(w->ser, w->nser + 1, w->ser_alloc);
+	x = &w->ser[w->nser++];
+	memset(x, 0, sizeof(*x));
 	x->workload = xstrdup(v->workload);
 	x->params = xstrdup(v->params);
 	x->metric = xstrdup(v->metric);
 	x->unit = xstrdup(v->unit);
-	w->nser++;
 	*r = db_report_params_each(w->db, v->params, bs_kv, x);
 	if (*r == DB_ERR) {
 		/* the words of report_side_load's refusal */
@@ -415,7 +378,7 @@ static void bs_release(struct bs_walk *w)
 {
 	size_t i, k;
 
-	for (i = 0; i < w->ser_size; i++) {
+	for (i = 0; i < w->nser; i++) {
 		struct bs_ser *x = &w->ser[i];
 
 		free(x->workload);
@@ -427,6 +390,7 @@ static void bs_release(struct bs_walk *w)
 		free(x->kv);
 	}
 	free(w->ser);
+	strmap_release(&w->ser_map);
 	free(w->runs);
 	strbuf_release(&w->line);
 }

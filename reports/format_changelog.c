@@ -86,18 +86,14 @@ static void changelog_p(FILE *f, const struct report_cmp *c)
 	strbuf_release(&sb);
 }
 
-static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
+/* The table of the rows both sides measured, and the geomean's. */
+static void changelog_cmp_table(FILE *f, const struct report_cmp *c,
+				size_t *nonly)
 {
 	struct tbl t = { .ncol = 7, .align = "lrrrrrl", .heading = true };
-	struct strbuf sb = STRBUF_INIT;
 	char a[64], b[64], d[32], m[64], pf[80], nb[32];
-	size_t i, nonly = 0;
+	size_t i;
 
-	strbuf_addf(&sb, "%s: %s, %s: %s", c->aa ? "first half" : "before",
-		    c->a->label, c->aa ? "second half" : "after", c->b->label);
-	tbl_wrap(f, strbuf_str(&sb), CHANGELOG_COLS, "");
-	strbuf_release(&sb);
-	fputc('\n', f);
 	tbl_row(&t, c->workload ? c->workload : "", "boots", c->aa ?
 		"half 1" : "before", c->aa ? "half 2" : "after", "",
 		"per folio", "");
@@ -105,7 +101,7 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 		const struct report_row *r = &c->rows[i];
 
 		if (!r->a || !r->b) {
-			nonly++;
+			(*nonly)++;
 			continue;
 		}
 		fmt_val(r, r->a, r->va, true, a, sizeof(a));
@@ -127,11 +123,18 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 	if (t.nrows > 1)
 		changelog_table(f, &t, CHANGELOG_COLS);
 	tbl_free(&t);
-	for (i = 0; nonly && i < 2; i++) {
-		const struct report_side *s = i ? c->b : c->a;
-		size_t k, n = 0;
+}
 
-		for (k = 0; k < c->nrows; k++) {
+/* "Only measured on LABEL: ..." for each side that has such rows. */
+static void changelog_only(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, k, n;
+
+	for (i = 0; i < 2; i++) {
+		const struct report_side *s = i ? c->b : c->a;
+
+		for (k = n = 0; k < c->nrows; k++) {
 			const struct report_row *r = &c->rows[k];
 
 			if (r->a && r->b)
@@ -150,6 +153,21 @@ static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
 			strbuf_release(&sb);
 		}
 	}
+}
+
+static int print_changelog_cmp(FILE *f, const struct report_cmp *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t nonly = 0;
+
+	strbuf_addf(&sb, "%s: %s, %s: %s", c->aa ? "first half" : "before",
+		    c->a->label, c->aa ? "second half" : "after", c->b->label);
+	tbl_wrap(f, strbuf_str(&sb), CHANGELOG_COLS, "");
+	strbuf_release(&sb);
+	fputc('\n', f);
+	changelog_cmp_table(f, c, &nonly);
+	if (nonly)
+		changelog_only(f, c);
 	changelog_p(f, c);
 	fputc('\n', f);
 	strbuf_addf(&sb, "%s ", c->method);

@@ -253,28 +253,25 @@ static void strips_of(const struct report_page *p,
 	*ns = 2;
 }
 
-static int one_case(struct out *o, const struct report_page *p,
-		    const struct report_row *r, size_t idx, int *nplot,
-		    struct strbuf *err)
+/* The case's strip plot of every valid sample, or why it has none. */
+static int case_strip(struct out *o, const struct report_page *p,
+		      const struct report_row *r, struct strip s[2],
+		      size_t *ns, int *nplot, struct strbuf *err)
 {
 	const struct report_series *x = r->a ? r->a : r->b;
 	struct strbuf svg = STRBUF_INIT;
-	struct strip s[2];
 	char idp[32];
-	size_t ns;
 	int ret;
 
-	put(o, "<section class=\"case\" id=\"case-%zu\">\n<h2>", idx + 1);
-	esc(o, r->name);
-	put(o, "</h2>\n");
-	strips_of(p, r->a, p->side[1] ? r->b : NULL, s, &ns);
+	strips_of(p, r->a, p->side[1] ? r->b : NULL, s, ns);
 	snprintf(idp, sizeof(idp), "p%d", ++*nplot);
-	ret = html_strip_plot(&svg, idp, x->metric, x->unit, s, ns, false, err);
+	ret = html_strip_plot(&svg, idp, x->metric, x->unit, s, *ns, false,
+			      err);
 	if (ret)
 		goto out;
 	if (!svg.len) {
 		put(o, "<p class=\"warn\">No valid sample to plot: ");
-		counts_caption(o, s, ns);
+		counts_caption(o, s, *ns);
 		put(o, ".</p>\n");
 	} else {
 		put(o, "<figure class=\"plot strip\" data-metric=\"");
@@ -283,16 +280,22 @@ static int one_case(struct out *o, const struct report_page *p,
 		    "(colours); bars: the median of each boot; diamond: the "
 		    "mean of the boot medians and its 95%% confidence "
 		    "interval. ", strbuf_str(&svg));
-		counts_caption(o, s, ns);
+		counts_caption(o, s, *ns);
 		put(o, ".</figcaption></figure>\n");
 	}
-	strbuf_reset(&svg);
-	if (p->side[1])
-		cmp_table(o, p, r);
-	else if (s[0].alone)
-		alone_table(o, s[0].alone);
-	invalid_line(o, p, x);
-	for (size_t k = 0; k < p->prof.n; k++) {
+out:
+	strbuf_release(&svg);
+	return ret;
+}
+
+/* The case's flame graph, where it has a profile. */
+static void case_flame(struct out *o, const struct report_page *p,
+		       const struct report_series *x, size_t idx)
+{
+	char idp[32];
+	size_t k;
+
+	for (k = 0; k < p->prof.n; k++) {
 		const struct report_prof_case *pc = &p->prof.c[k];
 
 		if (strcmp(pc->workload, x->workload) ||
@@ -302,54 +305,95 @@ static int one_case(struct out *o, const struct report_page *p,
 		html_flame(o, &p->prof, pc, idp);
 		break;
 	}
+}
+
+/* The case's latency percentiles, where it has them. */
+static int case_pct(struct out *o, const struct report_page *p,
+		    const struct report_series *x, int *nplot,
+		    struct strbuf *err)
+{
+	struct strbuf svg = STRBUF_INIT;
+	char idp[32];
+	size_t g;
+	int ret;
 
 	snprintf(idp, sizeof(idp), "p%d", *nplot + 1);
 	ret = html_pct_plot(&svg, idp, p, x->workload, x->params, err);
-	if (ret)
+	if (ret || !svg.len)
 		goto out;
-	if (svg.len) {
-		++*nplot;
-		size_t g = html_boot_group(p->side[0]->nboots);
-
-		if (p->side[1] && html_boot_group(p->side[1]->nboots) > g)
-			g = html_boot_group(p->side[1]->nboots);
-		put(o, "<figure class=\"plot percentiles\">%s<figcaption>"
-		    "Latency percentiles on log axes: thin lines the median "
-		    "of each boot, thick the mean over boots",
-		    strbuf_str(&svg));
-		if (g > 1)
-			put(o, " (past %d boots a kernel, one line a group of "
-			    "up to %zu consecutive boots: the median of their "
-			    "boot medians)", PLOT_MAX_BOOTS, g);
-		put(o, ".</figcaption></figure>\n");
-		strbuf_reset(&svg);
-	}
-	{
-		const struct report_series *ca, *cb;
-
-		ca = sibling(p->side[0], x, "coverage");
-		cb = sibling(p->side[1], x, "coverage");
-		if ((ca && ca->nall) || (cb && cb->nall)) {
-			strips_of(p, ca, cb, s, &ns);
-			snprintf(idp, sizeof(idp), "p%d", ++*nplot);
-			ret = html_strip_plot(&svg, idp, "shadow-entry coverage",
-					 "%", s, ns, true, err);
-			if (ret)
-				goto out;
-			put(o, "<figure class=\"plot coverage\">%s<figcaption>"
-			    "Shadow-entry coverage of each sample: the share "
-			    "of the file's pages that were shadow entries "
-			    "when the timed truncate began. ",
-			    strbuf_str(&svg));
-			counts_caption(o, s, ns);
-			put(o, ".</figcaption></figure>\n");
-		}
-	}
-	put(o, "</section>\n");
-	ret = flush(o);
+	++*nplot;
+	g = html_boot_group(p->side[0]->nboots);
+	if (p->side[1] && html_boot_group(p->side[1]->nboots) > g)
+		g = html_boot_group(p->side[1]->nboots);
+	put(o, "<figure class=\"plot percentiles\">%s<figcaption>"
+	    "Latency percentiles on log axes: thin lines the median "
+	    "of each boot, thick the mean over boots", strbuf_str(&svg));
+	if (g > 1)
+		put(o, " (past %d boots a kernel, one line a group of "
+		    "up to %zu consecutive boots: the median of their "
+		    "boot medians)", PLOT_MAX_BOOTS, g);
+	put(o, ".</figcaption></figure>\n");
 out:
 	strbuf_release(&svg);
 	return ret;
+}
+
+/* The shadow-entry coverage of each sample, where the case counts it. */
+static int case_coverage(struct out *o, const struct report_page *p,
+			 const struct report_series *x, int *nplot,
+			 struct strbuf *err)
+{
+	const struct report_series *ca = sibling(p->side[0], x, "coverage");
+	const struct report_series *cb = sibling(p->side[1], x, "coverage");
+	struct strbuf svg = STRBUF_INIT;
+	struct strip s[2];
+	char idp[32];
+	size_t ns;
+	int ret;
+
+	if (!(ca && ca->nall) && !(cb && cb->nall))
+		return 0;
+	strips_of(p, ca, cb, s, &ns);
+	snprintf(idp, sizeof(idp), "p%d", ++*nplot);
+	ret = html_strip_plot(&svg, idp, "shadow-entry coverage", "%", s, ns,
+			      true, err);
+	if (!ret) {
+		put(o, "<figure class=\"plot coverage\">%s<figcaption>"
+		    "Shadow-entry coverage of each sample: the share of the "
+		    "file's pages that were shadow entries when the timed "
+		    "truncate began. ", strbuf_str(&svg));
+		counts_caption(o, s, ns);
+		put(o, ".</figcaption></figure>\n");
+	}
+	strbuf_release(&svg);
+	return ret;
+}
+
+static int one_case(struct out *o, const struct report_page *p,
+		    const struct report_row *r, size_t idx, int *nplot,
+		    struct strbuf *err)
+{
+	const struct report_series *x = r->a ? r->a : r->b;
+	struct strip s[2];
+	size_t ns;
+	int ret;
+
+	put(o, "<section class=\"case\" id=\"case-%zu\">\n<h2>", idx + 1);
+	esc(o, r->name);
+	put(o, "</h2>\n");
+	if ((ret = case_strip(o, p, r, s, &ns, nplot, err)))
+		return ret;
+	if (p->side[1])
+		cmp_table(o, p, r);
+	else if (s[0].alone)
+		alone_table(o, s[0].alone);
+	invalid_line(o, p, x);
+	case_flame(o, p, x, idx);
+	if ((ret = case_pct(o, p, x, nplot, err)) ||
+	    (ret = case_coverage(o, p, x, nplot, err)))
+		return ret;
+	put(o, "</section>\n");
+	return flush(o);
 }
 
 int report_page_print(FILE *f, const struct report_page *p,

@@ -394,16 +394,89 @@ static void pct_groups(struct strbuf *g, const struct pct_ser *ps, size_t np,
 	free(m);
 }
 
+/* The x tics (the base's, or the patch's where it has no base), the lines. */
+static void pct_plot_lines(struct strbuf *g, const struct report_page *pg,
+			   struct pct_ser ps[2][16], const size_t np[2])
+{
+	struct strbuf lab = STRBUF_INIT;
+	bool first = true;
+	size_t k, i;
+
+	strbuf_addf(g, "set logscale xy\nset xtics (");
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < np[k] && (!k || np[0] < 2); i++) {
+			strbuf_addf(g, "%s'p%g' %.9g", first ? "" : ", ",
+				    ps[k][i].p, pct_x(ps[k][i].p));
+			first = false;
+		}
+	strbuf_addf(g, ")\nset offsets graph 0.05, graph 0.05, 0, 0\n"
+		    "plot ");
+	first = true;
+	for (k = 0; k < 2; k++) {
+		if (np[k] < 2)
+			continue;
+		strbuf_addf(g, "%s'-' with lines lw 0.8 lc rgb '#%06x' "
+			    "title ", first ? "" : ", ", palette[k][0]);
+		strbuf_reset(&lab);
+		strbuf_addf(&lab, "%s: each boot", pg->side[k]->label);
+		plot_label(g, lab.buf);
+		strbuf_addf(g, ", '-' with linespoints pt 7 lw 2.5 "
+			    "lc rgb '#%06x' title ", mean_colour[k]);
+		strbuf_reset(&lab);
+		strbuf_addf(&lab, "%s: mean", pg->side[k]->label);
+		plot_label(g, lab.buf);
+		first = false;
+	}
+	strbuf_addf(g, "\n");
+	strbuf_release(&lab);
+}
+
+/* One side's data: each boot's line (or each group's), then the mean. */
+static void pct_side_data(struct strbuf *g, const struct report_side *s,
+			  const struct pct_ser *ps, size_t np, double div)
+{
+	size_t nb = side_boots(s), gs = html_boot_group(nb), i, b, j;
+	size_t *at;	/* at[i * nb + b]: series i's boot b, + 1 */
+
+	if (gs > 1) {
+		pct_groups(g, ps, np, nb, gs, div);
+	} else {
+		at = xcalloc(np * nb + 1, sizeof(*at));
+		for (i = 0; i < np; i++)
+			for (j = ps[i].x->nboots; j-- > 0;)
+				if ((size_t)ps[i].x->boots[j].boot < nb)
+					at[i * nb + ps[i].x->boots[j].boot] =
+						j + 1;
+		/* one line a boot: a blank line starts the next */
+		for (b = 0; b < nb; b++) {
+			for (i = 0; i < np; i++) {
+				j = at[i * nb + b];
+				if (j && ps[i].x->med[j - 1] > 0)
+					strbuf_addf(g, "%.9g %.9g\n",
+						    pct_x(ps[i].p),
+						    ps[i].x->med[j - 1] / div);
+			}
+			strbuf_addf(g, "\n");
+		}
+		free(at);
+	}
+	strbuf_addf(g, "e\n");
+	for (i = 0; i < np; i++)
+		if (ps[i].x->mean > 0)
+			strbuf_addf(g, "%.9g %.9g\n", pct_x(ps[i].p),
+				    ps[i].x->mean / div);
+	strbuf_addf(g, "e\n");
+}
+
 int html_pct_plot(struct strbuf *out, const char *idp,
 		  const struct report_page *pg, const char *workload,
 		  const char *params, struct strbuf *err)
 {
 	struct pct_ser ps[2][16];
-	size_t np[2] = { 0, 0 }, k, i, b;
+	size_t np[2] = { 0, 0 }, k, i;
 	struct strbuf g = STRBUF_INIT, lab = STRBUF_INIT;
 	double ref = 0, div;
 	char u[64];
-	bool first = true;
 	int r;
 
 	/* the unit of the lowest percentile: the tail reads in thousands */
@@ -420,77 +493,10 @@ int html_pct_plot(struct strbuf *out, const char *idp,
 			 u, sizeof(u));
 	strbuf_addf(&lab, "latency (%s)", u);
 	script_head(&g, strbuf_str(&lab));
-	/* the tics of the base, and of the patch where it has no base */
-	strbuf_addf(&g, "set logscale xy\nset xtics (");
+	pct_plot_lines(&g, pg, ps, np);
 	for (k = 0; k < 2; k++)
-		for (i = 0; i < np[k] && (!k || np[0] < 2); i++) {
-			strbuf_addf(&g, "%s'p%g' %.9g", first ? "" : ", ",
-				    ps[k][i].p, pct_x(ps[k][i].p));
-			first = false;
-		}
-	strbuf_addf(&g, ")\nset offsets graph 0.05, graph 0.05, 0, 0\n"
-		    "plot ");
-	first = true;
-	for (k = 0; k < 2; k++) {
-		if (np[k] < 2)
-			continue;
-		strbuf_addf(&g, "%s'-' with lines lw 0.8 lc rgb '#%06x' "
-			    "title ", first ? "" : ", ", palette[k][0]);
-		strbuf_reset(&lab);
-		strbuf_addf(&lab, "%s: each boot", pg->side[k]->label);
-		plot_label(&g, lab.buf);
-		strbuf_addf(&g, ", '-' with linespoints pt 7 lw 2.5 "
-			    "lc rgb '#%06x' title ", mean_colour[k]);
-		strbuf_reset(&lab);
-		strbuf_addf(&lab, "%s: mean", pg->side[k]->label);
-		plot_label(&g, lab.buf);
-		first = false;
-	}
-	strbuf_addf(&g, "\n");
-	for (k = 0; k < 2; k++) {
-		size_t nb = side_boots(pg->side[k]);
-
-		size_t *at;	/* at[i * nb + b]: series i's boot b, + 1 */
-		size_t gs = html_boot_group(nb);
-
-		if (np[k] < 2)
-			continue;
-		if (gs > 1) {
-			pct_groups(&g, ps[k], np[k], nb, gs, div);
-			goto mean;
-		}
-		at = xcalloc(np[k] * nb + 1, sizeof(*at));
-		for (i = 0; i < np[k]; i++) {
-			const struct report_series *x = ps[k][i].x;
-			size_t j;
-
-			for (j = x->nboots; j-- > 0;)
-				if ((size_t)x->boots[j].boot < nb)
-					at[i * nb + x->boots[j].boot] = j + 1;
-		}
-		/* one line a boot: a blank line starts the next */
-		for (b = 0; b < nb; b++) {
-			for (i = 0; i < np[k]; i++) {
-				const struct report_series *x = ps[k][i].x;
-				size_t j = at[i * nb + b];
-
-				if (j && x->med[j - 1] > 0)
-					strbuf_addf(&g, "%.9g %.9g\n",
-						    pct_x(ps[k][i].p),
-						    x->med[j - 1] / div);
-			}
-			strbuf_addf(&g, "\n");
-		}
-		free(at);
-mean:
-		strbuf_addf(&g, "e\n");
-		for (i = 0; i < np[k]; i++)
-			if (ps[k][i].x->mean > 0)
-				strbuf_addf(&g, "%.9g %.9g\n",
-					    pct_x(ps[k][i].p),
-					    ps[k][i].x->mean / div);
-		strbuf_addf(&g, "e\n");
-	}
+		if (np[k] >= 2)
+			pct_side_data(&g, pg->side[k], ps[k], np[k], div);
 	r = plot_svg(g.buf, g.len, idp, out, err);
 	strbuf_release(&g);
 	strbuf_release(&lab);

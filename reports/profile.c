@@ -12,67 +12,6 @@
 #include "reports/profile.h"
 #include "schema/db_report.h"
 
-/* Strings to indexes: open addressing over 2^k slots, 0 for empty. */
-struct strmap {
-	size_t *slot;
-	size_t size, n;
-};
-
-static uint64_t fnv(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
-/*
- * The index of the name of len bytes among names[] (stride bytes apart,
- * each a char * at the start of its element), or SIZE_MAX; with add, a
- * miss is given index n (the caller then stores it there).
- */
-static size_t strmap_find(struct strmap *m, const void *names, size_t stride,
-			  const char *s, size_t len, bool add)
-{
-	size_t mask, i, k;
-
-	if (add && 2 * (m->n + 1) > m->size) {
-		size_t old = m->size;
-		size_t *o = m->slot;
-
-		m->size = old ? 2 * old : 64;
-		m->slot = xcalloc(m->size, sizeof(*m->slot));
-		for (i = 0; i < old; i++) {
-			const char *x;
-
-			if (!o[i])
-				continue;
-			x = *(char *const *)((const char *)names +
-					     (o[i] - 1) * stride);
-			for (k = fnv(x, strlen(x)) & (m->size - 1);
-			     m->slot[k]; k = (k + 1) & (m->size - 1))
-				;
-			m->slot[k] = o[i];
-		}
-		free(o);
-	}
-	if (!m->size)
-		return SIZE_MAX;
-	mask = m->size - 1;
-	for (k = fnv(s, len) & mask; m->slot[k]; k = (k + 1) & mask) {
-		const char *x = *(char *const *)((const char *)names +
-						 (m->slot[k] - 1) * stride);
-
-		if (!strncmp(x, s, len) && !x[len])
-			return m->slot[k] - 1;
-	}
-	if (!add)
-		return SIZE_MAX;
-	m->slot[k] = ++m->n;
-	return m->n - 1;
-}
-
 /* One row of a side: so many samples of a stack in a boot. */
 struct hit {
 	size_t stack, boot;
@@ -180,8 +119,7 @@ static int prof_row(const struct db_report_prof *r, void *arg)
 	}
 	if (!r->stack)
 		return 0;
-	i = strmap_find(&pc->st_map, pc->st, sizeof(*pc->st), r->stack,
-			strlen(r->stack), true);
+	i = strmap_put(&pc->st_map, &r->stack, 1, pc->nst);
 	if (i == pc->nst) {
 		ALLOC_GROW(pc->st, pc->nst + 1, pc->st_alloc);
 		pc->st[pc->nst++] = (struct stack){ xstrdup(r->stack),
@@ -224,8 +162,7 @@ static void side_shares(struct pcase *pc, struct report_prof_side *s, int k,
 static size_t fn_get(struct report_prof_case *c, struct pcase *pc,
 		     const char *name, size_t len)
 {
-	size_t i = strmap_find(&pc->fn_map, c->fn, sizeof(*c->fn), name, len,
-			       true);
+	size_t i = strmap_put_len(&pc->fn_map, name, len, c->nfn);
 
 	if (i == c->nfn) {
 		ALLOC_GROW(c->fn, c->nfn + 1, pc->fn_alloc);
@@ -496,10 +433,10 @@ static void pcase_release(struct pcase *pc)
 	for (i = 0; i < pc->nst; i++)
 		free(pc->st[i].s);
 	free(pc->st);
-	free(pc->st_map.slot);
+	strmap_release(&pc->st_map);
 	free(pc->hit[0]);
 	free(pc->hit[1]);
-	free(pc->fn_map.slot);
+	strmap_release(&pc->fn_map);
 }
 
 /* Read side k's rows into l. */

@@ -296,6 +296,23 @@ static int row_int(struct db *db, sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* The first n columns of a row, int64 each. */
+struct ints {
+	int64_t **v;
+	size_t n;
+};
+
+static int row_ints(struct db *db, sqlite3_stmt *st, void *arg)
+{
+	const struct ints *c = arg;
+	size_t i;
+
+	(void)db;
+	for (i = 0; i < c->n; i++)
+		*c->v[i] = sqlite3_column_int64(st, (int)i);
+	return 0;
+}
+
 int db_pack_layouts_copy(struct db *db, const char *src)
 {
 	struct strbuf sql = STRBUF_INIT;
@@ -335,6 +352,24 @@ int db_pack_ready(struct db *db, const char *label, bool *ready)
 		    "FROM run_packs p WHERE p.run_id = r.id)", "t", label);
 	*ready = !r && !missing;
 	return r;
+}
+
+int db_pack_sums(struct db *db, const char *label, struct db_pack_sums *out)
+{
+	int64_t *v[] = { &out->missing, &out->samples, &out->noisy_samples,
+			 &out->bounded };
+	struct ints c = { v, ARRAY_SIZE(v) };
+
+	memset(out, 0, sizeof(*out));
+	out->missing = 1;
+	return db_each(db, "cannot read the runs' series", row_ints, &c,
+		       "SELECT count(*) - count(p.run_id), "
+		       "coalesce(sum(p.samples), 0), "
+		       "coalesce(sum(p.noisy_samples), 0), "
+		       "coalesce(sum(p.bounded > 0), 0) FROM runs r "
+		       "LEFT JOIN run_packs p ON p.run_id = r.id "
+		       "WHERE r.label = ?1 AND r.status = 'complete'",
+		       "t", label);
 }
 
 /* A layout as read: 6 strings a series (asked NULL where none). */
@@ -433,6 +468,7 @@ static int pack_row(struct db *db, sqlite3_stmt *st, void *arg)
 			.unmeasurable = get_int(counts + PACK_COUNTS * i + 8),
 			.unmeasurable_noisy =
 				get_int(counts + PACK_COUNTS * i + 16),
+			.layout = l->id, .pos = i, .npos = l->n,
 		};
 
 		if (x.n > nv / 8 - k || (noisy && nn != nv / 8) ||

@@ -146,6 +146,7 @@ static int row_run(struct db *db, sqlite3_stmt *st, void *arg)
 		.clock = db_col_text(st, 18),
 		.icount_shift = sqlite3_column_type(st, 19) == SQLITE_NULL ?
 				-1 : sqlite3_column_int(st, 19),
+		.packed = sqlite3_column_int(st, 20),
 	};
 
 	if (check_boot_id(db, st, 3, run.id))
@@ -165,12 +166,17 @@ int db_report_runs_each(struct db *db, const char *label,
 		       "tool_version, started_at, vcpus, mem_bytes, "
 		       "CASE WHEN v.accel = 'tcg' "
 		       "THEN 'VM under TCG' ELSE virt END, "
-		       "coalesce(kernel_warnings, -1), (SELECT at_us FROM "
-		       "kernel_warnings k WHERE k.run_id = runs.id "
-		       "ORDER BY seq LIMIT 1), (SELECT line FROM "
-		       "kernel_warnings k WHERE "
-		       "k.run_id = runs.id ORDER BY seq LIMIT 1), "
-		       "coalesce(v.clock, 'time'), v.icount_shift FROM runs "
+		       "coalesce(kernel_warnings, -1), "
+		       /* the first warning, looked for where there is one */
+		       "CASE WHEN kernel_warnings > 0 THEN (SELECT at_us "
+		       "FROM kernel_warnings k WHERE k.run_id = runs.id "
+		       "ORDER BY seq LIMIT 1) END, "
+		       "CASE WHEN kernel_warnings > 0 THEN (SELECT line "
+		       "FROM kernel_warnings k WHERE k.run_id = runs.id "
+		       "ORDER BY seq LIMIT 1) END, "
+		       "coalesce(v.clock, 'time'), v.icount_shift, "
+		       "EXISTS (SELECT 1 FROM run_packs p "
+		       "WHERE p.run_id = runs.id) FROM runs "
 		       "LEFT JOIN run_vm v ON v.run_id = runs.id "
 		       "WHERE label = ?1 AND status = 'complete' "
 		       "ORDER BY started_at, runs.id", "t", label);
@@ -568,15 +574,18 @@ int db_report_noisy(struct db *db, const char *label, int64_t *noisy,
 		    int64_t *total)
 {
 	struct ints c = { { noisy, total }, 2 };
-	bool packed, ready;
+	struct db_pack_sums ps;
+	bool ready;
 	int r;
 
-	/* the runs' counts where each has them: packs, else marks */
-	if ((r = db_pack_ready(db, label, &packed)))
+	/* the runs' counts where each has them: packs (one pass), else marks */
+	if ((r = db_pack_sums(db, label, &ps)))
 		return r;
-	if (packed)
-		return db_each(db, "cannot count noisy samples", row_ints, &c,
-			       NOISY_SQL("run_packs", ""), "t", label);
+	if (!ps.missing) {
+		*noisy = ps.noisy_samples;
+		*total = ps.samples;
+		return 0;
+	}
 	if ((r = db_report_series_ready(db, label, &ready)))
 		return r;
 	if (ready)
@@ -605,12 +614,16 @@ int db_report_bounded_each(struct db *db, const char *label,
 			   void *arg)
 {
 	struct walk w = { .fn.pair = fn, .arg = arg };
-	bool packed, ready;
+	struct db_pack_sums ps;
+	bool ready;
 	int r;
 
-	if ((r = db_pack_ready(db, label, &packed)))
+	/* the packs' marks say whether a run has a bounded count at all */
+	if ((r = db_pack_sums(db, label, &ps)))
 		return r;
-	if (packed)
+	if (!ps.missing && !ps.bounded)
+		return 0;
+	if (!ps.missing)
 		return db_each(db, "cannot read samples", row_pair, &w,
 			       BOUNDED_SQL("JOIN run_packs m ON m.run_id = "
 					   "r.id AND m.bounded > 0"),

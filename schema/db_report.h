@@ -32,6 +32,7 @@ struct db_report_run {
 	/* schema 9: "time", or "instructions" counted with this shift */
 	const char *clock;
 	int icount_shift;		/* -1: timed */
+	bool packed;			/* schema 14: the run has its pack */
 };
 /* Complete runs of a label, oldest first. */
 int db_report_runs_each(struct db *db, const char *label,
@@ -93,6 +94,14 @@ struct db_report_series {
 	const unsigned char *vals;
 	const unsigned char *noisy;	/* NULL: none noisy, else 1 a value */
 	int64_t unmeasurable, unmeasurable_noisy;
+	/*
+	 * Read from a pack (schema 14): the series is the pos-th of the
+	 * npos of layout layout, the same series in every run of that
+	 * layout, so that a reader may know it by its place; npos 0: a row
+	 * of run_series, known by its strings alone.
+	 */
+	int64_t layout;
+	size_t pos, npos;
 };
 /* The i-th measured value of x (i < x->n). */
 double db_report_series_value(const struct db_report_series *x, size_t i);

@@ -45,6 +45,15 @@ int db_pack_missing(struct db *db);
 int db_pack_layouts_copy(struct db *db, const char *src);
 /* Has every complete run of the label its pack? */
 int db_pack_ready(struct db *db, const char *label, bool *ready);
+/*
+ * In one pass over the label's complete runs: how many lack their pack,
+ * and their packs' marks summed: valid samples, noisy ones, and the runs
+ * with a bounded count (compare's warnings).
+ */
+struct db_pack_sums {
+	int64_t missing, samples, noisy_samples, bounded;
+};
+int db_pack_sums(struct db *db, const char *label, struct db_pack_sums *out);
 struct db_report_series;
 /* The label's packed series, as db_report_series_each gives them. */
 int db_pack_each(struct db *db, const char *label,

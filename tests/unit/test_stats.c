@@ -54,6 +54,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reports/stats.h"
 #include "tests/unit/tap.h"
@@ -83,6 +84,59 @@ static void test_median(void)
 	NEAR(stats_max(keep, 3), 9, TOL, "max");
 	OK(isnan(stats_min(keep, 0)) && isnan(stats_max(keep, 0)),
 	   "min and max of nothing are NAN");
+}
+
+/* The median of a stable sort (insertion), bit for bit the reference. */
+static double ref_median(const double *v, size_t n)
+{
+	double s[512], x;
+	size_t i, k;
+
+	memcpy(s, v, n * sizeof(*v));
+	for (i = 1; i < n; i++) {
+		x = s[i];
+		for (k = i; k > 0 && s[k - 1] > x; k--)
+			s[k] = s[k - 1];
+		s[k] = x;
+	}
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/*
+ * Past 64 values the median is selected, not sorted: the same bits as a
+ * stable sort gives, ties and zeros of both signs included (a -0 median
+ * would print "-0"), for counts odd and even, sorted input, few values.
+ */
+static void test_median_select(void)
+{
+	static const double pool[] = { -0.0, 0.0, 1, -1, 2.5, 1e9, -3 };
+	double v[512], got, want;
+	size_t n, i, bad = 0, tries = 0;
+	int t;
+
+	srand(31);
+	for (n = 65; n < 512; n += 7) {
+		for (t = 0; t < 20; t++, tries++) {
+			for (i = 0; i < n; i++)
+				v[i] = t % 4 == 3 ? (double)i :
+				       t % 2 ? pool[rand() % 2] :
+				       pool[rand() % 7];
+			got = stats_median(v, n);
+			want = ref_median(v, n);
+			bad += memcmp(&got, &want, sizeof(got)) != 0;
+		}
+	}
+	OK(!bad, "selected median is the sorted one, bit for bit: %zu of "
+	   "%zu differ", bad, tries);
+	/* 101 zeros: the 51st in the order given is the median */
+	for (i = 0; i < 101; i++)
+		v[i] = i < 50 ? 0.0 : -0.0;
+	got = stats_median(v, 101);
+	for (i = 0; i < 101; i++)
+		v[i] = i < 51 ? 0.0 : -0.0;
+	want = stats_median(v, 101);
+	OK(signbit(got) && !signbit(want), "the zeros' order decides the "
+	   "median's sign: %g and %g", got, want);
 }
 
 static void test_moments(void)
@@ -283,8 +337,9 @@ static void test_power(void)
 
 int main(void)
 {
-	tap_plan(87);
+	tap_plan(89);
 	test_median();
+	test_median_select();
 	test_moments();
 	test_betai();
 	test_t();
