@@ -10,6 +10,20 @@
 #include "db_priv.h"
 
 /*
+ * The join of the map of t's parent k: a dictionary's (value_layouts) is
+ * a LEFT JOIN, as a row may name none (a sample without values).
+ */
+static void join_parent(struct merge *m, const struct table *t, int k,
+			struct strbuf *sb)
+{
+	strbuf_addf(sb, m->t[t->fk[k].parent].dict ? " LEFT JOIN " :
+		    " CROSS JOIN ");
+	merge_map_ident(sb, m->t[t->fk[k].parent].name);
+	strbuf_addf(sb, " AS p%d ON p%d.old = s.", k, k);
+	merge_ident(sb, t->cols[t->fk[k].col]);
+}
+
+/*
  * The rows of table i to copy, as " FROM ...": runs whose uuid the output
  * lacks; any other table's rows whose every foreign key is in its parent's
  * map (pK.new the parent's new id), read in the input's order or, with
@@ -44,13 +58,8 @@ static void rows_from(struct merge *m, int i, struct strbuf *sb)
 	}
 	merge_ident(sb, t->cols[t->fk[0].col]);
 	strbuf_addf(sb, " = p0.old");
-	for (k = 1; k < t->nfk; k++) {
-		strbuf_addf(sb, " CROSS JOIN ");
-		merge_map_ident(sb, m->t[t->fk[k].parent].name);
-		strbuf_addf(sb, " AS p%d ON s.", k);
-		merge_ident(sb, t->cols[t->fk[k].col]);
-		strbuf_addf(sb, " = p%d.old", k);
-	}
+	for (k = 1; k < t->nfk; k++)
+		join_parent(m, t, k, sb);
 }
 
 /* Run sql with ?1 bound to v (when v >= 0); DB_ERR naming the table. */
@@ -93,7 +102,8 @@ static int copy_table(struct merge *m, int i)
 	}
 	/* nothing new above: nothing to copy here */
 	for (k = 0; k < t->nfk; k++)
-		if (!m->t[t->fk[k].parent].added) {
+		if (!m->t[t->fk[k].parent].added &&
+		    !m->t[t->fk[k].parent].dict) {
 			r = DB_OK;
 			goto out;
 		}
@@ -155,12 +165,8 @@ static int copy_table(struct merge *m, int i)
 		strbuf_addf(&sql, " AS s ON s.");
 		merge_ident(&sql, t->cols[t->id_col]);
 		strbuf_addf(&sql, " = m.old");
-		for (k = 0; k < t->nfk; k++) {
-			strbuf_addf(&sql, " CROSS JOIN ");
-			merge_map_ident(&sql, m->t[t->fk[k].parent].name);
-			strbuf_addf(&sql, " AS p%d ON p%d.old = s.", k, k);
-			merge_ident(&sql, t->cols[t->fk[k].col]);
-		}
+		for (k = 0; k < t->nfk; k++)
+			join_parent(m, t, k, &sql);
 	} else {
 		rows_from(m, i, &sql);
 	}
@@ -169,6 +175,76 @@ static int copy_table(struct merge *m, int i)
 	t->added = sqlite3_changes64(m->db.h);
 out:
 	strbuf_release(&sql);
+	return r;
+}
+
+/* " AND o.c = s.c" for each column of t but its id. */
+static void same_values(const struct table *t, struct strbuf *sb)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++) {
+		if (c == t->id_col)
+			continue;
+		strbuf_addf(sb, " AND o.");
+		merge_ident(sb, t->cols[c]);
+		strbuf_addf(sb, " = s.");
+		merge_ident(sb, t->cols[c]);
+	}
+}
+
+/*
+ * A dictionary (value_layouts, schema 15): the input's rows the output
+ * lacks, by the values of every column but the id, which the output
+ * gives; and the map of every input row to the output's row of the same
+ * values, which its children follow.
+ */
+static int copy_dict(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT, cols = STRBUF_INIT;
+	int c, r;
+
+	for (c = 0; c < t->ncols; c++) {
+		if (c == t->id_col)
+			continue;
+		strbuf_addf(&cols, "%s", cols.len ? ", " : "");
+		merge_ident(&cols, t->cols[c]);
+	}
+	strbuf_addf(&sql, "INSERT INTO main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " (%s) SELECT %s FROM src.", cols.buf, cols.buf);
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS s WHERE NOT EXISTS (SELECT 1 FROM main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS o WHERE 1");
+	same_values(t, &sql);
+	strbuf_addf(&sql, ")");
+	r = run_sql(m, t, sql.buf, -1);
+	t->added = sqlite3_changes64(m->db.h);
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "CREATE TABLE ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
+	if (!r)
+		r = db_exec(&m->db, sql.buf);
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "INSERT INTO ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old, new) SELECT s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ", o.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, " FROM src.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS s JOIN main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS o ON 1");
+	same_values(t, &sql);
+	if (!r)
+		r = run_sql(m, t, sql.buf, -1);
+	strbuf_release(&sql);
+	strbuf_release(&cols);
 	return r;
 }
 
@@ -203,7 +279,7 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 			for (k = 0; ready && k < t->nfk; k++)
 				ready = m->t[t->fk[k].parent].done;
 			/* only runs and what hangs under them travel */
-			if (ready && i && !t->nfk) {
+			if (ready && i && !t->nfk && !t->dict) {
 				t->done = true;
 				done++;
 				progress = true;
@@ -211,15 +287,18 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 			}
 			if (!ready)
 				continue;
-			r = counted ? count_rows(m, i) : copy_table(m, i);
+			if (counted)
+				r = count_rows(m, i);
+			else
+				r = t->dict ? copy_dict(m, i) : copy_table(m, i);
 			if (r)
 				return r;
 			if (!i && !counted)
 				m->by_map = t->added * 4 < merge_query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
-			/* run_series is made from the others: not said */
+			/* made from the others, or a dictionary: not said */
 			if (strcmp(t->name, "run_series") &&
-			    strcmp(t->name, "run_packs")) {
+			    strcmp(t->name, "run_packs") && !t->dict) {
 				snprintf(st->table[st->ntables].name,
 					 sizeof(st->table[0].name), "%s",
 					 t->name);
