@@ -270,6 +270,16 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 	int i, k, done = 0, r;
 	bool progress = true;
 
+	/* the dictionaries first: their rows named by the others' */
+	for (i = 0; i < m->n; i++) {
+		if (!m->t[i].dict)
+			continue;
+		r = counted ? count_rows(m, i) : copy_dict(m, i);
+		if (r)
+			return r;
+		m->t[i].done = true;
+		done++;
+	}
 	while (done < m->n && progress) {
 		progress = false;
 		for (i = 0; i < m->n; i++) {
@@ -279,7 +289,7 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 			for (k = 0; ready && k < t->nfk; k++)
 				ready = m->t[t->fk[k].parent].done;
 			/* only runs and what hangs under them travel */
-			if (ready && i && !t->nfk && !t->dict) {
+			if (ready && i && !t->nfk) {
 				t->done = true;
 				done++;
 				progress = true;
@@ -287,18 +297,15 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 			}
 			if (!ready)
 				continue;
-			if (counted)
-				r = count_rows(m, i);
-			else
-				r = t->dict ? copy_dict(m, i) : copy_table(m, i);
+			r = counted ? count_rows(m, i) : copy_table(m, i);
 			if (r)
 				return r;
 			if (!i && !counted)
 				m->by_map = t->added * 4 < merge_query_int(m,
 					"SELECT count(*) FROM src.runs", NULL);
-			/* made from the others, or a dictionary: not said */
+			/* run_series is made from the others: not said */
 			if (strcmp(t->name, "run_series") &&
-			    strcmp(t->name, "run_packs") && !t->dict) {
+			    strcmp(t->name, "run_packs")) {
 				snprintf(st->table[st->ntables].name,
 					 sizeof(st->table[0].name), "%s",
 					 t->name);

@@ -58,8 +58,12 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 		const struct table *t = &m->t[i];
 
 		strbuf_release(&sql);
-		/* the runs' layouts travel too (db_pack_layouts_copy) */
-		if (i && !t->nfk && strcmp(t->name, "series_layouts")) {
+		/*
+		 * the runs' layouts travel too (db_pack_layouts_copy), and
+		 * the samples' (value_layouts, a dictionary)
+		 */
+		if (i && !t->nfk && !t->dict &&
+		    strcmp(t->name, "series_layouts")) {
 			strbuf_addf(&sql, "SELECT count(*) = 0 FROM ");
 			merge_ident(&sql, t->name);
 		} else {
