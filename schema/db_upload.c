@@ -368,7 +368,8 @@ int db_upload_metrics_each(struct db *db, int64_t run_id,
 		    " AS first FROM cases c JOIN samples s ON s.case_id = c.id"
 		    DB_VALUES_OF("s")
 		    " WHERE c.run_id = ?1 AND s.warmup = 0 AND s.valid = 1 "
-		    " AND " DB_V_SUPPORTED " = 1 AND " DB_V_VALUE " IS NOT NULL) "
+		    " AND " DB_V_SUPPORTED " = 1 AND " DB_V_VALUE
+		    " IS NOT NULL) "
 		    "ORDER BY seq, first, rep, vid", &st)))
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
