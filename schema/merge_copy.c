@@ -79,17 +79,95 @@ static int run_sql(struct merge *m, const struct table *t, const char *sql,
 }
 
 /*
+ * The map of table i's new rows: their ids in the input, and the next ids
+ * after the output's largest, in the input's id order; t->added its rows.
+ */
+static int fill_map(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+	int64_t base;
+	int r;
+
+	strbuf_addf(&sql, "SELECT coalesce(max(");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, "), 0) FROM main.");
+	merge_ident(&sql, t->name);
+	base = merge_query_int(m, sql.buf, NULL);
+	strbuf_release(&sql);
+	if (base < 0)
+		return db_fail(&m->db, t->name);
+	strbuf_addf(&sql, "INSERT INTO ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old, new) SELECT s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ")");
+	rows_from(m, i, &sql);
+	r = run_sql(m, t, sql.buf, base);
+	t->added = r ? 0 : sqlite3_changes64(m->db.h);
+	strbuf_release(&sql);
+	return r;
+}
+
+/*
+ * "INSERT INTO main.t (cols) SELECT ..." of table i: its id from its map,
+ * each foreign key from its parent's, the other columns as they are.
+ */
+static void insert_select(struct merge *m, int i, struct strbuf *sql)
+{
+	struct table *t = &m->t[i];
+	int c, k;
+
+	strbuf_addf(sql, "INSERT INTO main.");
+	merge_ident(sql, t->name);
+	strbuf_addf(sql, " (");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(sql, "%s", c ? ", " : "");
+		merge_ident(sql, t->cols[c]);
+	}
+	strbuf_addf(sql, ") SELECT ");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(sql, "%s", c ? ", " : "");
+		for (k = 0; k < t->nfk; k++)
+			if (t->fk[k].col == c)
+				break;
+		if (c == t->id_col)
+			strbuf_addf(sql, "m.new");
+		else if (k < t->nfk)
+			strbuf_addf(sql, "p%d.new", k);
+		else {
+			strbuf_addf(sql, "s.");
+			merge_ident(sql, t->cols[c]);
+		}
+	}
+	if (t->id_col < 0) {
+		rows_from(m, i, sql);
+		return;
+	}
+	/* the map holds exactly the rows, in the order of their ids */
+	strbuf_addf(sql, " FROM ");
+	merge_map_ident(sql, t->name);
+	strbuf_addf(sql, " AS m CROSS JOIN src.");
+	merge_ident(sql, t->name);
+	strbuf_addf(sql, " AS s ON s.");
+	merge_ident(sql, t->cols[t->id_col]);
+	strbuf_addf(sql, " = m.old");
+	for (k = 0; k < t->nfk; k++)
+		join_parent(m, t, k, sql);
+}
+
+/*
  * Copy the rows of table i that belong to runs new to the output: runs by
  * uuid, any other table by its foreign keys into what was copied.  A table
- * with an INTEGER PRIMARY KEY gets its map first; its rows take the next
- * ids after the output's largest, in the input's id order.
+ * with an INTEGER PRIMARY KEY gets its map first (fill_map).
  */
 static int copy_table(struct merge *m, int i)
 {
 	struct table *t = &m->t[i];
 	struct strbuf sql = STRBUF_INIT;
-	int c, k, r;
-	int64_t base = 0;
+	int k, r = DB_OK;
 
 	t->added = 0;
 	if (t->id_col >= 0) {
@@ -97,83 +175,22 @@ static int copy_table(struct merge *m, int i)
 		merge_map_ident(&sql, t->name);
 		strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER "
 			    "NOT NULL)");
-		if ((r = db_exec(&m->db, sql.buf)))
-			goto out;
+		r = db_exec(&m->db, sql.buf);
+		strbuf_release(&sql);
+		if (r)
+			return r;
 	}
 	/* nothing new above: nothing to copy here */
 	for (k = 0; k < t->nfk; k++)
 		if (!m->t[t->fk[k].parent].added &&
-		    !m->t[t->fk[k].parent].dict) {
-			r = DB_OK;
-			goto out;
-		}
-	if (t->id_col >= 0) {
-		strbuf_release(&sql);
-		strbuf_addf(&sql, "SELECT coalesce(max(");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, "), 0) FROM main.");
-		merge_ident(&sql, t->name);
-		base = merge_query_int(m, sql.buf, NULL);
-		if (base < 0) {
-			r = db_fail(&m->db, t->name);
-			goto out;
-		}
-		strbuf_release(&sql);
-		strbuf_addf(&sql, "INSERT INTO ");
-		merge_map_ident(&sql, t->name);
-		strbuf_addf(&sql, " (old, new) SELECT s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, ")");
-		rows_from(m, i, &sql);
-		if ((r = run_sql(m, t, sql.buf, base)))
-			goto out;
+		    !m->t[t->fk[k].parent].dict)
+			return DB_OK;
+	if (t->id_col >= 0 && ((r = fill_map(m, i)) || !t->added))
+		return r;
+	insert_select(m, i, &sql);
+	r = run_sql(m, t, sql.buf, -1);
+	if (!r)
 		t->added = sqlite3_changes64(m->db.h);
-		if (!t->added)
-			goto out;
-	}
-	strbuf_release(&sql);
-	strbuf_addf(&sql, "INSERT INTO main.");
-	merge_ident(&sql, t->name);
-	strbuf_addf(&sql, " (");
-	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(&sql, "%s", c ? ", " : "");
-		merge_ident(&sql, t->cols[c]);
-	}
-	strbuf_addf(&sql, ") SELECT ");
-	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(&sql, "%s", c ? ", " : "");
-		for (k = 0; k < t->nfk; k++)
-			if (t->fk[k].col == c)
-				break;
-		if (c == t->id_col)
-			strbuf_addf(&sql, "m.new");
-		else if (k < t->nfk)
-			strbuf_addf(&sql, "p%d.new", k);
-		else {
-			strbuf_addf(&sql, "s.");
-			merge_ident(&sql, t->cols[c]);
-		}
-	}
-	if (t->id_col >= 0) {
-		/* the map holds exactly the rows, in the order of their ids */
-		strbuf_addf(&sql, " FROM ");
-		merge_map_ident(&sql, t->name);
-		strbuf_addf(&sql, " AS m CROSS JOIN src.");
-		merge_ident(&sql, t->name);
-		strbuf_addf(&sql, " AS s ON s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, " = m.old");
-		for (k = 0; k < t->nfk; k++)
-			join_parent(m, t, k, &sql);
-	} else {
-		rows_from(m, i, &sql);
-	}
-	if ((r = run_sql(m, t, sql.buf, -1)))
-		goto out;
-	t->added = sqlite3_changes64(m->db.h);
-out:
 	strbuf_release(&sql);
 	return r;
 }
