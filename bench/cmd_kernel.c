@@ -99,29 +99,33 @@ int kernel_build(const struct kbuild_opts *o, struct kbuild_result *res)
 
 static int kernel_list(void)
 {
-	char p[4200], rel[128];
+	char *p = xstrfmt("%s/built", kbuild_cache()), rel[128];
 	struct dirent *e;
-	DIR *d;
+	DIR *d = opendir(p);
 
-	snprintf(p, sizeof(p), "%s/built", kbuild_cache());
-	d = opendir(p);
-	if (!d)
-		return EX_OK;	/* nothing built yet */
-	while ((e = readdir(d))) {
-		char f[4500];
+	while (d && (e = readdir(d))) {
+		char *f;
 
 		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
 			continue;	/* a temp dir of a build under way */
-		snprintf(f, sizeof(f), "%s/%s/include/config/kernel.release",
-			 p, e->d_name);
+		f = xstrfmt("%s/%s/include/config/kernel.release", p,
+			    e->d_name);
 		if (!read_file_str(f, rel, sizeof(rel)))
 			printf("%s\t%s/%s\n", rel, p, e->d_name);
+		free(f);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);	/* else nothing built yet */
+	free(p);
 	return EX_OK;
 }
 
-int cmd_kernel(int argc, char **argv)
+/*
+ * build's options into o (its patches into patches, room for argc):
+ * 0, -1 for --help, else an exit code.
+ */
+static int build_opts(int argc, char **argv, struct kbuild_opts *o,
+		      const char **patches)
 {
 	static const struct option longopts[] = {
 		{ "ref", required_argument, NULL, 'r' },
@@ -133,11 +137,73 @@ int cmd_kernel(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t u;
+	int ch;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r': o->ref = optarg; break;
+		case 'p': patches[o->npatches++] = optarg; break;
+		case 'n': o->name = optarg; break;
+		case 'f': o->fragment = optarg; break;
+		case 'd': o->dry = true; break;
+		case 'c': o->config_only = true; break;
+		case 'j':
+			if (parse_u64(optarg, &u) || !u || u > 1024) {
+				fb_err("-j: '%s' is not a whole number from 1 "
+				       "to 1024", optarg);
+				return EX_USAGE;
+			}
+			o->jobs = (unsigned)u;
+			break;
+		case 'h':
+			fputs(kernel_usage, stdout);
+			return -1;
+		default:
+			return fb_opt_error(ch, argv, kernel_usage);
+		}
+	}
+	if (optind != argc - 1) {
+		fb_err("kernel build takes one source: a linux-source .deb, a "
+		       "tarball, a kernel tree or a git tree with --ref");
+		return EX_USAGE;
+	}
+	o->src = argv[optind];
+	return 0;
+}
+
+/*
+ * --config-only: the .config made in a build directory of its own,
+ * printed (where the build did not fail), then gone with it.
+ */
+static void config_shown(const char *config, int r)
+{
+	char *dir = xstrdup(config), *rm[] = { "rm", "-rf", dir, NULL };
+	FILE *f = r ? NULL : fopen(config, "re");
+	char buf[65536];
+	size_t n;
+
+	while (f && (n = fread(buf, 1, sizeof(buf), f)))
+		fwrite(buf, 1, n, stdout);
+	if (f)
+		fclose(f);
+	*strrchr(dir, '/') = '\0';
+	if (!fork()) {
+		execvp("rm", rm);
+		_exit(127);
+	}
+	wait(NULL);
+	free(dir);
+}
+
+int cmd_kernel(int argc, char **argv)
+{
 	struct kbuild_opts o = { 0 };
 	struct kbuild_result res;
 	const char **patches;
-	uint64_t u;
-	int ch, r;
+	int r;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") ||
 			  !strcmp(argv[1], "-h"))) {
@@ -155,71 +221,22 @@ int cmd_kernel(int argc, char **argv)
 	patches = xcalloc((size_t)argc, sizeof(*patches));
 	o.patches = patches;
 	o.progress = isatty(STDERR_FILENO);
-	opterr = 0;
-	optind = 1;
-	argc--;
-	argv++;
-	while ((ch = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'r': o.ref = optarg; break;
-		case 'p': patches[o.npatches++] = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'f': o.fragment = optarg; break;
-		case 'd': o.dry = true; break;
-		case 'c': o.config_only = true; break;
-		case 'j':
-			if (parse_u64(optarg, &u) || !u || u > 1024) {
-				fb_err("-j: '%s' is not a whole number from 1 "
-				       "to 1024", optarg);
-				free(patches);
-				return EX_USAGE;
-			}
-			o.jobs = (unsigned)u;
-			break;
-		case 'h':
-			fputs(kernel_usage, stdout);
-			free(patches);
-			return EX_OK;
-		default:
-			free(patches);
-			return fb_opt_error(ch, argv, kernel_usage);
-		}
-	}
-	if (optind != argc - 1) {
-		fb_err("kernel build takes one source: a linux-source .deb, a "
-		       "tarball, a kernel tree or a git tree with --ref");
+	r = build_opts(argc - 1, argv + 1, &o, patches);
+	if (r) {
 		free(patches);
-		return EX_USAGE;
+		return r < 0 ? EX_OK : r;
 	}
-	o.src = argv[optind];
 	if (!o.fragment)
 		o.fragment = fb_kernel_fragment();
 	r = kernel_build(&o, &res);
-	if (o.config_only && res.dir[0]) {
-		/* the .config made in a build directory of its own, printed,
-		 * then gone with it */
-		char *dir = xstrdup(res.dir), *rm[] = { "rm", "-rf", dir, NULL };
-		FILE *f = r ? NULL : fopen(res.dir, "re");
-		char buf[65536];
-		size_t n;
-
-		while (f && (n = fread(buf, 1, sizeof(buf), f)))
-			fwrite(buf, 1, n, stdout);
-		if (f)
-			fclose(f);
-		*strrchr(dir, '/') = '\0';
-		if (!fork()) {
-			execvp("rm", rm);
-			_exit(127);
-		}
-		wait(NULL);
-		free(dir);
-	} else if (!r) {
+	if (o.config_only && res.dir)
+		config_shown(res.dir, r);
+	else if (!r)
 		printf("%s\n", o.dry && !res.cached ? res.key : res.dir);
-	}
 	if (!r && o.dry)
 		fprintf(stderr, "bench: kernel: key %s, release %s\n", res.key,
 			res.release);
+	kbuild_result_release(&res);
 	free(patches);
 	return r;
 }

@@ -83,7 +83,7 @@ struct vm_cli {
 	const char **patches;
 	size_t npatches, nrefs;
 	bool rebuild;
-	char built[2][4200];
+	char *built[2];		/* the kernels built from source */
 };
 
 enum { O_SMP = 256, O_SOCKETS, O_THREADS, O_NUMA, O_MEM, O_CGROUP,
@@ -228,33 +228,66 @@ static int check_rest(struct vm_cli *c, bool lab)
 	return 0;
 }
 
+/* The options of vm and lab, both: parse() refuses those that are not
+ * the command's. */
+static const struct option vm_longopts[] = {
+	{ "smp", required_argument, NULL, O_SMP },
+	{ "sockets", required_argument, NULL, O_SOCKETS },
+	{ "threads-per-core", required_argument, NULL, O_THREADS },
+	{ "numa", no_argument, NULL, O_NUMA },
+	{ "mem", required_argument, NULL, O_MEM },
+	{ "cgroup", required_argument, NULL, O_CGROUP },
+	{ "accel", required_argument, NULL, O_ACCEL },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "db", required_argument, NULL, O_DB },
+	{ "sh", required_argument, NULL, O_SH },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "boots", required_argument, NULL, O_BOOTS },
+	{ "labels", required_argument, NULL, O_LABELS },
+	{ "effect", required_argument, NULL, O_EFFECT },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "src", required_argument, NULL, O_SRC },
+	{ "ref", required_argument, NULL, O_REF },
+	{ "patch", required_argument, NULL, O_PATCH },
+	{ "rebuild", no_argument, NULL, O_REBUILD },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * The kernels named: npos words still missing, or kernels from source
+ * (lab's --src with one of its ways) in their place; then what follows --.
+ */
+static int check_pos(struct vm_cli *c, bool lab, int npos)
+{
+	if (lab && (c->src || c->nrefs || c->npatches || c->rebuild ||
+		    c->name)) {
+		int ways = (c->nrefs == 2) + (c->npatches > 0) + c->rebuild;
+
+		if (!c->src || npos != 2 || ways != 1 ||
+		    (c->nrefs == 1 && c->rebuild)) {
+			fb_err("lab: kernels from source are --src SRC with "
+			       "one of: --patch FILE..., --ref BASE --ref "
+			       "PATCH, or --rebuild; and no BASE PATCH "
+			       "kernels beside them");
+			return EX_USAGE;
+		}
+		npos = 0;
+	}
+	if (npos > 0) {
+		fb_err(lab ? "lab takes two kernels, BASE and PATCH" :
+		       "vm takes a kernel: a release, a kernel build tree or "
+		       "a linux-image .deb file");
+		fputs(lab ? lab_usage : vm_usage, stderr);
+		return EX_USAGE;
+	}
+	return check_rest(c, lab);
+}
+
 static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		 int npos)
 {
-	static const struct option longopts[] = {
-		{ "smp", required_argument, NULL, O_SMP },
-		{ "sockets", required_argument, NULL, O_SOCKETS },
-		{ "threads-per-core", required_argument, NULL, O_THREADS },
-		{ "numa", no_argument, NULL, O_NUMA },
-		{ "mem", required_argument, NULL, O_MEM },
-		{ "cgroup", required_argument, NULL, O_CGROUP },
-		{ "accel", required_argument, NULL, O_ACCEL },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "db", required_argument, NULL, O_DB },
-		{ "sh", required_argument, NULL, O_SH },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "boots", required_argument, NULL, O_BOOTS },
-		{ "labels", required_argument, NULL, O_LABELS },
-		{ "effect", required_argument, NULL, O_EFFECT },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "src", required_argument, NULL, O_SRC },
-		{ "ref", required_argument, NULL, O_REF },
-		{ "patch", required_argument, NULL, O_PATCH },
-		{ "rebuild", no_argument, NULL, O_REBUILD },
-		{ "name", required_argument, NULL, O_NAME },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *usage = lab ? lab_usage : vm_usage;
 	int ch, r;
 
@@ -262,7 +295,8 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 	optind = 1;
 	/* "-": the words that are not options (KERNEL, BASE PATCH) come
 	 * in order among them; what follows -- is the guest's */
-	while ((ch = getopt_long(argc, argv, "-:vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:vh", vm_longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 1:
 			if (npos <= 0) {
@@ -291,29 +325,8 @@ static int parse(int argc, char **argv, struct vm_cli *c, bool lab,
 		if (r)
 			return r;
 	}
-	if (lab && (c->src || c->nrefs || c->npatches || c->rebuild ||
-		    c->name)) {
-		int ways = (c->nrefs == 2) + (c->npatches > 0) + c->rebuild;
-
-		if (!c->src || npos != 2 || ways != 1 ||
-		    (c->nrefs == 1 && c->rebuild)) {
-			fb_err("lab: kernels from source are --src SRC with "
-			       "one of: --patch FILE..., --ref BASE --ref "
-			       "PATCH, or --rebuild; and no BASE PATCH "
-			       "kernels beside them");
-			return EX_USAGE;
-		}
-		npos = 0;
-	}
-	if (npos > 0) {
-		fb_err(lab ? "lab takes two kernels, BASE and PATCH" :
-		       "vm takes a kernel: a release, a kernel build tree or "
-		       "a linux-image .deb file");
-		fputs(usage, stderr);
-		return EX_USAGE;
-	}
 	c->rest = argv + optind;
-	return check_rest(c, lab);
+	return check_pos(c, lab, npos);
 }
 
 static void defaults(struct vm_cli *c)
@@ -363,6 +376,7 @@ static int lab_build(struct vm_cli *c)
 	lab_side(c, 1, &o);
 	o.dry = true;
 	r = kernel_build(&o, &res);
+	kbuild_result_release(&res);
 	for (i = 0; !r && i < 2; i++) {
 		lab_side(c, i, &o);
 		printf("lab: %s kernel: %s%s%s%s\n", i ? "PATCH" : "BASE",
@@ -371,7 +385,7 @@ static int lab_build(struct vm_cli *c)
 		       i && c->rebuild ? ", built again" : "");
 		fflush(stdout);
 		r = kernel_build(&o, &res);
-		snprintf(c->built[i], sizeof(c->built[i]), "%s", res.dir);
+		c->built[i] = res.dir;
 		c->pos[i] = c->built[i];
 	}
 	return r;
@@ -450,10 +464,10 @@ int cmd_vm(int argc, char **argv)
 	c.o.cmd = c.o.sh ? NULL : *c.rest ? c.rest : run_cmd;
 	r = vm_boot(&c.o, &res, &err);
 	if (r) {
-		char head[4200];
+		char *head = xstrfmt("vm: %s: ", kernel);
 
-		snprintf(head, sizeof(head), "vm: %s: ", kernel);
 		say_vm_err(fb_err, head, strbuf_str(&err));
+		free(head);
 		strbuf_release(&err);
 		free(self);
 		return vm_exit(r);
@@ -470,7 +484,7 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 {
 	struct strbuf err = STRBUF_INIT;
 	struct vm_result res;
-	char head[4300];
+	char *head;
 	int try, r = 0;
 
 	for (try = 1; try <= 2; try++) {
@@ -480,8 +494,9 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 		r = vm_boot(&c->o, &res, &err);
 		if (r <= VM_ESIGNAL || r == VM_EUSAGE || r == VM_ENOKERNEL ||
 		    r == VM_ENOQEMU) {
-			snprintf(head, sizeof(head), "lab: %s: ", kernel);
+			head = xstrfmt("lab: %s: ", kernel);
 			say_vm_err(fb_err, head, strbuf_str(&err));
+			free(head);
 			strbuf_release(&err);
 			return vm_exit(r);
 		}
@@ -491,9 +506,10 @@ static int lab_boot(struct vm_cli *c, const char *kernel, const char *label,
 			return 0;
 		}
 		if (r) {
-			snprintf(head, sizeof(head), "lab: boot %d of %s "
-				 "failed: ", boot_no, label);
+			head = xstrfmt("lab: boot %d of %s failed: ",
+				       boot_no, label);
 			say_vm_err(fb_warn, head, strbuf_str(&err));
+			free(head);
 		}
 		else
 			fb_warn("lab: boot %d of %s failed: the guest's bench "
@@ -627,13 +643,47 @@ static int lab_compare(const struct vm_cli *c, char label[2][LABEL_MAX + 1])
 	return cmd_compare(7, cargv);
 }
 
-int cmd_lab(int argc, char **argv)
+/* The lab's boots, until the plan is met, then compare: an exit code. */
+static int lab_run(struct vm_cli *c)
 {
 	char label[2][LABEL_MAX + 1];
-	struct vm_cli c;
 	char **cmd, *self;
 	size_t at;
 	int r, ex = EX_OK, next, boot_no = 0;
+
+	r = lab_labels(c, label);
+	if (r)
+		return r;
+	cmd = lab_cmd(c, &at);
+	if (!cmd)
+		return EX_USAGE;
+	self = self_path();
+	c->o.bench = self;
+	c->o.cmd = cmd;
+	while ((next = lab_next(c, label, &ex)) >= 0) {
+		if (boot_no >= 2 * c->boots + 2) {
+			fb_err("lab: %d boots and the plan is not met (runs "
+			       "that are not complete?); stopping", boot_no);
+			ex = EX_SOFTWARE;
+			break;
+		}
+		cmd[at] = "--label";
+		cmd[at + 1] = label[next];
+		ex = lab_boot(c, c->pos[next], label[next], ++boot_no);
+		if (ex)
+			break;
+	}
+	if (!ex)
+		ex = lab_compare(c, label);
+	free(cmd);
+	free(self);
+	return ex;
+}
+
+int cmd_lab(int argc, char **argv)
+{
+	struct vm_cli c;
+	int r;
 
 	defaults(&c);
 	c.patches = xcalloc((size_t)argc + 1, sizeof(*c.patches));
@@ -642,33 +692,9 @@ int cmd_lab(int argc, char **argv)
 		r = lab_build(&c);
 	free(c.patches);
 	c.patches = NULL;
-	if (r)
-		return r < 0 ? EX_OK : r;
-	r = lab_labels(&c, label);
-	if (r)
-		return r;
-	cmd = lab_cmd(&c, &at);
-	if (!cmd)
-		return EX_USAGE;
-	self = self_path();
-	c.o.bench = self;
-	c.o.cmd = cmd;
-	while ((next = lab_next(&c, label, &ex)) >= 0) {
-		if (boot_no >= 2 * c.boots + 2) {
-			fb_err("lab: %d boots and the plan is not met (runs "
-			       "that are not complete?); stopping", boot_no);
-			ex = EX_SOFTWARE;
-			break;
-		}
-		cmd[at] = "--label";
-		cmd[at + 1] = label[next];
-		ex = lab_boot(&c, c.pos[next], label[next], ++boot_no);
-		if (ex)
-			break;
-	}
-	if (!ex)
-		ex = lab_compare(&c, label);
-	free(cmd);
-	free(self);
-	return ex;
+	if (!r)
+		r = lab_run(&c);
+	free(c.built[0]);
+	free(c.built[1]);
+	return r < 0 ? EX_OK : r;
 }

@@ -154,6 +154,13 @@ static inline void strbuf_reset(struct strbuf *sb)
 /* The string, now the caller's to free (never NULL); sb is left empty. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 void strbuf_release(struct strbuf *sb);
+/* The whole of a file added to sb (of any size, as git's): 0 or -errno. */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+/*
+ * A string made as printf makes it, the caller's to free, as git's: a
+ * path of any length (PATH_MAX is no limit the kernel keeps).
+ */
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append s as a JSON string literal, quoted and escaped. */
 void strbuf_json_str(struct strbuf *sb, const char *s);
 static inline const char *strbuf_str(const struct strbuf *sb)

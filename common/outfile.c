@@ -8,28 +8,32 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The absolute name of path, its directory resolved; "" if it has none. */
-static void canon(const char *path, char *out, size_t n)
+/*
+ * The absolute name of path, its directory resolved (the caller's to
+ * free); NULL if it has none.
+ */
+static char *canon(const char *path)
 {
-	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
+	char *real = realpath(path, NULL), *dir, *base, *out = NULL;
 
-	out[0] = '\0';
-	if (realpath(path, real)) {
-		snprintf(out, n, "%s", real);
-		return;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(base, sizeof(base), "%s", path);
-	if (realpath(dirname(dir), real))
-		snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "",
-			 basename(base));
+	if (real)
+		return real;
+	dir = xstrdup(path);
+	base = xstrdup(path);
+	real = realpath(dirname(dir), NULL);
+	if (real)
+		out = xstrfmt("%s/%s", strcmp(real, "/") ? real : "",
+			      basename(base));
+	free(real);
+	free(dir);
+	free(base);
+	return out;
 }
 
 static bool same_file(const struct stat *a, const char *path)
@@ -45,20 +49,25 @@ static const char *db_file(const char *path, const struct stat *st,
 			   const char *db)
 {
 	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char out[PATH_MAX + 16], name[PATH_MAX + 16], dbc[PATH_MAX];
+	char *out = canon(path), *dbc = canon(db), *name;
+	const char *f = NULL;
 	size_t i;
 
-	canon(path, out, sizeof(out));
-	canon(db, dbc, sizeof(dbc));
-	for (i = 0; i < ARRAY_SIZE(suffix); i++) {
-		snprintf(name, sizeof(name), "%s%s", db, suffix[i]);
+	for (i = 0; i < ARRAY_SIZE(suffix) && !f; i++) {
+		name = xstrfmt("%s%s", db, suffix[i]);
 		if (st && same_file(st, name))
-			return suffix[i];
-		snprintf(name, sizeof(name), "%s%s", dbc, suffix[i]);
-		if (out[0] && dbc[0] && !strcmp(out, name))
-			return suffix[i];
+			f = suffix[i];
+		free(name);
+		if (f || !out || !dbc)
+			continue;
+		name = xstrfmt("%s%s", dbc, suffix[i]);
+		if (!strcmp(out, name))
+			f = suffix[i];
+		free(name);
 	}
-	return NULL;
+	free(out);
+	free(dbc);
+	return f;
 }
 
 int out_file_check(const char *path, const char *db, struct strbuf *err)

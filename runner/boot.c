@@ -217,18 +217,21 @@ static void grub_hint(const struct grub_item *it, int nitems, int i,
 static bool in_path(const char *prog)
 {
 	const char *path = getenv("PATH");
-	char buf[4096];
 	const char *p, *e;
+	bool found = false;
 
-	for (p = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *p; p = e) {
+	for (p = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *p && !found;
+	     p = *e ? e + 1 : e) {
+		char *f;
+
 		e = p + strcspn(p, ":");
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p, prog);
-		if (e > p && !access(buf, X_OK))
-			return true;
-		if (*e)
-			e++;
+		if (e == p)
+			continue;
+		f = xstrfmt("%.*s/%s", (int)(e - p), p, prog);
+		found = !access(f, X_OK);
+		free(f);
 	}
-	return false;
+	return found;
 }
 
 int boot_grub_check(const char *entry, struct strbuf *err)

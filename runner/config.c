@@ -384,7 +384,7 @@ static int load_placement(struct cfg_ctx *x, struct config *cfg,
 static void config_defaults(struct config *cfg, const char *path)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	cfg->path = xstrdup(path);
 	cfg->runs = 5;
 	cfg->warmup = 1;
 	cfg->cpu = -1;
@@ -689,6 +689,7 @@ void config_release(struct config *cfg)
 		free(cfg->cases[i].title);
 	}
 	free(cfg->cases);
+	free(cfg->path);
 	free(cfg->database);
 	free(cfg->label);
 	free(cfg->scratch);
@@ -747,29 +748,34 @@ int config_only(struct config *cfg, const char *list, struct strbuf *err)
 	return 0;
 }
 
+char *tree_file(const char *rel)
+{
+	char *exe = realpath("/proc/self/exe", NULL), *slash, *path;
+
+	for (int up = 0; exe && up < 3; up++) {
+		slash = strrchr(exe, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		path = xstrfmt("%s/%s", exe, rel);
+		if (!access(path, R_OK)) {
+			free(exe);
+			return path;
+		}
+		free(path);
+	}
+	free(exe);
+	return NULL;
+}
+
 const char *config_default_path(void)
 {
-	static char path[4200];
-	char exe[4096];
-	ssize_t n;
-	char *slash;
+	static char *path;
 
 	if (!access("config.json", F_OK))
 		return "config.json";
 	/* the example beside the source tree the binary was built in */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		for (int up = 0; up < 3; up++) {
-			slash = strrchr(exe, '/');
-			if (!slash)
-				break;
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/config.example.json",
-				 exe);
-			if (!access(path, F_OK))
-				return path;
-		}
-	}
-	return "config.example.json";
+	if (!path)
+		path = tree_file("config.example.json");
+	return path ? path : "config.example.json";
 }

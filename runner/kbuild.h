@@ -32,7 +32,7 @@ struct kbuild_opts {
 };
 
 struct kbuild_result {
-	char dir[4200];			/* the kernel, in the cache */
+	char *dir;			/* the kernel, in the cache */
 	char release[128];
 	char key[17];
 	bool cached;			/* found, not built */
@@ -67,9 +67,11 @@ const char *kbuild_fragment(void);
 /*
  * Build (or find in the cache) the kernel o asks for.  0 with res filled,
  * else a kbuild_code with err set.  A failed build leaves nothing in the
- * cache's built/ and the shared source tree as it was.
+ * cache's built/ and the shared source tree as it was.  res is the
+ * caller's to release, whatever kbuild() returned.
  */
 int kbuild(const struct kbuild_opts *o, struct kbuild_result *res,
 	   struct strbuf *err);
+void kbuild_result_release(struct kbuild_result *res);
 
 #endif

@@ -42,39 +42,58 @@ static void cpu_model(char *out, size_t n)
 	fclose(f);
 }
 
+/* The first line of a file of the kernel's, whole; "" when unread. */
+static char *proc_line(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_read_file(&sb, path);
+	strbuf_setlen(&sb, strcspn(strbuf_str(&sb), "\n"));
+	return strbuf_detach(&sb, NULL);
+}
+
 /* The hypervisor CPUID bit shows in /proc/cpuinfo's flags inside a VM. */
 static const char *virt_kind(void)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
 	const char *kind = "bare metal";
 
 	if (!f)
 		return "";
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		if (strncmp(line, "flags", 5))
 			continue;
 		if (strstr(line, " hypervisor"))
 			kind = "VM";
 		break;
 	}
+	free(line);
 	fclose(f);
 	return kind;
 }
 
+/* The type and options of the mount at dir, into out. */
 static void mount_opts(const char *dir, char *out, size_t n)
 {
 	FILE *f = fopen("/proc/mounts", "re");
-	char src[256], mnt[4096], type[64], opts[1024];
+	char *line = NULL, *mnt, *type, *opts;
+	size_t cap = 0;
 
 	snprintf(out, n, "unknown");
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", src, mnt, type,
-		      opts) == 4)
-		if (!strcmp(mnt, dir))
+	while (f && getline(&line, &cap, f) > 0) {
+		mnt = type = opts = NULL;
+		if (sscanf(line, "%*s %ms %ms %ms", &mnt, &type, &opts) == 3 &&
+		    !strcmp(mnt, dir))
 			snprintf(out, n, "%.60s %.900s", type, opts);
-	fclose(f);
+		free(mnt);
+		free(type);
+		free(opts);
+	}
+	free(line);
+	if (f)
+		fclose(f);
 }
 
 void meta_collect(struct meta *m)
@@ -99,8 +118,7 @@ void meta_collect(struct meta *m)
 	if (m->label[0] == '.' || m->label[0] == '-')
 		m->label[0] = '_';
 	boot_id_get(m->boot_id, sizeof(m->boot_id));
-	if (read_file_str("/proc/cmdline", m->cmdline, sizeof(m->cmdline)))
-		m->cmdline[0] = '\0';
+	m->cmdline = proc_line("/proc/cmdline");
 	cpu_model(m->cpu_model, sizeof(m->cpu_model));
 	m->virt = virt_kind();
 	m->vcpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -130,5 +148,6 @@ void meta_collect(struct meta *m)
 void meta_release(struct meta *m)
 {
 	free(m->thp);
-	m->thp = NULL;
+	free(m->cmdline);
+	m->thp = m->cmdline = NULL;
 }

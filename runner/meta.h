@@ -9,7 +9,8 @@
 struct meta {
 	char release[128], version[256], hostname[256], boot_id[64];
 	char label[LABEL_MAX + 1];	/* release, as a label (label_check) */
-	char cmdline[4096], cpu_model[256], tmpfs[1024], uuid[40];
+	char cpu_model[256], tmpfs[1024], uuid[40];
+	char *cmdline;		/* /proc/cmdline, "" when unknown */
 	char *thp;		/* JSON */
 	const char *virt;	/* "VM", "bare metal" */
 	int vcpus;

@@ -40,27 +40,56 @@ static int affinity(hwloc_bitmap_t out)
 static int read_cpulist(const char *path, hwloc_bitmap_t out)
 {
 	struct strbuf err = STRBUF_INIT;	/* never said: the kernel's */
-	char buf[4096];
-	int *v, n, i;
+	struct strbuf buf = STRBUF_INIT;
+	int *v = NULL, n = 0, i;
 
-	if (read_file_str(path, buf, sizeof(buf)))
+	if (strbuf_read_file(&buf, path)) {
+		strbuf_release(&buf);
 		return -1;
+	}
+	strbuf_setlen(&buf, strcspn(buf.buf, "\n"));
 	hwloc_bitmap_zero(out);
-	if (!buf[0])
-		return 0;	/* an empty cpuset: nothing allowed */
-	n = cpulist_parse(buf, NULL, 0, CPU_MAX, &err);
-	strbuf_release(&err);
-	if (n < 0)
-		return -1;
-	v = calloc((size_t)n, sizeof(*v));
-	if (!v)
-		return -1;
-	cpulist_parse(buf, v, n, CPU_MAX, &err);
-	strbuf_release(&err);
+	if (buf.len)	/* else an empty cpuset: nothing allowed */
+		n = cpulist_parse(buf.buf, NULL, 0, CPU_MAX, &err);
+	if (n > 0) {
+		v = xcalloc((size_t)n, sizeof(*v));
+		cpulist_parse(buf.buf, v, n, CPU_MAX, &err);
+	}
 	for (i = 0; i < n; i++)
 		hwloc_bitmap_set(out, (unsigned)v[i]);
 	free(v);
-	return 0;
+	strbuf_release(&err);
+	strbuf_release(&buf);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * The cpuset file of the cgroup cg of /proc/self/cgroup's line whose
+ * controllers are ctl ("" for v2), the caller's to free; NULL where there
+ * is none to read.
+ */
+static char *cpuset_file(const char *ctl, const char *cg)
+{
+	const char *c = strcmp(cg, "/") ? cg : "";
+	char *p;
+
+	if (!*ctl) {
+		p = xstrfmt("/sys/fs/cgroup%s/cpuset.cpus.effective", c);
+	} else if (strstr(ctl, "cpuset")) {
+		p = xstrfmt("/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus",
+			    c);
+		if (access(p, R_OK)) {
+			free(p);
+			p = xstrfmt("/sys/fs/cgroup/cpuset%s/cpuset.cpus", c);
+		}
+	} else {
+		return NULL;
+	}
+	if (access(p, R_OK)) {
+		free(p);
+		return NULL;
+	}
+	return p;
 }
 
 /*
@@ -68,15 +97,16 @@ static int read_cpulist(const char *path, hwloc_bitmap_t out)
  * cpuset.effective_cpus (cpuset.cpus on old kernels).  1 when there is
  * none to honour (no cpuset controller), 0 with out set, -1 on error.
  */
-static int cgroup_cpuset(hwloc_bitmap_t out, char *where, size_t n)
+static int cgroup_cpuset(hwloc_bitmap_t out)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4200], path[4400];
+	char *line = NULL, *path;
+	size_t cap = 0;
 	int r = 1;
 
 	if (!f)
 		return 1;
-	while (r == 1 && fgets(line, sizeof(line), f)) {
+	while (r == 1 && getline(&line, &cap, f) > 0) {
 		char *ctl = strchr(line, ':'), *cg;
 
 		if (!ctl)
@@ -86,27 +116,13 @@ static int cgroup_cpuset(hwloc_bitmap_t out, char *where, size_t n)
 			continue;
 		*cg++ = '\0';
 		cg[strcspn(cg, "\n")] = '\0';
-		if (!*ctl) {	/* v2 */
-			snprintf(path, sizeof(path),
-				 "/sys/fs/cgroup%s/cpuset.cpus.effective",
-				 strcmp(cg, "/") ? cg : "");
-			if (!access(path, R_OK))
-				r = read_cpulist(path, out);
-		} else if (strstr(ctl, "cpuset")) {
-			snprintf(path, sizeof(path),
-				 "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus",
-				 strcmp(cg, "/") ? cg : "");
-			if (access(path, R_OK))
-				snprintf(path, sizeof(path),
-					 "/sys/fs/cgroup/cpuset%s/cpuset.cpus",
-					 strcmp(cg, "/") ? cg : "");
-			if (!access(path, R_OK))
-				r = read_cpulist(path, out);
-		}
+		path = cpuset_file(ctl, cg);
+		if (path)
+			r = read_cpulist(path, out);
+		free(path);
 	}
+	free(line);
 	fclose(f);
-	if (!r)
-		snprintf(where, n, "%s", path);
 	return r;
 }
 
@@ -199,7 +215,6 @@ int placement_init(struct placement *p, const struct config *cfg,
 {
 	hwloc_bitmap_t set = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	char where[4400];
 	int r = -1, cg;
 
 	memset(p, 0, sizeof(*p));
@@ -222,7 +237,7 @@ int placement_init(struct placement *p, const struct config *cfg,
 		hwloc_bitmap_and(usable, usable, set);
 		add_source(p, "affinity", set);
 	}
-	cg = cgroup_cpuset(set, where, sizeof(where));
+	cg = cgroup_cpuset(set);
 	if (!cg) {
 		hwloc_bitmap_and(usable, usable, set);
 		add_source(p, "cgroup cpuset", set);

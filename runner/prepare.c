@@ -175,10 +175,10 @@ int preflight_all(struct runner *rn)
 	struct prepared *pr;
 	int i, nrefused = 0, nok = 0;
 
-	snprintf(rn->scratch, sizeof(rn->scratch), "%s/foliobench.%d",
-		 cfg->scratch, (int)getpid());
-	snprintf(rn->disk_scratch, sizeof(rn->disk_scratch),
-		 "%s/foliobench.%d", cfg->disk_scratch, (int)getpid());
+	rn->scratch = xstrfmt("%s/foliobench.%d", cfg->scratch,
+			      (int)getpid());
+	rn->disk_scratch = xstrfmt("%s/foliobench.%d", cfg->disk_scratch,
+				   (int)getpid());
 	pr = rn->pr = xcalloc((size_t)cfg->ncases, sizeof(*pr));
 	rn->tl = xcalloc((size_t)cfg->ncases, sizeof(*rn->tl));
 	for (i = 0; i < cfg->ncases; i++) {

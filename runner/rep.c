@@ -149,6 +149,97 @@ static void noise_start(void *arg)
 	noise_begin(a->z, a->pus, a->n);
 }
 
+/* When the workers' calls ran, and what ran beside them. */
+struct span {
+	uint64_t first, latest, last;	/* starts, the last end */
+	int64_t busy;	/* the runner's thread ran during a call */
+	int64_t wait;	/* the workers' on a run queue; -1 unknown */
+};
+
+/* The workers run their calls, each with its profile's fd if profiled. */
+static int start_workers(struct wl_case *c, const struct prepared *pr,
+			 struct noise_arg *na, struct rep_workers *rw,
+			 struct profile *p, struct strbuf *err)
+{
+	int *pfd = NULL;
+	int i, r, n = pr->nworkers;
+
+	if (p) {
+		pfd = xcalloc((size_t)n, sizeof(*pfd));
+		for (i = 0; i < n; i++)
+			pfd[i] = profile_fd(p, i);
+	}
+	r = workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, na,
+			pfd, err);
+	free(pfd);
+	return r;
+}
+
+/*
+ * Each worker's sample into ws and its times into sp, its profile taken;
+ * -1 with the first failed worker's own message.
+ */
+static int gather_workers(const struct prepared *pr, struct rep_workers *rw,
+			  struct wl_sample *ws, struct span *sp,
+			  struct profile *p, struct profile_call *pc,
+			  struct strbuf *err)
+{
+	int i;
+
+	for (i = 0; i < pr->nworkers; i++) {
+		struct worker_res *r = &rw->w.res[i];
+
+		if (r->rc)
+			return err_setf(err, "%s",
+					r->err[0] ? r->err : "a worker failed");
+		ws[i] = r->s;
+		if (r->t_begin < sp->first)
+			sp->first = r->t_begin;
+		if (r->t_begin > sp->latest)
+			sp->latest = r->t_begin;
+		if (r->t_end > sp->last)
+			sp->last = r->t_end;
+		if (p)
+			profile_collect(p, i, r->t_begin, r->t_end,
+					pr->processes ? r->tid : getpid(), pc);
+		if (r->runner_ns > sp->busy)
+			sp->busy = r->runner_ns;
+		sp->wait = sp->wait < 0 || r->runq_wait_ns < 0 ? -1 :
+			   sp->wait + r->runq_wait_ns;
+	}
+	return 0;
+}
+
+/* Worker i's row: checked, its metrics, its PU and times, its switches. */
+static void record_worker(const struct wl_case *c, struct rep_workers *rw,
+			  int i, uint64_t first, struct wl_sample *s,
+			  struct noise *z)
+{
+	struct worker_res *r = &rw->w.res[i];
+	struct db_worker *d = &rw->dw[i];
+
+	workers_check(&rw->w, i, &rw->why[i]);
+	if (!rw->why[i].len && r->s.invalid)
+		strbuf_addf(&rw->why[i], "worker %d: %.200s", i, r->s.reason);
+	if (rw->why[i].len)
+		wl_invalid(s, "%s", rw->why[i].buf);
+	metrics_json(c->wl, &r->s, &rw->mj[i]);
+	z->nvcsw += r->nvcsw;
+	z->nivcsw += r->nivcsw;
+	d->worker = i;
+	d->pu = r->pu;
+	d->pu_checked = r->pu_after;
+	d->node = placement_node_of(r->pu);
+	d->start_ns = (int64_t)(r->t_begin - first);
+	d->wall_ns = (int64_t)(r->t_end - r->t_begin);
+	d->nvcsw = r->nvcsw;
+	d->nivcsw = r->nivcsw;
+	d->migrations = r->migrations;
+	d->valid = !rw->why[i].len;
+	d->invalid_reason = rw->why[i].len ? rw->why[i].buf : NULL;
+	d->metrics_json = strbuf_str(&rw->mj[i]);
+}
+
 /*
  * One repetition of a parallel case: its workers run the timed call
  * together; the sample gets the aggregate (combine) and each worker's own
@@ -161,11 +252,8 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 			struct strbuf *err)
 {
 	struct noise_arg na = { z, pr->pus, pr->nworkers };
+	struct span sp = { UINT64_MAX, 0, 0, -1, 0 };
 	struct wl_sample *ws;
-	int *pfd = NULL;
-	uint64_t first = UINT64_MAX, last = 0, latest = 0;
-	int64_t busy = -1;	/* the runner's thread ran during a call */
-	int64_t wait = 0;	/* the workers' on a run queue; -1 unknown */
 	int i, n = pr->nworkers;
 
 	rw->n = n;
@@ -177,79 +265,25 @@ static int rep_parallel(struct wl_case *c, const struct prepared *pr,
 		free(ws);
 		return err_setf(err, "out of memory");
 	}
-	if (p) {
-		pfd = xcalloc((size_t)n, sizeof(*pfd));
-		for (i = 0; i < n; i++)
-			pfd[i] = profile_fd(p, i);
-	}
-	i = workers_run(&rw->w, c, n, pr->pus, pr->processes, noise_start, &na,
-			pfd, err);
-	free(pfd);
-	if (i) {
+	if (start_workers(c, pr, &na, rw, p, err) ||
+	    gather_workers(pr, rw, ws, &sp, p, pc, err)) {
 		free(ws);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		struct worker_res *r = &rw->w.res[i];
-
-		if (r->rc) {
-			free(ws);
-			/* the worker's own message */
-			return err_setf(err, "%s",
-					r->err[0] ? r->err : "a worker failed");
-		}
-		ws[i] = r->s;
-		if (r->t_begin < first)
-			first = r->t_begin;
-		if (r->t_begin > latest)
-			latest = r->t_begin;
-		if (r->t_end > last)
-			last = r->t_end;
-		if (p)
-			profile_collect(p, i, r->t_begin, r->t_end,
-					pr->processes ? r->tid : getpid(), pc);
-		if (r->runner_ns > busy)
-			busy = r->runner_ns;
-		wait = wait < 0 || r->runq_wait_ns < 0 ? -1 :
-		       wait + r->runq_wait_ns;
-	}
-	noise_end(z, pr->pus, n, last - first, cfg->steal_max);
+	noise_end(z, pr->pus, n, sp.last - sp.first, cfg->steal_max);
 	noise_judge_parallel(z, n, pr->slowdown);
-	c->wl->combine(c, ws, n, last - first, s);
-	s->t_begin = first;
-	s->t_end = last;
+	c->wl->combine(c, ws, n, sp.last - sp.first, s);
+	s->t_begin = sp.first;
+	s->t_end = sp.last;
 	wl_note(s, "workers", n);
-	wl_note(s, "start_spread_ns", (double)(latest - first));
-	wl_note(s, "release_to_start_ns", (double)(first - rw->w.t_release));
-	if (busy >= 0)
-		wl_note(s, "runner_ran_ns", (double)busy);
-	for (i = 0; i < n; i++) {
-		struct worker_res *r = &rw->w.res[i];
-		struct db_worker *d = &rw->dw[i];
-
-		workers_check(&rw->w, i, &rw->why[i]);
-		if (!rw->why[i].len && r->s.invalid)
-			strbuf_addf(&rw->why[i], "worker %d: %.200s", i,
-				    r->s.reason);
-		if (rw->why[i].len)
-			wl_invalid(s, "%s", rw->why[i].buf);
-		metrics_json(c->wl, &r->s, &rw->mj[i]);
-		z->nvcsw += r->nvcsw;
-		z->nivcsw += r->nivcsw;
-		d->worker = i;
-		d->pu = r->pu;
-		d->pu_checked = r->pu_after;
-		d->node = placement_node_of(r->pu);
-		d->start_ns = (int64_t)(r->t_begin - first);
-		d->wall_ns = (int64_t)(r->t_end - r->t_begin);
-		d->nvcsw = r->nvcsw;
-		d->nivcsw = r->nivcsw;
-		d->migrations = r->migrations;
-		d->valid = !rw->why[i].len;
-		d->invalid_reason = rw->why[i].len ? rw->why[i].buf : NULL;
-		d->metrics_json = strbuf_str(&rw->mj[i]);
-	}
-	noise_judge_wait(z, n, last - first, wait);
+	wl_note(s, "start_spread_ns", (double)(sp.latest - sp.first));
+	wl_note(s, "release_to_start_ns",
+		(double)(sp.first - rw->w.t_release));
+	if (sp.busy >= 0)
+		wl_note(s, "runner_ran_ns", (double)sp.busy);
+	for (i = 0; i < n; i++)
+		record_worker(c, rw, i, sp.first, s, z);
+	noise_judge_wait(z, n, sp.last - sp.first, sp.wait);
 	*cpu = rw->w.res[0].pu_after;
 	free(ws);
 	return 0;

@@ -384,7 +384,8 @@ static int begin_run(struct runner *rn)
 	struct db_run row = { 0 };
 	unsigned long magic;
 	const char *base[2] = { rn->cfg.scratch, rn->cfg.disk_scratch };
-	char *out[2] = { rn->scratch, rn->disk_scratch };
+	const char *out[2] = { rn->scratch, rn->disk_scratch };
+	struct strbuf made = STRBUF_INIT;
 	size_t len = 0;
 	char *xml;
 	int i, r;
@@ -397,6 +398,7 @@ static int begin_run(struct runner *rn)
 	    magic == TMPFS_MAGIC)
 		say_err("warning: database %s is on tmpfs: it is lost at "
 			"reboot", rn->db_path);
+	meta_release(meta);	/* mark_dead_runs' look, where it had one */
 	meta_collect(meta);
 	r = mark_dead_runs(&rn->db, rn->db_path, meta);
 	if (r)
@@ -437,7 +439,10 @@ static int begin_run(struct runner *rn)
 	profile_init(&rn->prof, rn->cfg.profile, rn->cfg.profile_period);
 	profile_say_off(rn);
 	for (i = 0; i < 2; i++) {
-		r = sys_scratch(base[i], out[i], sizeof(rn->scratch));
+		/* made under the name preflight_all gave it (the same
+		 * base and pid) */
+		r = sys_scratch(base[i], &made);
+		strbuf_release(&made);
 		if (r) {
 			/* the one that failed, not the first */
 			say_err("cannot make scratch directory %s: %s", out[i],
@@ -710,6 +715,8 @@ static int finish(struct runner *rn, int ret)
 	}
 	free(rn->tl);
 	free(rn->pr);
+	free(rn->scratch);
+	free(rn->disk_scratch);
 	placement_release(&rn->pl);
 	progress_release();
 	config_release(&rn->cfg);

@@ -60,7 +60,9 @@ struct runner {
 	struct kmsg_scan km;
 	struct profile prof;	/* asked: the kernel sampled in timed calls */
 	bool prof_said;		/* why it is off was said */
-	char scratch[4200], disk_scratch[4200];
+	/* BASE/foliobench.PID of the config's two, made before the first
+	 * case is: the cases hold pointers to them */
+	char *scratch, *disk_scratch;
 	int64_t run_id;
 	int nfailed;
 	bool sys_up, complete;

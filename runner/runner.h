@@ -37,7 +37,7 @@ struct config_plan {
 };
 
 struct config {
-	char path[4096];		/* where it was read from */
+	char *path;			/* where it was read from */
 	char *database, *label, *scratch, *disk_scratch;
 	int cpu;			/* logical PU index, or -1 for auto */
 	char *cpus;			/* "all", "node:N" or a list */
@@ -68,6 +68,12 @@ int config_parse(struct config *cfg, const char *path, const char *text,
 void config_release(struct config *cfg);
 /* The config used when none is given: ./config.json, else the example. */
 const char *config_default_path(void);
+/*
+ * rel in the source tree this bench was built in (beside the binary or up
+ * to two folders above it), the caller's to free; NULL where there is none
+ * (an installed bench).
+ */
+char *tree_file(const char *rel);
 /* Keep only the cases of these workloads (comma list); -1 if unknown. */
 int config_only(struct config *cfg, const char *list, struct strbuf *err);
 

@@ -83,6 +83,27 @@ static int check_opts(const struct vm_opts *o, struct strbuf *err)
 	return 0;
 }
 
+/* The directory a database that is not there yet is to be made in. */
+static int check_db_dir(const char *path, struct strbuf *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? xstrdup(".") : slash == path ? xstrdup("/") :
+		    xstrndup(path, (size_t)(slash - path));
+	struct stat st;
+	int r = 0;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    access(dir, W_OK | X_OK)) {
+		strbuf_addf(err, "--db %s: its directory %s %s", path, dir,
+			    stat(dir, &st) ? "does not exist" :
+			    !S_ISDIR(st.st_mode) ? "is not a directory" :
+			    "cannot be written");
+		r = VM_EDB;
+	}
+	free(dir);
+	return r;
+}
+
 /*
  * The host's database, before any boot: a name db_open takes, and a file
  * it opens as foliobench's (migrated where older), or a directory where
@@ -91,10 +112,8 @@ static int check_opts(const struct vm_opts *o, struct strbuf *err)
 static int check_db(const char *path, struct strbuf *err)
 {
 	struct strbuf why = STRBUF_INIT;
-	char dir[4096];
 	struct db db = { 0 };
 	struct stat st;
-	char *slash;
 	int r;
 
 	if (db_path_check(path, &why)) {
@@ -114,54 +133,42 @@ static int check_db(const char *path, struct strbuf *err)
 		db_close(&db);
 		return r ? VM_EDB : 0;
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
-	    access(dir, W_OK | X_OK)) {
-		strbuf_addf(err, "--db %s: its directory %s %s", path, dir,
-			    stat(dir, &st) ? "does not exist" :
-			    !S_ISDIR(st.st_mode) ? "is not a directory" :
-			    "cannot be written");
-		return VM_EDB;
-	}
-	return 0;
+	return check_db_dir(path, err);
 }
 
 /* Share dir (or a file's directory) when it lies where the guest mounts
  * its own: one share a tree, the widest kept. */
 static void add_share(struct vm_guest *g, const char *path, bool file)
 {
-	char p[4096], *slash;
+	char *p, *slash;
 	int i, j;
 
-	if (!path || !guest_own_dir(path) || !realpath(path, p))
+	if (!path || !guest_own_dir(path) || !(p = realpath(path, NULL)))
 		return;
 	if (file && (slash = strrchr(p, '/')) && slash != p)
 		*slash = '\0';
 	if (!guest_own_dir(p) || !strcmp(p, guest_own_dir(p)))
-		return;		/* /tmp itself: never the host's */
+		goto out;	/* /tmp itself: never the host's */
 	for (i = 0; i < g->nshare; i++) {
 		size_t a = strlen(g->share[i]), b = strlen(p);
 
 		if (!strncmp(g->share[i], p, a) && (p[a] == '/' || !p[a]))
-			return;	/* inside a share */
+			goto out;	/* inside a share */
 		if (!strncmp(g->share[i], p, b) && g->share[i][b] == '/') {
 			/* p holds share i: it takes its place */
+			free(g->share[i]);
 			for (j = i; j + 1 < g->nshare; j++)
-				memcpy(g->share[j], g->share[j + 1],
-				       sizeof(g->share[j]));
+				g->share[j] = g->share[j + 1];
 			g->nshare--;
 			i--;
 		}
 	}
-	if (g->nshare < (int)ARRAY_SIZE(g->share))
-		snprintf(g->share[g->nshare++], sizeof(g->share[0]), "%s", p);
+	if (g->nshare < (int)ARRAY_SIZE(g->share)) {
+		g->share[g->nshare++] = p;
+		return;
+	}
+out:
+	free(p);
 }
 
 /*
@@ -173,20 +180,22 @@ static void add_share(struct vm_guest *g, const char *path, bool file)
 static int find_shares(struct vm_guest *g, struct strbuf *err)
 {
 	const struct vm_opts *o = g->o;
-	char p[4096], cwd[4096], lp[4200], *slash;
+	char *p, *lp, *slash;
 	struct strbuf list = STRBUF_INIT;
-	int i, up;
+	int i, up, r = 0;
 	FILE *f;
 
 	if (o->bench) {
-		snprintf(p, sizeof(p), "%s", o->bench);
+		p = xstrdup(o->bench);
 		for (up = 0; up < 2 && (slash = strrchr(p, '/')) &&
 		     slash != p; up++)
 			*slash = '\0';	/* TREE/build/bench: TREE */
 		add_share(g, p, false);
+		free(p);
 	}
-	if (getcwd(cwd, sizeof(cwd)))
-		add_share(g, cwd, false);
+	p = getcwd(NULL, 0);
+	add_share(g, p, false);
+	free(p);
 	for (i = 0; o->cmd && o->cmd[i]; i++) {
 		const char *a = strchr(o->cmd[i], '=');
 
@@ -196,23 +205,46 @@ static int find_shares(struct vm_guest *g, struct strbuf *err)
 	}
 	for (i = 0; i < g->nshare; i++)
 		strbuf_addf(&list, "fbsh%d %s\n", i, g->share[i]);
-	snprintf(lp, sizeof(lp), "%s/out/shares", g->tmp);
+	lp = xstrfmt("%s/out/shares", g->tmp);
 	f = fopen(lp, "we");
 	if (!f || fputs(strbuf_str(&list), f) < 0 || fclose(f)) {
 		strbuf_addf(err, "cannot write %s: %s", lp, strerror(errno));
-		strbuf_release(&list);
-		return VM_EINTERNAL;
+		r = VM_EINTERNAL;
 	}
+	free(lp);
 	strbuf_release(&list);
-	return 0;
+	return r;
 }
 
-/* g->tmp made, with the out dir the guest writes into. */
 /* This boot's id, "" when unknown. */
 static void boot_id(char *b, size_t n)
 {
 	if (read_file_str("/proc/sys/kernel/random/boot_id", b, n))
 		b[0] = '\0';
+}
+
+/*
+ * The pid of the `bench vm` whose temp dir dir is, where it has died
+ * (or is of another boot) and the dir is not kept; else 0.
+ */
+static long dead_owner(const char *dir, const char *boot)
+{
+	char *f = xstrfmt("%s/owner", dir), owner[128], *sp;
+	long pid = 0;
+	int r = read_file_str(f, owner, sizeof(owner));
+
+	free(f);
+	if (!r)
+		pid = strtol(owner, &sp, 10);
+	if (pid <= 0 || *sp != ' ')
+		return 0;
+	if (!strcmp(sp + 1, boot) &&
+	    (!kill((pid_t)pid, 0) || errno == EPERM))
+		return 0;	/* alive */
+	f = xstrfmt("%s/out/kept", dir);
+	r = access(f, F_OK);
+	free(f);
+	return r ? pid : 0;
 }
 
 /*
@@ -223,29 +255,20 @@ static void boot_id(char *b, size_t n)
  */
 static void sweep_dead(const char *tdir)
 {
-	char pat[4200], f[4300], owner[128], boot[64];
+	char *pat = xstrfmt("%s/foliobench-vm.*", tdir), boot[64];
 	glob_t gl;
 	size_t i;
+	int r;
 
 	boot_id(boot, sizeof(boot));
-	snprintf(pat, sizeof(pat), "%s/foliobench-vm.*", tdir);
-	if (glob(pat, GLOB_NOSORT, NULL, &gl))
+	r = glob(pat, GLOB_NOSORT, NULL, &gl);
+	free(pat);
+	if (r)
 		return;
 	for (i = 0; i < gl.gl_pathc; i++) {
-		long pid;
-		char *sp;
+		long pid = dead_owner(gl.gl_pathv[i], boot);
 
-		snprintf(f, sizeof(f), "%s/owner", gl.gl_pathv[i]);
-		if (read_file_str(f, owner, sizeof(owner)))
-			continue;
-		pid = strtol(owner, &sp, 10);
-		if (pid <= 0 || !sp || *sp != ' ')
-			continue;
-		if (!strcmp(sp + 1, boot) &&
-		    (!kill((pid_t)pid, 0) || errno == EPERM))
-			continue;	/* alive */
-		snprintf(f, sizeof(f), "%s/out/kept", gl.gl_pathv[i]);
-		if (!access(f, F_OK))
+		if (!pid)
 			continue;
 		fprintf(stderr, "bench: vm: removing %s, the temp dir of a "
 			"bench vm (pid %ld) that died without its cleanup\n",
@@ -255,36 +278,53 @@ static void sweep_dead(const char *tdir)
 	globfree(&gl);
 }
 
+/* A file in g->tmp, written: 0, or VM_EINTERNAL with err set. */
+static int tmp_file(struct vm_guest *g, const char *name, const char *text,
+		    struct strbuf *err)
+{
+	char *path = xstrfmt("%s/%s", g->tmp, name);
+	FILE *f = fopen(path, "we");
+	int r = 0;
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+		r = VM_EINTERNAL;
+	}
+	free(path);
+	return r;
+}
+
+/* g->tmp made, with its owner and the out dir the guest writes into. */
 static int make_tmp(struct vm_guest *g, struct strbuf *err)
 {
 	const char *tdir = getenv("TMPDIR");
-	char path[4200], boot[64];
-	FILE *f;
+	char *owner, *path, boot[64];
+	int r;
 
 	if (!tdir || !tdir[0])
 		tdir = "/tmp";
 	sweep_dead(tdir);
-	snprintf(g->tmp, sizeof(g->tmp), "%s/foliobench-vm.XXXXXX", tdir);
+	g->tmp = xstrfmt("%s/foliobench-vm.XXXXXX", tdir);
 	if (!mkdtemp(g->tmp)) {
 		strbuf_addf(err, "cannot create a temp dir %s: %s", g->tmp,
 			    strerror(errno));
-		g->tmp[0] = '\0';
+		free(g->tmp);
+		g->tmp = NULL;
 		return VM_EINTERNAL;
 	}
-	snprintf(path, sizeof(path), "%s/owner", g->tmp);
 	boot_id(boot, sizeof(boot));
-	f = fopen(path, "we");
-	if (!f || fprintf(f, "%d %s\n", (int)getpid(), boot) < 0 ||
-	    fclose(f)) {
-		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
-		return VM_EINTERNAL;
-	}
-	snprintf(path, sizeof(path), "%s/out", g->tmp);
+	owner = xstrfmt("%d %s\n", (int)getpid(), boot);
+	r = tmp_file(g, "owner", owner, err);
+	free(owner);
+	if (r)
+		return r;
+	path = xstrfmt("%s/out", g->tmp);
 	if (mkdir(path, 0755)) {
 		strbuf_addf(err, "cannot create %s: %s", path, strerror(errno));
-		return VM_EINTERNAL;
+		r = VM_EINTERNAL;
 	}
-	return 0;
+	free(path);
+	return r;
 }
 
 /* Everything the guest boots with, in g->tmp, and QEMU's command line. */
@@ -292,29 +332,29 @@ static int make_guest(struct vm_guest *g, struct strbuf *err)
 {
 	const struct vm_opts *o = g->o;
 	struct strbuf notes = STRBUF_INIT;
-	char path[4200], note[300];
+	char *path = xstrfmt("%s/initrd.cpio", g->tmp), note[300];
 	int r;
 
-	snprintf(path, sizeof(path), "%s/initrd.cpio", g->tmp);
 	r = vm_make_initrd(&g->k, path, &notes, err);
+	free(path);
 	if (!r && notes.len)
 		fprintf(stderr, "bench: vm: %s: modules found neither as files "
 			"nor built in: %s\n", g->k.release, notes.buf);
 	strbuf_release(&notes);
+	if (!r)
+		r = find_shares(g, err);
 	if (r)
 		return r;
-	r = find_shares(g, err);
-	if (r)
-		return r;
-	snprintf(path, sizeof(path), "%s/out/cmd.sh", g->tmp);
+	path = xstrfmt("%s/out/cmd.sh", g->tmp);
 	r = vm_write_cmd(o, path, &g->cmd, err);
+	free(path);
 	if (r)
 		return r;
 	vm_shape_str(o, &g->shape);
 	strbuf_addf(&g->cmdline, "console=ttyS0 quiet panic=-1 rdinit=/init "
 		    "fb.cgroup=v%d%s", o->cgroup, o->cgroup == 2 ?
 		    " cgroup_no_v1=all" : "");
-	snprintf(g->image, sizeof(g->image), "%s", g->k.image);
+	g->image = xstrdup(g->k.image);
 	if (!g->kvm)
 		vm_tcg_prepare(g);
 	g->scratch = !vm_make_scratch(g->tmp, note, sizeof(note));
@@ -330,22 +370,53 @@ static void guest_release(struct vm_guest *g)
 	static const char *const big[] = {
 		"scratch.img", "initrd.cpio", "vmlinux", "payload",
 	};
-	char p[4200];
 	size_t i;
+	int s;
 
 	/* a guest's results that did not reach home are kept, whatever
 	 * else of it goes */
-	for (i = 0; g->keep && i < ARRAY_SIZE(big); i++) {
-		snprintf(p, sizeof(p), "%s/%s", g->tmp, big[i]);
+	for (i = 0; g->tmp && g->keep && i < ARRAY_SIZE(big); i++) {
+		char *p = xstrfmt("%s/%s", g->tmp, big[i]);
+
 		unlink(p);
+		free(p);
 	}
-	if (g->tmp[0] && !g->keep)
+	if (g->tmp && !g->keep)
 		nftw(g->tmp, rm_entry, 32, FTW_DEPTH | FTW_PHYS);
+	free(g->tmp);
+	for (s = 0; s < g->nshare; s++)
+		free(g->share[s]);
+	free(g->image);
+	free(g->image_desc);
+	vm_kern_release(&g->k);
 	vm_argv_release(&g->qa);
 	strbuf_release(&g->ver);
 	strbuf_release(&g->shape);
 	strbuf_release(&g->cmdline);
 	strbuf_release(&g->cmd);
+}
+
+/*
+ * The guest's results, where they did not reach the database: kept in
+ * g->tmp (marked so for sweep_dead: not a dead one's), and said in err.
+ */
+static void keep_results(struct vm_guest *g, struct strbuf *err)
+{
+	char *db = xstrfmt("%s/out/results.db", g->tmp), *kept;
+	FILE *kf;
+
+	g->keep = !access(db, F_OK);
+	if (g->keep) {
+		kept = xstrfmt("%s/out/kept", g->tmp);
+		kf = fopen(kept, "we");
+		if (kf)
+			fclose(kf);
+		free(kept);
+		strbuf_addf(err, "\nthe guest's results are kept in %s: "
+			    "`bench merge %s %s` brings them home", db,
+			    g->o->db_path, db);
+	}
+	free(db);
 }
 
 int vm_boot(const struct vm_opts *o, struct vm_result *res,
@@ -355,7 +426,6 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 		.o = o, .res = res, .ver = STRBUF_INIT, .shape = STRBUF_INIT,
 		.cmdline = STRBUF_INIT, .cmd = STRBUF_INIT,
 	};
-	char path[4200];
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -368,11 +438,11 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 		r = vm_kern_find(o->kernel, &g.k, err);
 	if (r)
 		return r;
-	snprintf(g.image_desc, sizeof(g.image_desc), "%s", g.k.image);
+	g.image_desc = xstrdup(g.k.image);
 	vm_file_sha256(g.k.image, g.image_sha256, sizeof(g.image_sha256));
 	r = vm_accel_pick(&g, err);
 	if (r)
-		return r;
+		goto out;
 	snprintf(res->accel, sizeof(res->accel), "%s", g.kvm ? "kvm" : "tcg");
 	r = vm_qemu_version(&g.ver, err);
 	if (!r)
@@ -389,22 +459,8 @@ int vm_boot(const struct vm_opts *o, struct vm_result *res,
 	r = vm_qemu_run(o, g.qa.v, g.tmp, res, err);
 	if (!r)
 		r = vm_home(&g, err);
-	if (r == VM_EDB) {
-		snprintf(path, sizeof(path), "%s/out/results.db", g.tmp);
-		g.keep = !access(path, F_OK);
-		snprintf(path, sizeof(path), "%s/out/kept", g.tmp);
-		if (g.keep) {	/* for sweep_dead: not a dead one's */
-			FILE *kf = fopen(path, "we");
-
-			if (kf)
-				fclose(kf);
-		}
-		snprintf(path, sizeof(path), "%s/out/results.db", g.tmp);
-		if (g.keep)
-			strbuf_addf(err, "\nthe guest's results are kept in "
-				    "%s: `bench merge %s %s` brings them home",
-				    path, o->db_path, path);
-	}
+	if (r == VM_EDB)
+		keep_results(&g, err);
 out:
 	guest_release(&g);
 	return r;

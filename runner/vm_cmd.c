@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,15 +25,14 @@ static void shell_quote(struct strbuf *sb, const char *s)
 int vm_write_cmd(const struct vm_opts *o, const char *path,
 		 struct strbuf *cmd, struct strbuf *err)
 {
-	char cwd[4096];
+	char *cwd = getcwd(NULL, 0);
 	size_t i;
 	FILE *f;
 	bool run = o->cmd && o->cmd[0] && !strcmp(o->cmd[0], "run");
 
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), "/");
 	strbuf_addf(cmd, "cd ");
-	shell_quote(cmd, cwd);
+	shell_quote(cmd, cwd ? cwd : "/");
+	free(cwd);
 	strbuf_addf(cmd, " 2>/dev/null || cd /\nexport HOME=/root TERM=dumb "
 		    "FOLIOBENCH_VM=1 PATH=/usr/local/sbin:/usr/local/bin:"
 		    "/usr/sbin:/usr/bin:/sbin:/bin\nexport FB_BIN=");

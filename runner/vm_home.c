@@ -35,18 +35,19 @@ static int said_home(const struct db_vm_run *run, void *arg)
 	return 0;
 }
 
-/* Record the guest in its database, then merge that into the host's. */
-static int bring_home(const struct vm_opts *o, const char *tmp,
+/*
+ * Record the guest in its database (path: tmp/out/results.db), then merge
+ * that into the host's.
+ */
+static int bring_home(const struct vm_opts *o, const char *path,
 		      const struct db_vm *vm, struct vm_result *res,
 		      struct strbuf *err)
 {
 	struct home h = { o, res, STRBUF_INIT };
 	struct db_merge_stats ms;
 	struct db g = { 0 }, out = { 0 };
-	char path[4200];
 	int r;
 
-	snprintf(path, sizeof(path), "%s/out/results.db", tmp);
 	if (access(path, F_OK))
 		return 0;	/* the command stored nothing */
 	r = db_open(&g, path, false);
@@ -92,10 +93,11 @@ static void json_argv(char *const *v, struct strbuf *sb)
 /* What the guest's /init wrote into tmp/out/name, into b: 0 or -errno. */
 static int read_out(const char *tmp, const char *name, struct strbuf *b)
 {
-	char path[4200];
+	char *path = xstrfmt("%s/out/%s", tmp, name);
+	int r = vm_slurp(path, b);
 
-	snprintf(path, sizeof(path), "%s/out/%s", tmp, name);
-	return vm_slurp(path, b);
+	free(path);
+	return r;
 }
 
 int vm_home(const struct vm_guest *g, struct strbuf *err)
@@ -103,7 +105,7 @@ int vm_home(const struct vm_guest *g, struct strbuf *err)
 	struct strbuf b = STRBUF_INIT, con = STRBUF_INIT;
 	struct strbuf kmsg = STRBUF_INIT, args = STRBUF_INIT;
 	struct vm_result *res = g->res;
-	char path[4200];
+	char *path;
 	int r;
 
 	if (!read_out(g->tmp, "status", &b))
@@ -112,8 +114,9 @@ int vm_home(const struct vm_guest *g, struct strbuf *err)
 	if (!read_out(g->tmp, "boot_s", &b))
 		res->uptime_s = strtod(b.buf, NULL);
 	strbuf_release(&b);
-	snprintf(path, sizeof(path), "%s/console.log", g->tmp);
+	path = xstrfmt("%s/console.log", g->tmp);
 	vm_slurp(path, &con);
+	free(path);
 	read_out(g->tmp, "kmsg", &kmsg);
 	json_argv(g->qa.v, &args);
 	{
@@ -133,7 +136,9 @@ int vm_home(const struct vm_guest *g, struct strbuf *err)
 					 g->image_sha256 : NULL,
 		};
 
-		r = bring_home(g->o, g->tmp, &vm, res, err);
+		path = xstrfmt("%s/out/results.db", g->tmp);
+		r = bring_home(g->o, path, &vm, res, err);
+		free(path);
 	}
 	strbuf_release(&con);
 	strbuf_release(&kmsg);

@@ -178,7 +178,7 @@ int vm_make_initrd(const struct kern *k, const char *path,
 					    "mods", "newroot" };
 	struct initrd ir = { .notes = notes };
 	struct strbuf bb = STRBUF_INIT, builtin = STRBUF_INIT;
-	char p[4700];
+	char *p;
 	size_t i;
 	int r = 0;
 
@@ -200,12 +200,14 @@ int vm_make_initrd(const struct kern *k, const char *path,
 	cpio_add(&ir.c, "bin/busybox", 0100755, bb.buf, bb.len, 0, 0);
 	cpio_add(&ir.c, "init", 0100755, vm_init_sh, strlen(vm_init_sh), 0,
 		 0);
-	if (k->moddir[0]) {
-		snprintf(p, sizeof(p), "%s/modules.builtin", k->moddir);
+	if (k->moddir) {
+		p = xstrfmt("%s/modules.builtin", k->moddir);
 		if (!vm_slurp(p, &builtin))
 			ir.builtin = builtin.buf;
-		snprintf(p, sizeof(p), "%s/kernel", k->moddir);
+		free(p);
+		p = xstrfmt("%s/kernel", k->moddir);
 		nftw(p, mod_walk, 32, FTW_PHYS);
+		free(p);
 		for (i = 0; i < ARRAY_SIZE(wanted_mods) && !r; i++)
 			r = add_mod(&ir, wanted_mods[i], 0);
 		mods_release();

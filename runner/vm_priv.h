@@ -17,10 +17,11 @@
 
 #define QEMU "qemu-system-x86_64"
 
+/* A kernel to boot; its paths released by vm_kern_release. */
 struct kern {
-	char image[4608];
-	char moddir[4608];	/* lib/modules/R, "" when there is none */
-	char config[4608];	/* its .config, "" when there is none */
+	char *image;
+	char *moddir;		/* lib/modules/R, NULL when there is none */
+	char *config;		/* its .config (it may not be there) */
 	char release[256];
 };
 
@@ -41,13 +42,13 @@ struct vm_guest {
 	/* host directories under ones the guest mounts anew (/tmp...),
 	 * shared read-only at the same path: bench's tree, the working
 	 * directory, the files the command names */
-	char share[8][4096];
+	char *share[8];
 	int nshare;
 	char image_sha256[65];	/* of k.image, "" when unknown */
-	char tmp[4096];		/* the temp dir, "" until it is made */
+	char *tmp;		/* the temp dir, NULL until it is made */
 	char why[256];		/* why this accelerator, in words */
-	char image[4700];	/* what QEMU boots */
-	char image_desc[4800];	/* and what that is, in words */
+	char *image;		/* what QEMU boots */
+	char *image_desc;	/* and what that is, in words */
 	char started[40];	/* when QEMU was started, ISO 8601 */
 	struct strbuf ver;	/* QEMU's version line */
 	struct strbuf shape, cmdline, cmd;
@@ -64,6 +65,7 @@ int vm_file_sha256(const char *path, char *h, size_t n);
 
 /* vm_kernel.c: the image, modules and .config of a kernel. */
 int vm_kern_find(const char *kernel, struct kern *k, struct strbuf *err);
+void vm_kern_release(struct kern *k);
 
 /* vm_initrd.c: busybox, /init and the modules the guest needs, at path. */
 int vm_make_initrd(const struct kern *k, const char *path,

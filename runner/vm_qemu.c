@@ -140,10 +140,10 @@ void vm_shape_str(const struct vm_opts *o, struct strbuf *sb)
 		    o->numa ? "on" : "off", m, o->cgroup);
 }
 
-void vm_qemu_args(const struct vm_guest *g, struct argv *a)
+/* The machine: accelerator, clocks, CPUs, memory and NUMA nodes. */
+static void qemu_machine(const struct vm_guest *g, struct argv *a)
 {
 	const struct vm_opts *o = g->o;
-	const char *tmp = g->tmp;
 	bool kvm = g->kvm;
 	unsigned cores = o->smp / o->sockets / o->threads, s;
 	uint64_t mib = o->mem >> 20;
@@ -186,6 +186,18 @@ void vm_qemu_args(const struct vm_guest *g, struct argv *a)
 			 s * cores * o->threads,
 			 (s + 1) * cores * o->threads - 1, s);
 	}
+}
+
+/*
+ * What it boots and sees: the kernel, the initramfs, the host's root
+ * read-only, tmp/out writable, the shares, the scratch disk, the console
+ * into tmp/console.log.
+ */
+static void qemu_files(const struct vm_guest *g, struct argv *a)
+{
+	const char *tmp = g->tmp;
+	unsigned s;
+
 	argv_add(a, "-kernel");
 	argv_add(a, "%s", g->image);
 	argv_add(a, "-initrd");
@@ -221,4 +233,10 @@ void vm_qemu_args(const struct vm_guest *g, struct argv *a)
 	argv_add(a, "file,id=con,path=%s/console.log", tmp);
 	argv_add(a, "-serial");
 	argv_add(a, "chardev:con");
+}
+
+void vm_qemu_args(const struct vm_guest *g, struct argv *a)
+{
+	qemu_machine(g, a);
+	qemu_files(g, a);
 }

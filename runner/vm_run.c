@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -94,14 +95,15 @@ static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
  */
 static pid_t qemu_start(char *const *argv, const char *tmp)
 {
-	char path[4200];
+	char *log = xstrfmt("%s/qemu.log", tmp);
+	char *con = xstrfmt("%s/console.log", tmp);
 	pid_t pid;
 	int i, logfd, e;
 
-	snprintf(path, sizeof(path), "%s/qemu.log", tmp);
-	logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	snprintf(path, sizeof(path), "%s/console.log", tmp);
-	close(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	close(open(con, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	free(log);
+	free(con);
 	pid = fork();
 	if (!pid) {
 		int nul = open("/dev/null", O_RDWR);
@@ -218,7 +220,7 @@ int vm_qemu_run(const struct vm_opts *o, char *const *argv,
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct sigaction old[ARRAY_SIZE(stop_sigs)];
 	struct follow f = { .fd = -1, .verbose = o->verbose, .t0 = mono_s() };
-	char path[4200];
+	char *con = xstrfmt("%s/console.log", tmp), *log;
 	bool timed_out = false;
 	pid_t pid;
 	size_t i;
@@ -233,17 +235,17 @@ int vm_qemu_run(const struct vm_opts *o, char *const *argv,
 		r = VM_EINTERNAL;
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/console.log", tmp);
-	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	f.fd = open(con, O_RDONLY | O_CLOEXEC);
 	r = qemu_watch(pid, &f, o->timeout_s, &timed_out);
 	r = qemu_verdict(o, &f, r, timed_out, res, err);
 	if (r == VM_EBOOT) {
-		snprintf(path, sizeof(path), "%s/qemu.log", tmp);
-		tail_of(path, 10, err);
-		snprintf(path, sizeof(path), "%s/console.log", tmp);
-		tail_of(path, 20, err);
+		log = xstrfmt("%s/qemu.log", tmp);
+		tail_of(log, 10, err);
+		free(log);
+		tail_of(con, 20, err);
 	}
 out:
+	free(con);
 	if (f.fd >= 0)
 		close(f.fd);
 	strbuf_release(&f.line);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ int vm_make_scratch(const char *dir, char *note, size_t nn)
 		"/usr/local/sbin/mkfs.ext4", NULL,
 	};
 	struct strbuf eo = STRBUF_INIT;
-	char img[4200];
+	char *img;
 	const char *m = NULL;
 	int fd, i, st;
 
@@ -40,13 +41,14 @@ int vm_make_scratch(const char *dir, char *note, size_t nn)
 		snprintf(note, nn, "mkfs.ext4 not found (install e2fsprogs)");
 		return -1;
 	}
-	snprintf(img, sizeof(img), "%.4000s/scratch.img", dir);
+	img = xstrfmt("%s/scratch.img", dir);
 	fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)SCRATCH_BYTES)) {
-		snprintf(note, nn, "cannot make a sparse %.200s: %s", img,
+		snprintf(note, nn, "cannot make a sparse %s: %s", img,
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		free(img);
 		return -1;
 	}
 	close(fd);
@@ -57,12 +59,10 @@ int vm_make_scratch(const char *dir, char *note, size_t nn)
 
 		st = vm_spawn_wait(argv, NULL, &eo);
 	}
-	if (st) {
+	if (st)
 		snprintf(note, nn, "%s failed: %.200s", m,
 			 eo.buf ? eo.buf : "(it said nothing)");
-		strbuf_release(&eo);
-		return -1;
-	}
 	strbuf_release(&eo);
-	return 0;
+	free(img);
+	return st ? -1 : 0;
 }

@@ -21,7 +21,7 @@ static unsigned kern_hz(const struct kern *k)
 	const char *p;
 	unsigned hz = 0;
 
-	if (!k->config[0] || vm_slurp(k->config, &c) || !c.buf)
+	if (!k->config || vm_slurp(k->config, &c) || !c.buf)
 		return 0;
 	for (p = c.buf; p; p = strchr(p, '\n')) {
 		p += *p == '\n';
@@ -198,25 +198,31 @@ static const char *bz_payload(const struct strbuf *bz, size_t *off,
  * entered at its PVH entry point rather than through the decompressor
  * (so without KASLR).
  */
-static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
-		       size_t n, char *note, size_t nn)
+static int pvh_vmlinux(const char *bzimage, const char *dir, char **out,
+		       char *note, size_t nn)
 {
 	struct strbuf bz = STRBUF_INIT, vm = STRBUF_INIT, eo = STRBUF_INIT;
-	char payload[4200] = "";
-	char *argv[4] = { NULL, "-dc", payload, NULL };
+	char *payload = NULL;
+	char *argv[4] = { NULL, "-dc", NULL, NULL };
 	const char *tool;
 	size_t off, len, cut;
 	int r = -1;
 
-	if (vm_slurp(bzimage, &bz) || bz.len < 0x250) {
-		snprintf(note, nn, "cannot read it: %s", strerror(errno));
+	if ((r = vm_slurp(bzimage, &bz)) || bz.len < 0x250) {
+		if (r)
+			snprintf(note, nn, "cannot read it: %s", strerror(-r));
+		else
+			snprintf(note, nn, "%zu bytes, too short for a "
+				 "bzImage", bz.len);
+		r = -1;
 		goto out;
 	}
 	tool = bz_payload(&bz, &off, &len, note, nn);
 	if (!tool)
 		goto out;
-	snprintf(payload, sizeof(payload), "%.4000s/payload", dir);
+	payload = xstrfmt("%s/payload", dir);
 	argv[0] = (char *)tool;
+	argv[2] = payload;
 	/* the payload as the header sizes it, else without the 4 bytes of
 	 * the uncompressed size the build appends (xz stops at them; gzip
 	 * reads its own trailer there, as its kernels size it) */
@@ -240,16 +246,19 @@ static int pvh_vmlinux(const char *bzimage, const char *dir, char *out,
 		snprintf(note, nn, "it has no PVH entry (CONFIG_PVH)");
 		goto out;
 	}
-	snprintf(out, n, "%.4000s/vmlinux", dir);
-	if (write_file(out, vm.buf, vm.len)) {
+	*out = xstrfmt("%s/vmlinux", dir);
+	if (write_file(*out, vm.buf, vm.len)) {
 		snprintf(note, nn, "cannot write its vmlinux: %s",
 			 strerror(errno));
+		free(*out);
+		*out = NULL;
 		goto out;
 	}
 	r = 0;
 out:
-	if (payload[0])
+	if (payload)
 		unlink(payload);
+	free(payload);
 	strbuf_release(&bz);
 	strbuf_release(&vm);
 	strbuf_release(&eo);
@@ -262,16 +271,17 @@ void vm_tcg_prepare(struct vm_guest *g)
 	/* counting: the guest's TSC runs at 1000 MHz of instructions */
 	unsigned long long lpj = g->icount ? 1000000000ull / (hz ? hz : 100) :
 				 tcg_lpj(&g->k);
-	char note[200];
+	char note[200], *image = NULL;
 
 	if (lpj)
 		strbuf_addf(&g->cmdline, " lpj=%llu", lpj);
-	if (!pvh_vmlinux(g->k.image, g->tmp, g->image, sizeof(g->image), note,
-			 sizeof(note)))
-		snprintf(g->image_desc, sizeof(g->image_desc), "%s (its "
-			 "vmlinux, decompressed here, entered through PVH)",
-			 g->k.image);
-	else
+	if (!pvh_vmlinux(g->k.image, g->tmp, &image, note, sizeof(note))) {
+		free(g->image);
+		free(g->image_desc);
+		g->image = image;
+		g->image_desc = xstrfmt("%s (its vmlinux, decompressed here, "
+					"entered through PVH)", g->k.image);
+	} else
 		fprintf(stderr, "bench: vm: %s: booting the bzImage itself "
 			"(its decompression is slow under TCG): %s\n",
 			g->k.release, note);

@@ -14,23 +14,7 @@
  * -errno. */
 int vm_slurp(const char *path, struct strbuf *b)
 {
-	char chunk[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		strbuf_add(b, chunk, (size_t)n);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	if (!b->buf)
-		strbuf_add(b, "", 0);
-	return 0;
+	return strbuf_read_file(b, path);
 }
 
 /*

@@ -125,14 +125,23 @@ static void all_done(struct shared *sh)
 		futex(&sh->done, FUTEX_WAIT, seen, NULL);
 }
 
-static void worker_body(struct wl_case *c, struct shared *sh)
+/* The counters a worker reads around its call, opened before the wait. */
+struct wfds {
+	int busy;	/* the runner's thread's schedstat */
+	int state;	/* the runner's thread's stat */
+	int self;	/* this thread's schedstat */
+};
+
+/*
+ * Everything a worker does before the wait, untimed: pinned, named, its
+ * memory bound, the workload's prepare run, the counters opened (so that
+ * the release is quick).
+ */
+static void worker_arm(struct wl_case *c, struct shared *sh,
+		       struct worker_res *r, struct wfds *fd,
+		       struct strbuf *err)
 {
-	struct worker_res *r = &sh->res[c->worker];
-	struct rusage u0, u1;
 	char name[16], path[64];
-	int64_t m0, m1, b0, b1, q0, q1;
-	struct strbuf err = STRBUF_INIT;	/* written only on a failure */
-	int busy_fd, state_fd, self_fd;
 
 	r->tid = (pid_t)syscall(SYS_gettid);
 	r->pu = c->cpu;
@@ -145,18 +154,76 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	if (c->bind_memory)
 		c->bind_memory(c->cpu);
 	/* the untimed work of the call, on its PU, right before the wait */
-	if (!r->pin_errno && c->wl->prepare && c->wl->prepare(c, &err))
+	if (!r->pin_errno && c->wl->prepare && c->wl->prepare(c, err))
 		r->prep_failed = true;
 	/* counters read before the wait, so that the release is quick */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
 		 (int)sh->runner_pid, (int)sh->runner_tid);
-	busy_fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd->busy = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
 		 (int)sh->runner_pid, (int)sh->runner_tid);
-	state_fd = open(path, O_RDONLY | O_CLOEXEC);
-	self_fd = noise_schedstat_open();
-	m0 = migrations();
-	getrusage(RUSAGE_THREAD, &u0);
+	fd->state = open(path, O_RDONLY | O_CLOEXEC);
+	fd->self = noise_schedstat_open();
+}
+
+/* A worker's counters, read once before its call and once after. */
+struct wcount {
+	struct rusage u;	/* its context switches */
+	int64_t m;		/* its migrations */
+	int64_t b;		/* the runner's thread's time on a CPU */
+	int64_t q;		/* its own time on a run queue */
+};
+
+/* What moved around the call, from the counters read before and after. */
+static void worker_tally(const struct wl_case *c, struct worker_res *r,
+			 const struct wcount *k0, const struct wcount *k1)
+{
+	r->mask_moved = !mask_is(c->cpu);
+	r->migrations = k0->m >= 0 && k1->m >= 0 ? k1->m - k0->m : -1;
+	r->nvcsw = k1->u.ru_nvcsw - k0->u.ru_nvcsw;
+	r->nivcsw = k1->u.ru_nivcsw - k0->u.ru_nivcsw;
+	r->runner_ns = k0->b >= 0 && k1->b >= k0->b ? k1->b - k0->b : -1;
+	r->runq_wait_ns = k0->q >= 0 && k1->q >= k0->q ? k1->q - k0->q : -1;
+	if (r->s.t_begin && r->s.t_end >= r->s.t_begin) {
+		r->t_begin = r->s.t_begin;
+		r->t_end = r->s.t_end;
+	}
+	r->ran = true;
+}
+
+/* The worker's message into its slot, its counters closed, done said. */
+static void worker_finish(struct shared *sh, struct worker_res *r,
+			  struct wfds *fd, struct strbuf *err)
+{
+	/* before all_done: the runner reads it once the last one is done */
+	if (err->len)
+		snprintf(r->err, sizeof(r->err), "%s", err->buf);
+	strbuf_release(err);
+	if (fd->busy >= 0)
+		close(fd->busy);
+	if (fd->state >= 0)
+		close(fd->state);
+	if (fd->self >= 0)
+		close(fd->self);
+	if (sh->go > 0)
+		all_done(sh);
+}
+
+/*
+ * A worker: armed, then waits for the release, times its call, and says
+ * it is done.  From the release to the second clock reading it does what
+ * the call needs and nothing else (the helpers run before and after).
+ */
+static void worker_body(struct wl_case *c, struct shared *sh)
+{
+	struct worker_res *r = &sh->res[c->worker];
+	struct wcount k0, k1;
+	struct strbuf err = STRBUF_INIT;	/* written only on a failure */
+	struct wfds fd;
+
+	worker_arm(c, sh, r, &fd, &err);
+	k0.m = migrations();
+	getrusage(RUSAGE_THREAD, &k0.u);
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
 	futex(&sh->ready, FUTEX_WAKE, INT_MAX, NULL);
 	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
@@ -170,11 +237,11 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	}
 	if (r->prep_failed)
 		goto out;
-	runner_asleep(state_fd);
+	runner_asleep(fd.state);
 	r->pu_before = sched_getcpu();
 	/* the runner's thread's time on a CPU, this one's on a run queue */
-	b0 = noise_schedstat(busy_fd, 0);
-	q0 = noise_schedstat(self_fd, 1);
+	k0.b = noise_schedstat(fd.busy, 0);
+	k0.q = noise_schedstat(fd.self, 1);
 	if (r->prof_fd >= 0)
 		profile_start(r->prof_fd);
 	r->t_begin = now_ns();
@@ -182,35 +249,14 @@ static void worker_body(struct wl_case *c, struct shared *sh)
 	r->t_end = now_ns();
 	if (r->prof_fd >= 0)
 		profile_stop(r->prof_fd);
-	q1 = noise_schedstat(self_fd, 1);
-	b1 = noise_schedstat(busy_fd, 0);
+	k1.q = noise_schedstat(fd.self, 1);
+	k1.b = noise_schedstat(fd.busy, 0);
 	r->pu_after = sched_getcpu();
-	getrusage(RUSAGE_THREAD, &u1);
-	m1 = migrations();
-	r->mask_moved = !mask_is(c->cpu);
-	r->migrations = m0 >= 0 && m1 >= 0 ? m1 - m0 : -1;
-	r->nvcsw = u1.ru_nvcsw - u0.ru_nvcsw;
-	r->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
-	r->runner_ns = b0 >= 0 && b1 >= b0 ? b1 - b0 : -1;
-	r->runq_wait_ns = q0 >= 0 && q1 >= q0 ? q1 - q0 : -1;
-	if (r->s.t_begin && r->s.t_end >= r->s.t_begin) {
-		r->t_begin = r->s.t_begin;
-		r->t_end = r->s.t_end;
-	}
-	r->ran = true;
+	getrusage(RUSAGE_THREAD, &k1.u);
+	k1.m = migrations();
+	worker_tally(c, r, &k0, &k1);
 out:
-	/* before all_done: the runner reads it once the last one is done */
-	if (err.len)
-		snprintf(r->err, sizeof(r->err), "%s", err.buf);
-	strbuf_release(&err);
-	if (busy_fd >= 0)
-		close(busy_fd);
-	if (state_fd >= 0)
-		close(state_fd);
-	if (self_fd >= 0)
-		close(self_fd);
-	if (sh->go > 0)
-		all_done(sh);
+	worker_finish(sh, r, &fd, &err);
 }
 
 static void *thread_main(void *arg)
@@ -304,28 +350,20 @@ out:
 	free(pf);
 }
 
-static int run_processes(struct workers *w, struct shared *sh,
-			 struct warg *a, void (*before)(void *), void *arg,
-			 struct strbuf *err)
+/* A process a worker; 0, or -1 with err set (pids[i] 0 from the failed). */
+static int fork_workers(struct workers *w, struct shared *sh, struct warg *a,
+			pid_t *pids, struct strbuf *err)
 {
-	pid_t parent = getpid(), *pids = calloc((size_t)w->n, sizeof(pid_t));
-	int *sts = calloc((size_t)w->n, sizeof(int));
-	int i, k, st, r = 0;
-	bool gone = false;
+	pid_t parent = getpid();
+	int i, k;
 
-	if (!pids || !sts) {
-		free(pids);
-		free(sts);
-		return err_setf(err, "out of memory");
-	}
 	fflush(NULL);	/* nothing buffered is written twice */
 	for (i = 0; i < w->n; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
-			r = err_setf(err, "cannot fork worker %d: %s", i,
-				     strerror(errno));
 			pids[i] = 0;
-			break;
+			return err_setf(err, "cannot fork worker %d: %s", i,
+					strerror(errno));
 		}
 		if (!pids[i]) {
 			/* the worker dies with the runner, never outlives it */
@@ -341,15 +379,34 @@ static int run_processes(struct workers *w, struct shared *sh,
 		if (a[i].c.wl->forked)
 			a[i].c.wl->forked(&a[i].c, i);
 	}
-	if (!r)
-		r = wait_ready(sh, w->n, pids, err);
-	if (!r && before)
-		before(arg);
-	w->t_release = now_ns();
-	release(sh, r ? -1 : 1);
-	if (!r)
-		wait_done(sh, w->n, pids, sts);
-	/* one died before it was done: the others wait for it in vain */
+	return 0;
+}
+
+/* A worker process that ended badly says so in its slot. */
+static void worker_ended(struct shared *sh, int i, pid_t pid, int st)
+{
+	struct worker_res *res = &sh->res[i];
+
+	res->ran = false;
+	res->rc = -1;
+	snprintf(res->err, sizeof(res->err), "worker %d (pid %d) %s %d", i,
+		 (int)pid, WIFSIGNALED(st) ? "was killed by signal" :
+		 "exited with", WIFSIGNALED(st) ? WTERMSIG(st) :
+		 WEXITSTATUS(st));
+}
+
+/*
+ * Every worker process reaped, after the calls (or after a failure, r):
+ * when one died before it was done, the others wait for it in vain and
+ * are killed, and the dead one's message is every stopped one's.
+ */
+static void reap_workers(struct workers *w, struct shared *sh,
+			 const struct warg *a, pid_t *pids, const int *sts,
+			 int r)
+{
+	bool gone = false;
+	int i, k, st;
+
 	for (i = 0; i < w->n; i++)
 		gone |= pids[i] < 0;
 	for (i = 0; gone && i < w->n; i++)
@@ -370,20 +427,9 @@ static int run_processes(struct workers *w, struct shared *sh,
 			if (gone)
 				continue;
 		}
-		if (!r && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-			struct worker_res *res = &sh->res[i];
-
-			res->ran = false;
-			res->rc = -1;
-			snprintf(res->err, sizeof(res->err),
-				 "worker %d (pid %d) %s %d", i,
-				(int)pids[i], WIFSIGNALED(st) ?
-				"was killed by signal" : "exited with",
-				WIFSIGNALED(st) ? WTERMSIG(st) :
-				WEXITSTATUS(st));
-		}
+		if (!r && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			worker_ended(sh, i, pids[i], st);
 	}
-	/* the dead one's message is every stopped one's */
 	for (i = 0; gone && i < w->n; i++)
 		if (sh->res[i].rc && !sh->res[i].ran && sh->res[i].err[0])
 			break;
@@ -392,6 +438,31 @@ static int run_processes(struct workers *w, struct shared *sh,
 			sh->res[k] = sh->res[i];
 			sh->res[k].pu = a[k].c.cpu;
 		}
+}
+
+static int run_processes(struct workers *w, struct shared *sh,
+			 struct warg *a, void (*before)(void *), void *arg,
+			 struct strbuf *err)
+{
+	pid_t *pids = calloc((size_t)w->n, sizeof(pid_t));
+	int *sts = calloc((size_t)w->n, sizeof(int));
+	int r;
+
+	if (!pids || !sts) {
+		free(pids);
+		free(sts);
+		return err_setf(err, "out of memory");
+	}
+	r = fork_workers(w, sh, a, pids, err);
+	if (!r)
+		r = wait_ready(sh, w->n, pids, err);
+	if (!r && before)
+		before(arg);
+	w->t_release = now_ns();
+	release(sh, r ? -1 : 1);
+	if (!r)
+		wait_done(sh, w->n, pids, sts);
+	reap_workers(w, sh, a, pids, sts, r);
 	free(pids);
 	free(sts);
 	return r;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -82,20 +83,22 @@ void db_uri(struct strbuf *sb, const char *path, const char *query)
 const char *db_read_query(const char *path)
 {
 	unsigned char h[20];
-	char wal[4200];
+	char *wal;
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool is_wal = false;
+	bool is_wal = false, empty = false;
 
 	if (fd >= 0) {
 		is_wal = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
 			 !memcmp(h, "SQLite format 3", 16) && h[18] == 2;
 		close(fd);
 	}
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (is_wal && (stat(wal, &sb) || !sb.st_size))
-		return "?immutable=1";
-	return "?mode=ro";
+	if (is_wal) {
+		wal = xstrfmt("%s-wal", path);
+		empty = stat(wal, &sb) || !sb.st_size;
+		free(wal);
+	}
+	return empty ? "?immutable=1" : "?mode=ro";
 }
 
 int db_file_kind(const char *path, struct strbuf *err)
@@ -140,13 +143,12 @@ int db_no_dir(const char *path, struct strbuf *err)
 /* Does path have a -wal or -shm beside it? */
 bool db_wal_files(const char *path)
 {
-	char name[4200];
+	char *wal = xstrfmt("%s-wal", path), *shm = xstrfmt("%s-shm", path);
+	bool r = !access(wal, F_OK) || !access(shm, F_OK);
 
-	snprintf(name, sizeof(name), "%s-wal", path);
-	if (!access(name, F_OK))
-		return true;
-	snprintf(name, sizeof(name), "%s-shm", path);
-	return !access(name, F_OK);
+	free(wal);
+	free(shm);
+	return r;
 }
 
 /* Is path on a file system mounted read-only (where no one writes it)? */

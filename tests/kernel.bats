@@ -229,3 +229,67 @@ linux612() {
 	# its build directory gone, the shared one never touched
 	[ -z "$(ls -d /var/cache/foliobench/kernels/work/*/config.tmp 2>/dev/null)" ]
 }
+
+# A tree whose Makefile stands in for Linux's (kconfig's targets, and
+# bzImage printing make's CC lines and writing what the cache keeps): the
+# compile and the install as bench runs them, in a second; FB_FAKE_FAIL
+# in the environment makes bzImage fail as a compiler would.
+fake_kbuild() {
+	local t=$T/fake
+	mkdir -p "$t/scripts/kconfig" "$t/kernel/configs"
+	: > "$t/kernel/configs/kvm_guest.config"
+	cat > "$t/scripts/kconfig/merge_config.sh" <<'EOF'
+#!/bin/sh
+while [ "${1#-}" != "$1" ]; do [ "$1" = -O ] && shift; shift; done
+out=$1; shift
+cat "$@" >> "$out"
+EOF
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	printf 'x86_64_defconfig:\n\tmkdir -p $(O) && echo CONFIG_BASE=y > $(O)/.config\n' > "$t/Makefile"
+	printf 'olddefconfig:\n\t@:\n' >> "$t/Makefile"
+	cat >> "$t/Makefile" <<'EOF'
+bzImage:
+	@echo '  CC      mm/shmem.o'; echo '  CC      mm/filemap.o'
+	@echo '  AS      arch/x86/entry/entry_64.o'; echo '  LD      vmlinux'
+	@if [ -n "$$FB_FAKE_FAIL" ]; then echo 'mm/shmem.c:12:1: error: expected ;' >&2; exit 2; fi
+	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	@echo image > $(O)/arch/x86/boot/bzImage; echo map > $(O)/System.map
+	@echo elf > $(O)/vmlinux; echo 6.12.0$(LOCALVERSION) > $(O)/include/config/kernel.release
+EOF
+	echo 'CONFIG_FAKE=y' > "$T/frag"
+}
+
+@test "kernel: a build (a Makefile standing in for Linux's): CC lines counted, the kernel installed whole, found in the cache next time; make failing: 73, its error lines, nothing in built/" {
+	fake_kbuild
+	FB_FAKE_FAIL=1 run "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
+	[ "$status" -ne 69 ] || skip "a kernel build tool is missing: $output"
+	[ "$status" -eq 73 ] || { echo "$output"; false; }
+	assert_output --partial "the kernel build failed (make exited non-zero"
+	assert_output --partial "mm/shmem.c:12:1: error: expected ;"
+	[ -z "$(ls "$T/kc/built" 2>/dev/null)" ]
+	run -0 --separate-stderr "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
+	dir=$output
+	[[ "$stderr" == *"built in "*" s, 3 files compiled ($dir)"* ]]
+	[ "$(dirname "$dir")" = "$T/kc/built" ]
+	[ "$(cat "$dir/arch/x86/boot/bzImage")" = image ]
+	[[ "$(cat "$dir/include/config/kernel.release")" == 6.12.0-fb-fake-* ]]
+	grep -qx 'CONFIG_FAKE=y' "$dir/.config"
+	grep -q '  CC      mm/filemap.o' "$dir/build.log"
+	grep -q '^source tree ' "$dir/key.txt"
+	[ -f "$dir/vmlinux" ] && [ -f "$dir/System.map" ]
+	[ -z "$(ls -d "$T"/kc/built/*.tmp.* 2>/dev/null)" ]
+	run -0 --separate-stderr "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
+	[ "$output" = "$dir" ]
+	[[ "$stderr" == *": in the cache ($dir)"* ]]
+	run -0 "$BENCH" kernel list
+	assert_output "$(cat "$dir/include/config/kernel.release")	$dir"
+	# the tree changed (a file edited, one added): another kernel, made
+	# of the tree as it is now, not of the cache's first copy
+	sed -i 's/echo image >/echo image2 >/' "$T/fake/Makefile"
+	echo 'int added;' > "$T/fake/added.c"
+	run -0 --separate-stderr "$BENCH" kernel build "$T/fake" --fragment "$T/frag" --name fake
+	[ "$output" != "$dir" ]
+	[ "$(cat "$output/arch/x86/boot/bzImage")" = image2 ]
+	[[ "$stderr" == *"the source tree has changed: copying it into the cache again"* ]]
+	[ -f "$T"/kc/work/*/src/added.c ]
+}

@@ -52,6 +52,8 @@ static int slug(const char *in, char *out, size_t n)
 
 void payload_release(struct payload *p)
 {
+	free(p->url);
+	free(p->shown);
 	free(p->doc);
 	free(p->metadata);
 	free(p->longs);
@@ -195,13 +197,14 @@ int dashboard_base_len(const struct dashboard_cfg *d)
 	return (int)ul;
 }
 
-static void shown_url(struct payload *p)
+/* p->url, and p->shown made of it. */
+static void set_url(struct payload *p, char *url)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	p->url = url;
 	url_masked(&sb, p->url);
-	snprintf(p->shown, sizeof(p->shown), "%s", strbuf_str(&sb));
-	strbuf_release(&sb);
+	p->shown = strbuf_detach(&sb, NULL);
 }
 
 /*
@@ -219,8 +222,7 @@ int payload_build(struct db *db, const struct dashboard_cfg *d,
 
 	p->first_metric = p->first_test = true;
 	if (d->target == DASHBOARD_JSON) {
-		snprintf(p->url, sizeof(p->url), "%s", d->url);
-		shown_url(p);
+		set_url(p, xstrdup(d->url));
 		return report_run_doc(db, c->uuid, &p->doc);
 	}
 	if ((r = db_upload_values_check(db, c->uuid)))
@@ -235,10 +237,9 @@ int payload_build(struct db *db, const struct dashboard_cfg *d,
 		return UPLOAD_EROWS;
 	}
 	snprintf(p->build, sizeof(p->build), "%s", build);
-	snprintf(p->url, sizeof(p->url), "%.*s/api/submit/%s/%s/%s/%s",
-		 dashboard_base_len(d), d->url, d->group, d->project, build,
-		 env);
-	shown_url(p);
+	set_url(p, xstrfmt("%.*s/api/submit/%s/%s/%s/%s",
+			   dashboard_base_len(d), d->url, d->group,
+			   d->project, build, env));
 	if ((r = db_upload_metadata(db, c->run_id, &p->metadata)) ||
 	    (r = db_vm_run_clock(db, c->run_id, &p->clock.shift)))
 		return r;

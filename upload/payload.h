@@ -23,8 +23,8 @@
 
 /* What one run sends: the URL, and the body or SQUAD's three fields. */
 struct payload {
-	char url[4096];
-	char shown[4096];		/* url for messages: query masked */
+	char *url;
+	char *shown;			/* url for messages: query masked */
 	char build[SLUG_BUF];		/* squad: the build's version */
 	char *doc;			/* json target */
 	char *metadata;			/* squad */

@@ -38,15 +38,16 @@ static void say(const struct upload_opts *o, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void say(const struct upload_opts *o, bool error, const char *fmt, ...)
 {
-	char msg[4096];
+	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
 
 	if (!o->say)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	o->say(error, msg, o->arg);
+	o->say(error, msg.buf, o->arg);
+	strbuf_release(&msg);
 }
 
 static void iso_in(double s, char *buf, size_t n)

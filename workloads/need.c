@@ -19,19 +19,20 @@ bool wl_dir_own(const char *dir, const char *own, const char *base)
 	       a.st_ino == b.st_ino;
 }
 
-int wl_files_dir(const char *dir, bool own, const char *scratch, char *out,
-		 size_t n, struct strbuf *err)
+int wl_files_dir(const char *dir, bool own, const char *scratch,
+		 struct strbuf *out, struct strbuf *err)
 {
 	int r;
 
 	if (own) {
-		snprintf(out, n, "%s", scratch);
+		strbuf_reset(out);
+		strbuf_addstr(out, scratch);
 		return 0;
 	}
 	/* made once, reused by later repetitions */
-	r = sys_scratch(dir, out, n);
+	r = sys_scratch(dir, out);
 	if (r) {
-		out[0] = '\0';
+		strbuf_reset(out);
 		return err_setf(err, "cannot make a directory in %s: %s", dir,
 				strerror(-r));
 	}

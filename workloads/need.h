@@ -26,8 +26,8 @@ bool wl_dir_own(const char *dir, const char *own, const char *base);
  * The directory files go in: the runner's scratch (own), else one of our
  * own made in dir, journalled; into out.  0, or -1 with why in err.
  */
-int wl_files_dir(const char *dir, bool own, const char *scratch, char *out,
-		 size_t n, struct strbuf *err);
+int wl_files_dir(const char *dir, bool own, const char *scratch,
+		 struct strbuf *out, struct strbuf *err);
 
 /* dir on tmpfs, which the workload measures. */
 enum wl_verdict wl_need_tmpfs(const struct wl_case *c, const char *dir,

@@ -5,7 +5,7 @@
  * --size=1G --time_based`), in C, with per-read latency and the counters
  * of `perf stat` taken around the loop of each reader.
  */
-#include "workload.h"
+#include "seq_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -22,33 +21,17 @@
 #endif
 
 #include "need.h"
-#include "sys/fs.h"
 #include "sys/hist.h"
 #include "sys/perf.h"
 #include "sys/sys.h"
 
-/* dir's word for the runner's own scratch (on /dev/shm by default) */
-#define OWN_DIR "/dev/shm"
-
 #define MIB		(1024.0 * 1024.0)
 #define MAX_THREADS	1024
 
-enum populate { POP_WRITE, POP_FALLOCATE };
 static const char *const populates[] = {
 	[POP_WRITE] = "write", [POP_FALLOCATE] = "fallocate", NULL,
 };
 static const char *const yesno[] = { [false] = "no", [true] = "yes", NULL };
-
-/* A case's params, as the config gave them (threads is the runner's). */
-struct sr_params {
-	const char *dir;
-	uint64_t size, bs, duration;
-	enum populate populate;
-	int shared;		/* a bool, as yesno's index */
-	const char *file;	/* "": files of our own */
-	uint64_t lat_every;
-};
-WL_PARAMS_STRUCT(struct sr_params);
 
 /* "" or an absolute path */
 static int check_file(const char *val, struct strbuf *err)
@@ -133,63 +116,6 @@ static const struct metric metrics[] = {
 	PERF_COUNT(M_BRANCH_MISSES, "branch_misses"),
 	{ NULL },
 };
-
-struct state;
-
-struct reader {
-	struct state *st;
-	int idx, fd, cpu;	/* cpu < 0: stay where the runner put us */
-	char *buf;
-	struct hist *hist;	/* in ticks */
-	struct perf_set perf;
-	uint64_t bytes, reads, wraps;
-	uint64_t ns_start, ns_end, tk_start, tk_end;
-	int err;		/* -errno of a failed read or pin */
-	const char *what;	/* what failed */
-	pthread_t th;
-};
-
-struct state {
-	char dir[4200];
-	int nfiles;
-	char (*paths)[4300];	/* files we made */
-	bool *made;
-	uint64_t size, bs, duration;
-	int nreaders;
-	struct reader *r;
-	bool tsc;		/* time reads with the TSC */
-	uint64_t every;		/* lat_every */
-	double ns_per_tick;	/* calibrated in setup, for the deadline */
-	double clock_cost_ns;	/* one reading of the clock in use */
-	uint64_t allocated, cached_before;
-	bool cached_known;
-	/* readers start together: each reports ready, then waits for go */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready, go;		/* go: 0 wait, 1 start, -1 give up */
-	bool threaded;
-	int (*pin)(int os_cpu);
-	volatile sig_atomic_t *stop;
-	char perf_why[200];	/* which counters are not supported, why */
-};
-
-/* "/dev/shm", or another name of the runner's scratch base */
-static bool default_dir(const struct wl_case *c)
-{
-	return wl_dir_own(prm(c)->dir, OWN_DIR, c->scratch_base);
-}
-
-static bool given_file(const struct wl_case *c)
-{
-	return prm(c)->file[0] != '\0';
-}
-
-static int nfiles_of(const struct wl_case *c)
-{
-	if (given_file(c))
-		return 0;
-	return prm(c)->shared ? 1 : (int)c->ps.run.threads;
-}
 
 static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 {
@@ -334,216 +260,11 @@ static void calibrate(struct state *st)
 	st->clock_cost_ns = (double)(n1 - n0) / (double)calls;
 }
 
-/* Bytes of the first size bytes of fd in the page cache; -errno. */
-static int cached_bytes(int fd, uint64_t size, uint64_t *out)
+/* Each reader's file, buffer and histogram, faulted in now. */
+static int open_readers(struct wl_case *c, struct state *st,
+			struct strbuf *err)
 {
-	const uint64_t win = 256ull << 20;
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned char *vec;
-	uint64_t off, n = 0;
-
-	vec = malloc(win / (uint64_t)page);
-	if (!vec)
-		return -ENOMEM;
-	for (off = 0; off < size; off += win) {
-		uint64_t len = size - off < win ? size - off : win, i, pages;
-		void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
-			       (off_t)off);
-
-		if (p == MAP_FAILED) {
-			free(vec);
-			return -errno;
-		}
-		if (mincore(p, len, vec)) {
-			int r = -errno;
-
-			munmap(p, len);
-			free(vec);
-			return r;
-		}
-		pages = (len + (uint64_t)page - 1) / (uint64_t)page;
-		for (i = 0; i < pages; i++)
-			if (vec[i] & 1)
-				n += (uint64_t)page;
-		munmap(p, len);
-	}
-	free(vec);
-	*out = n > size ? size : n;
-	return 0;
-}
-
-/* Real data: each 4 KiB block holds its index, so a stale block shows. */
-static void fill_pattern(char *buf, size_t len, uint64_t off)
-{
-	size_t i;
-
-	for (i = 0; i < len; i += 4096) {
-		uint64_t blk = (off + i) / 4096;
-		size_t n = len - i < 4096 ? len - i : 4096;
-
-		memset(buf + i, (int)(blk % 251) + 1, n);
-	}
-}
-
-static int populate(struct wl_case *c, struct state *st, int fd,
-		    const char *path, struct strbuf *err)
-{
-	const size_t chunk = 1 << 20;
-	char hs[32], *buf;
-	unsigned long magic;
-	uint64_t off;
-
-	human_size(st->size, hs, sizeof(hs));
-	if (prm(c)->populate == POP_FALLOCATE) {
-		if (fallocate(fd, 0, 0, (off_t)st->size))
-			return err_setf(err, "cannot fallocate %s (%s): %s",
-					path, hs, strerror(errno));
-		return 0;
-	}
-	buf = malloc(chunk);
-	if (!buf)
-		return err_setf(err, "out of memory");
-	for (off = 0; off < st->size; off += chunk) {
-		size_t len = st->size - off < chunk ? st->size - off : chunk;
-		ssize_t w;
-
-		fill_pattern(buf, len, off);
-		w = pwrite(fd, buf, len, (off_t)off);
-		if (w != (ssize_t)len) {
-			int r = w < 0 ? errno : 0;
-
-			free(buf);
-			if (r == EINTR || *c->stop)
-				return err_setf(err, "interrupted");
-			return err_setf(err, "cannot write %s (%s): %s", path,
-					hs, r ? strerror(r) : "short write");
-		}
-		if (*c->stop) {
-			free(buf);
-			return err_setf(err, "interrupted");
-		}
-		if (c->progress)
-			c->progress("writing", off + len, st->size);
-	}
-	free(buf);
-	/* on a disk filesystem, writeback must not run behind the reads */
-	if (!fs_fd_magic(fd, &magic) && magic != TMPFS_MAGIC && fdatasync(fd))
-		return err_setf(err, "cannot fdatasync %s: %s", path,
-				strerror(errno));
-	return 0;
-}
-
-/* Read the file once, untimed, so that the timed reads find it cached. */
-static int warm(struct wl_case *c, struct state *st, int fd, const char *path,
-		struct strbuf *err)
-{
-	char *buf = malloc(1 << 20);
-	uint64_t off;
-
-	if (!buf)
-		return err_setf(err, "out of memory");
-	for (off = 0; off < st->size; off += 1 << 20) {
-		ssize_t r = pread(fd, buf, 1 << 20, (off_t)off);
-
-		if (r <= 0 || *c->stop) {
-			free(buf);
-			if (*c->stop || (r < 0 && errno == EINTR))
-				return err_setf(err, "interrupted");
-			return err_setf(err, "cannot read %s: %s", path,
-					r ? strerror(errno) : "end of file");
-		}
-		if (c->progress)
-			c->progress("caching", off, st->size);
-	}
-	free(buf);
-	return 0;
-}
-
-static const char *file_of(const struct wl_case *c, const struct state *st,
-			   int reader)
-{
-	if (given_file(c))
-		return prm(c)->file;
-	return st->paths[st->nfiles == 1 ? 0 : reader];
-}
-
-/* The runner's scratch, or our own scratch dir inside the given dir. */
-static int pick_dir(struct wl_case *c, struct state *st, struct strbuf *err)
-{
-	return wl_files_dir(prm(c)->dir, default_dir(c), c->scratch, st->dir,
-			    sizeof(st->dir), err);
-}
-
-static int setup(struct wl_case *c, struct strbuf *err)
-{
-	struct state *st = calloc(1, sizeof(*st));
-	int i, r, fd = -1;
-	struct stat sb;
-	uint64_t cached;
-
-	if (!st)
-		return err_setf(err, "out of memory");
-	c->priv = st;
-	st->stop = c->stop;
-	st->size = prm(c)->size;
-	st->bs = prm(c)->bs;
-	st->duration = prm(c)->duration;
-	st->every = prm(c)->lat_every;
-	st->nreaders = (int)c->ps.run.threads;
-	st->nfiles = nfiles_of(c);
-	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
-	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
-	st->made = calloc((size_t)st->nfiles + 1, sizeof(*st->made));
-	if (!st->r || !st->paths || !st->made)
-		return err_setf(err, "out of memory");
-	for (i = 0; i < st->nreaders; i++)
-		st->r[i].fd = -1;
-
-	if (st->nfiles) {
-		r = pick_dir(c, st, err);
-		if (r)
-			return r;
-	}
-	st->cached_known = true;
-	for (i = 0; i < st->nfiles || (i == 0 && given_file(c)); i++) {
-		const char *path;
-
-		if (st->nfiles) {
-			snprintf(st->paths[i], sizeof(st->paths[i]),
-				 "%s/seq-read.%d.%d", st->dir, c->rep, i);
-			path = st->paths[i];
-			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-				  0600);
-			if (fd < 0)
-				return err_setf(err, "cannot create %s: %s",
-						path, strerror(errno));
-			st->made[i] = true;
-			r = populate(c, st, fd, path, err);
-		} else {
-			path = prm(c)->file;
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				return err_setf(err, "cannot open %s: %s", path,
-						strerror(errno));
-			r = 0;
-		}
-		if (!r && !fstat(fd, &sb))
-			st->allocated += (uint64_t)sb.st_blocks * 512;
-		cached = 0;
-		if (!r && (cached_bytes(fd, st->size, &cached) ||
-			   cached < st->size)) {
-			r = warm(c, st, fd, path, err);
-			if (!r && cached_bytes(fd, st->size, &cached)) {
-				st->cached_known = false;	/* no mmap */
-				cached = 0;
-			}
-		}
-		st->cached_before += cached;
-		close(fd);
-		fd = -1;
-		if (r)
-			return r;
-	}
+	int i;
 
 	for (i = 0; i < st->nreaders; i++) {
 		struct reader *rd = &st->r[i];
@@ -570,6 +291,36 @@ static int setup(struct wl_case *c, struct strbuf *err)
 		hist_init(rd->hist);
 		perf_init(&rd->perf);
 	}
+	return 0;
+}
+
+static int setup(struct wl_case *c, struct strbuf *err)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	int i, r;
+
+	if (!st)
+		return err_setf(err, "out of memory");
+	c->priv = st;
+	st->stop = c->stop;
+	st->size = prm(c)->size;
+	st->bs = prm(c)->bs;
+	st->duration = prm(c)->duration;
+	st->every = prm(c)->lat_every;
+	st->nreaders = (int)c->ps.run.threads;
+	st->nfiles = nfiles_of(c);
+	st->r = calloc((size_t)st->nreaders, sizeof(*st->r));
+	st->paths = calloc((size_t)st->nfiles + 1, sizeof(*st->paths));
+	st->made = calloc((size_t)st->nfiles + 1, sizeof(*st->made));
+	if (!st->r || !st->paths || !st->made)
+		return err_setf(err, "out of memory");
+	for (i = 0; i < st->nreaders; i++)
+		st->r[i].fd = -1;
+	r = seq_read_files(c, st, err);
+	if (!r)
+		r = open_readers(c, st, err);
+	if (r)
+		return r;
 	calibrate(st);
 	return 0;
 }
@@ -905,101 +656,6 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	return 0;
 }
 
-/* Is block blk of fd what fill_pattern wrote? */
-static bool block_ok(int fd, uint64_t blk, char *buf)
-{
-	int want = (int)(blk % 251) + 1;
-	ssize_t got = pread(fd, buf, 4096, (off_t)(blk * 4096));
-	ssize_t i;
-
-	if (got <= 0)
-		return false;
-	for (i = 0; i < got; i++)
-		if (buf[i] != (char)want)
-			return false;
-	return true;
-}
-
-static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
-{
-	struct state *st = c->priv;
-	uint64_t reads = 0, wraps = 0, bytes = 0, cached, cached_after = 0;
-	uint64_t timed;
-	uint64_t want = st->size * (uint64_t)(st->nfiles ? st->nfiles : 1);
-	bool content_ok = true;
-	char buf[4096];
-	int i, nf = st->nfiles ? st->nfiles : 1;
-
-	(void)err;
-	for (i = 0; i < st->nreaders; i++) {
-		reads += st->r[i].reads;
-		wraps += st->r[i].wraps;
-		bytes += st->r[i].bytes;
-	}
-	for (i = 0; i < nf; i++) {
-		const char *path = st->nfiles ? st->paths[i] : prm(c)->file;
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0 || cached_bytes(fd, st->size, &cached)) {
-			st->cached_known = false;
-		} else {
-			cached_after += cached;
-		}
-		if (fd >= 0 && st->nfiles &&
-		    prm(c)->populate == POP_WRITE &&
-		    (!block_ok(fd, 0, buf) ||
-		     !block_ok(fd, (st->size - 1) / 4096, buf)))
-			content_ok = false;
-		if (fd >= 0)
-			close(fd);
-	}
-	wl_note(s, "reads", (double)reads);
-	wl_note(s, "bytes", (double)bytes);
-	wl_note(s, "passes", (double)wraps);
-	wl_note(s, "threads", st->nreaders);
-	wl_note(s, "allocated_bytes", (double)st->allocated);
-	wl_note(s, "clock_tsc", st->tsc);
-	wl_note(s, "clock_cost_ns", st->clock_cost_ns);
-	if (st->cached_known) {
-		wl_note(s, "cached_before_bytes", (double)st->cached_before);
-		wl_note(s, "cached_after_bytes", (double)cached_after);
-	}
-	if (st->perf_why[0])
-		snprintf(s->text, sizeof(s->text), "perf counters not "
-			 "supported here: %s", st->perf_why);
-	if (!reads)
-		wl_invalid(s, "no read completed in %llu ns",
-			   (unsigned long long)st->duration);
-	/* each reader timed its reads 0, N, 2N ...: ceil(reads / N) */
-	for (i = 0, timed = 0; st->every && i < st->nreaders; i++)
-		timed += (st->r[i].reads + st->every - 1) / st->every;
-	wl_note(s, "lat_every", (double)st->every);
-	wl_note(s, "timed_reads", (double)timed);
-	if (st->r[0].hist->count != timed)
-		wl_invalid(s, "the histogram holds %llu reads, not the %llu "
-			   "timed (every %llu of %llu)",
-			   (unsigned long long)st->r[0].hist->count,
-			   (unsigned long long)timed,
-			   (unsigned long long)st->every,
-			   (unsigned long long)reads);
-	if (st->nfiles && st->allocated < want)
-		wl_invalid(s, "the file%s held %llu of %llu bytes (st_blocks)",
-			   st->nfiles > 1 ? "s" : "",
-			   (unsigned long long)st->allocated,
-			   (unsigned long long)want);
-	if (st->cached_known && (st->cached_before < want ||
-				 cached_after < want))
-		wl_invalid(s, "not all of the data was in the page cache "
-			   "(%llu bytes before, %llu after, of %llu): reads "
-			   "went to the backing store",
-			   (unsigned long long)st->cached_before,
-			   (unsigned long long)cached_after,
-			   (unsigned long long)want);
-	if (!content_ok)
-		wl_invalid(s, "the file does not hold the data written to it");
-	return 0;
-}
-
 static void teardown(struct wl_case *c)
 {
 	struct state *st = c->priv;
@@ -1015,9 +671,12 @@ static void teardown(struct wl_case *c)
 	}
 	for (i = 0; st->made && i < st->nfiles; i++)
 		if (st->made[i])
-			unlink(st->paths[i]);
+			unlink(st->paths[i].buf);
 	free(st->r);
+	for (i = 0; st->paths && i < st->nfiles; i++)
+		strbuf_release(&st->paths[i]);
 	free(st->paths);
+	strbuf_release(&st->dir);
 	free(st->made);
 	free(st);
 	c->priv = NULL;
@@ -1047,7 +706,7 @@ const struct workload wl_seq_read = {
 	.preflight = preflight,
 	.setup = setup,
 	.run = run,
-	.verify = verify,
+	.verify = seq_read_verify,
 	.teardown = teardown,
 	.estimate_s = estimate_s,
 	/* counted here, around each reader's loop, not by the runner */

@@ -309,7 +309,8 @@ static void fill(const struct reader_args *a, int fd, char *pins)
 			r = memcg_reclaim(a->m, since);
 			if (r && r != -EAGAIN)
 				fail(a->out, "cannot write %s/memory."
-				     "reclaim: %s", a->m->path, strerror(-r));
+				     "reclaim: %s", a->m->path.buf,
+				     strerror(-r));
 			since = 0;
 		}
 		if (off >= next) {
@@ -390,7 +391,7 @@ void shadow_reader(const struct reader_args *a)
 	/* evict what the read left cached, through the same reclaim */
 	r = memcg_reclaim(a->m, UINT64_MAX);
 	if (r && r != -EAGAIN)
-		fail(a->out, "cannot reclaim %s: %s", a->m->path,
+		fail(a->out, "cannot reclaim %s: %s", a->m->path.buf,
 		     strerror(-r));
 	t0 = now_ns();
 	if (map)

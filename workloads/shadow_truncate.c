@@ -21,46 +21,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "need.h"
-#include "shadow_truncate.h"
-#include "sys/fuse_zero.h"
+#include "shadow_priv.h"
 #include "sys/memcg.h"
 #include "sys/proc.h"
 #include "sys/quiesce.h"
 #include "sys/sys.h"
 
-#ifndef __NR_cachestat
-#define __NR_cachestat	451	/* the same on every architecture */
-#endif
 /* dir's word for the runner's own disk scratch */
 #define OWN_DIR		"scratch"
-
-/* linux/mman.h of 6.5+; Debian 12's headers lack them */
-struct fb_cachestat_range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct fb_cachestat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 /* before the timed call: reclaim still for 3 looks 100 ms apart, 10 s at most */
 #define QUIET_INTERVAL	(100 * 1000000ull)
@@ -247,17 +222,22 @@ static bool default_dir(const struct wl_case *c)
 static int reclaim_offered(const struct wl_case *c, struct strbuf *err)
 {
 	struct memcg m;
-	char rp[4200];
+	struct strbuf rp = STRBUF_INIT;
+	bool none;
 
 	if (memcg_detect(&m, err))
 		return -1;
 	/* the reader's last eviction writes it whatever reclaim is */
-	if (m.version == MEMCG_V2)
-		snprintf(rp, sizeof(rp), "%s/memory.reclaim", m.root);
-	if (m.version == MEMCG_V2 && access(rp, F_OK))
-		return err_setf(err, "cgroup v2 without memory.reclaim (no %s: "
-				"a kernel before 5.19): the page cache cannot "
-				"be reclaimed on demand", rp);
+	strbuf_addf(&rp, "%s/memory.reclaim", m.root.buf);
+	none = m.version == MEMCG_V2 && access(rp.buf, F_OK);
+	if (none)
+		err_setf(err, "cgroup v2 without memory.reclaim (no %s: a "
+			 "kernel before 5.19): the page cache cannot be "
+			 "reclaimed on demand", rp.buf);
+	strbuf_release(&rp);
+	memcg_destroy(&m);
+	if (none)
+		return -1;
 	if (prm(c)->reclaim == RECLAIM_MEMORY && m.version != MEMCG_V2)
 		return err_setf(err, "reclaim=memory.reclaim needs cgroup v2; "
 				"this machine has the memory controller on "
@@ -335,149 +315,20 @@ static enum wl_verdict preflight(struct wl_case *c, struct strbuf *err)
 	return WL_OK;
 }
 
-/*
- * The machine-wide counters that say whether shadow entries went without
- * a trace in cachestat's absence: nodes freed by the shadow shrinker, and
- * page cache dropped with its shadow entries by drop_caches or with an
- * inode by the inode shrinker.
- */
-struct counts {
-	uint64_t nodereclaim, nodes, drop, inodesteal;
-};
-
-struct state {
-	struct plan plan;
-	struct memcg m;
-	struct fuse_zero fz;
-	bool fuse;
-	char dir[4200];		/* fs=dir: our own directory, if any */
-	char path[4400];	/* the file */
-	pid_t reader;
-	int ctl;		/* to the reader: closed = exit */
-	int msgs;		/* from the reader */
-	bool memory_reclaim;
-	bool ra;		/* fill with readahead(2) */
-	bool pin_vmas;		/* a mapping per pin: max_map_count raised */
-	uint64_t t_setup;	/* ns, whole setup */
-	uint64_t read_ns;
-	uint64_t pin_ns, reclaim_ns, unpin_ns;
-	struct quiesce_result quiet;	/* the wait before the call */
-	struct quiesce_snap during;	/* what moved during the call */
-	uint64_t during_steal;		/* ns stolen from our CPU then */
-	uint64_t during_preempt;	/* involuntary switches then */
-	uint64_t read_cpu_ns;	/* the reader's, pinning and reclaim included */
-	uint64_t server_cpu_ns;	/* the FUSE server's during setup */
-	/* /proc/vmstat at setup's start, after its wait, after the call */
-	struct counts vm[3];
-	bool refreshed;		/* stat_refresh folded each of them */
-	bool have_cachestat;
-	struct fb_cachestat cs;
-	uint64_t resident;	/* without cachestat: mincore's count */
-	uint64_t memcg_nodereclaim;	/* v2: the cgroup's own, at setup end */
-};
-
-/* ---- the runner's side ---- */
-
-/*
- * The counters, each CPU's pending deltas folded in first: unfolded, they
- * drift by up to a threshold per CPU, more than a 256 MiB file's 1024
- * nodes on 32 CPUs.  Returns whether the fold was done.
- */
-static bool read_counts(struct counts *k)
-{
-	static const char *const names[] = {
-		"workingset_nodereclaim", "workingset_nodes", "drop_pagecache",
-		"pginodesteal", "kswapd_inodesteal",
-	};
-	bool refreshed = !vmstat_refresh();
-	uint64_t v[ARRAY_SIZE(names)];
-
-	memset(k, 0, sizeof(*k));
-	if (proc_vmstat(names, ARRAY_SIZE(names), v))
-		return false;
-	k->nodereclaim = v[0];
-	k->nodes = v[1];
-	k->drop = v[2];
-	k->inodesteal = v[3] + v[4];
-	return refreshed;
-}
-
-static uint64_t since(uint64_t a, uint64_t b)
-{
-	return b > a ? b - a : 0;
-}
-
-/*
- * Pages of the file in the page cache, by mincore(2) over a mapping of it
- * a GiB at a time: cachestat's nr_cache on kernels before 6.5.  Nothing is
- * faulted in or read.  0 or -errno.
- */
-static int resident_pages(const char *path, uint64_t size, uint64_t *res)
-{
-	unsigned char *vec = malloc(GiB / PAGE);
-	uint64_t off, i, n = 0;
-	int fd, r = 0;
-
-	if (!vec)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(vec);
-		return -errno;
-	}
-	for (off = 0; off < size && !r; off += GiB) {
-		size_t len = (size_t)(size - off < GiB ? size - off : GiB);
-		void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
-			       (off_t)off);
-
-		if (p == MAP_FAILED) {
-			r = -errno;
-			break;
-		}
-		if (mincore(p, len, vec))
-			r = -errno;
-		for (i = 0; !r && i < (len + PAGE - 1) / PAGE; i++)
-			n += vec[i] & 1;
-		munmap(p, len);
-	}
-	close(fd);
-	free(vec);
-	*res = n;
-	return r;
-}
-
-static int do_cachestat(const char *path, struct fb_cachestat *cs)
-{
-	struct fb_cachestat_range range = { 0, 0 };	/* 0: to the end */
-	const char *off = getenv("FOLIOBENCH_NO_CACHESTAT");
-	int fd, r = 0;
-
-	/* lets the tests take the fallback on kernels that have cachestat */
-	if (off && *off == '1')
-		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(cs, 0, sizeof(*cs));
-	if (syscall(__NR_cachestat, fd, &range, cs, 0))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static int make_file(struct wl_case *c, struct state *st, struct strbuf *err)
 {
 	int fd, r;
 
 	if (st->fuse) {
-		char mnt[4200];
+		struct strbuf mnt = STRBUF_INIT;
 
-		snprintf(mnt, sizeof(mnt), "%s/fuse", c->scratch);
-		r = fuse_zero_start(&st->fz, mnt, st->plan.size,
+		strbuf_addf(&mnt, "%s/fuse", c->scratch);
+		r = fuse_zero_start(&st->fz, mnt.buf, st->plan.size,
 				    c->setup_cpus, c->nsetup_cpus, err);
+		strbuf_release(&mnt);
 		if (r)
 			return -1;
-		snprintf(st->path, sizeof(st->path), "%s", st->fz.file);
+		strbuf_addstr(&st->path, st->fz.file.buf);
 		/*
 		 * A readahead window of one READ_BUF, so that readahead(2)
 		 * of a chunk reads all of it (the default 128 KiB would read
@@ -487,186 +338,32 @@ static int make_file(struct wl_case *c, struct state *st, struct strbuf *err)
 		return 0;
 	}
 	if (default_dir(c)) {
-		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
-			 c->disk_scratch, c->rep);
+		strbuf_addf(&st->path, "%s/shadow-truncate.%d",
+			    c->disk_scratch, c->rep);
 	} else {
 		/*
 		 * A directory of our own in dir, journalled, so a killed
 		 * run's file goes at the next start.
 		 */
-		if (wl_files_dir(prm(c)->dir, false, NULL, st->dir,
-				 sizeof(st->dir), err))
+		if (wl_files_dir(prm(c)->dir, false, NULL, &st->dir, err))
 			return -1;
-		snprintf(st->path, sizeof(st->path), "%s/shadow-truncate.%d",
-			 st->dir, c->rep);
+		strbuf_addf(&st->path, "%s/shadow-truncate.%d", st->dir.buf,
+			    c->rep);
 	}
-	fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(st->path.buf, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return err_setf(err, "cannot create %s: %s", st->path,
+		return err_setf(err, "cannot create %s: %s", st->path.buf,
 				strerror(errno));
 	/* sparse: reads of it are zeros from the page cache, no disk */
 	if (ftruncate(fd, (off_t)st->plan.size)) {
 		r = errno;
 		close(fd);
 		return err_setf(err, "cannot size %s to %llu bytes: %s",
-				st->path, (unsigned long long)st->plan.size,
+				st->path.buf, (unsigned long long)st->plan.size,
 				strerror(r));
 	}
 	close(fd);
 	return 0;
-}
-
-/* The reader child, placed on the CPUs the runner does not measure on. */
-static void __attribute__((noreturn)) reader_main(void *p)
-{
-	const struct reader_args *a = p;
-
-	fuse_zero_place(a->cpus, a->ncpus);
-	shadow_reader(a);
-}
-
-static int start_reader(struct wl_case *c, struct state *st,
-			struct strbuf *err)
-{
-	struct reader_args a;
-	struct sys_child ch;
-	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, r;
-	int keep[3] = { -1, -1, -1 };
-
-	if (pipe2(ctl, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-		r = errno;
-		goto fail;
-	}
-	memset(&a, 0, sizeof(a));
-	a.path = st->path;
-	a.size = st->plan.size;
-	a.keep = st->plan.keep;
-	a.ballast = st->plan.ballast;
-	a.m = &st->m;
-	a.memory_reclaim = st->memory_reclaim;
-	a.ra = st->ra;
-	a.threads = c->nsetup_cpus;
-	a.pin_vmas = st->pin_vmas;
-	a.step = HEADROOM / 2;
-	a.ctl = ctl[0];
-	a.out = out[1];
-	a.parent = getpid();
-	a.cpus = c->setup_cpus;
-	a.ncpus = c->nsetup_cpus;
-	/*
-	 * It keeps nothing of the runner's but the two pipes: an inherited
-	 * descriptor of its lock or database must not outlive it.
-	 */
-	keep[0] = ctl[0];
-	keep[1] = out[1];
-	r = -sys_child_start(&ch, &(struct sys_child_spec){
-		.fn = reader_main, .arg = &a, .keep = keep, .out = -1 });
-	if (r)
-		goto fail;
-	st->reader = ch.pid;
-	close(ctl[0]);
-	close(out[1]);
-	st->ctl = ctl[1];
-	st->msgs = out[0];
-	r = memcg_attach(&st->m, ch.pid);
-	if (r)
-		return err_setf(err, "cannot move the reader into %s: %s",
-				st->m.path, strerror(-r));
-	if (write(st->ctl, "g", 1) != 1)
-		return err_setf(err, "cannot start the reader: %s",
-				strerror(errno));
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (ctl[i] >= 0)
-			close(ctl[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-	}
-	return err_setf(err, "cannot start the reader: %s", strerror(r));
-}
-
-static void reap_reader(struct state *st)
-{
-	if (st->reader <= 0)
-		return;
-	if (st->ctl >= 0) {
-		close(st->ctl);
-		st->ctl = -1;
-	}
-	sys_child_finish(&(struct sys_child){ .pid = st->reader }, true);
-	st->reader = 0;
-}
-
-/* Why the reader is gone, added to err. */
-static void reader_death(struct state *st, struct strbuf *err)
-{
-	struct sys_child ch = { .pid = st->reader };
-	int gone, s;
-
-	if (st->ctl >= 0) {
-		close(st->ctl);
-		st->ctl = -1;
-	}
-	gone = !sys_child_finish(&ch, false);
-	s = ch.status;
-	if (gone)
-		st->reader = 0;
-	if (gone && WIFSIGNALED(s))
-		strbuf_addf(err, "the reader was killed by %s%s",
-			    strsignal(WTERMSIG(s)), WTERMSIG(s) == SIGKILL ?
-			    " (the cgroup's OOM killer? its limit may be too "
-			    "small)" : "");
-	else if (gone)
-		strbuf_addf(err, "the reader exited with status %d",
-			    WEXITSTATUS(s));
-	else
-		strbuf_addf(err, "the reader is gone");
-}
-
-/* Follow the reader until it is ready; poll stop all along. */
-static int wait_reader(struct wl_case *c, struct state *st, struct strbuf *err)
-{
-	struct pollfd pfd = { .fd = st->msgs, .events = POLLIN };
-	struct msg m;
-	ssize_t n;
-
-	for (;;) {
-		if (*c->stop) {
-			reap_reader(st);
-			return err_setf(err, "interrupted");
-		}
-		if (poll(&pfd, 1, 100) <= 0)
-			continue;	/* timeout, or EINTR: look at stop */
-		n = read(st->msgs, &m, sizeof(m));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof(m)) {
-			err_setf(err, "setup of %s failed: ", st->path);
-			reader_death(st, err);
-			return -1;
-		}
-		switch (m.kind) {
-		case MSG_PROGRESS:
-			if (m.ns)
-				st->read_ns = m.ns;
-			if (m.cpu_ns)
-				st->read_cpu_ns = m.cpu_ns;
-			if (m.pin_ns)
-				st->pin_ns = m.pin_ns;
-			if (c->progress)
-				c->progress(m.what, m.done, m.total);
-			break;
-		case MSG_READY:
-			st->reclaim_ns = m.done;
-			st->unpin_ns = m.ns;
-			return 0;
-		default:
-			reap_reader(st);
-			return err_setf(err, "setup of %s failed: %s", st->path,
-					m.text);
-		}
-	}
 }
 
 /*
@@ -706,9 +403,9 @@ static int setup(struct wl_case *c, struct strbuf *err)
 	r = make_file(c, st, err);
 	if (r)
 		return r;
-	r = do_cachestat(st->path, &st->cs);
+	r = shadow_cachestat(st->path.buf, &st->cs);
 	if (r && r != -ENOSYS && r != -EOPNOTSUPP)
-		return err_setf(err, "cannot cachestat %s: %s", st->path,
+		return err_setf(err, "cannot cachestat %s: %s", st->path.buf,
 				strerror(-r));
 	st->have_cachestat = !r;
 	/*
@@ -723,15 +420,16 @@ static int setup(struct wl_case *c, struct strbuf *err)
 	r = memcg_set_limit(&st->m, st->plan.limit);
 	if (r)
 		return err_setf(err, "cannot limit %s to %llu bytes: %s",
-				st->m.path, (unsigned long long)st->plan.limit,
+				st->m.path.buf,
+				(unsigned long long)st->plan.limit,
 				strerror(-r));
 	if (st->plan.keep == KEEP_PIN)
 		st->pin_vmas = !raise_map_count(st->plan.size / PIN_STRIDE);
-	st->refreshed = read_counts(&st->vm[0]);
+	st->refreshed = shadow_read_counts(&st->vm[0]);
 	st->server_cpu_ns = st->fuse ? fuse_zero_cpu_ns(&st->fz) : 0;
-	r = start_reader(c, st, err);
+	r = shadow_start_reader(c, st, err);
 	if (!r)
-		r = wait_reader(c, st, err);
+		r = shadow_wait_reader(c, st, err);
 	if (r)
 		return r;
 	if (st->fuse)
@@ -751,91 +449,28 @@ static int setup(struct wl_case *c, struct strbuf *err)
 		return err_setf(err, "interrupted");
 	/* what the timed call will find, counted just before it */
 	if (st->have_cachestat)
-		r = do_cachestat(st->path, &st->cs);
+		r = shadow_cachestat(st->path.buf, &st->cs);
 	else
-		r = resident_pages(st->path, st->plan.size, &st->resident);
+		r = shadow_resident_pages(st->path.buf, st->plan.size,
+					  &st->resident);
 	if (r)
 		return err_setf(err, "cannot %s %s: %s", st->have_cachestat ?
-				"cachestat" : "mincore", st->path,
+				"cachestat" : "mincore", st->path.buf,
 				strerror(-r));
 	if (st->m.version == MEMCG_V2)
 		memcg_stat(&st->m, "workingset_nodereclaim",
 			   &st->memcg_nodereclaim);
-	st->refreshed &= read_counts(&st->vm[1]);
+	st->refreshed &= shadow_read_counts(&st->vm[1]);
 	st->t_setup = now_ns() - t0;
 	return 0;
-}
-
-static uint64_t file_pages(const struct state *st)
-{
-	return (st->plan.size + PAGE - 1) / PAGE;
-}
-
-/*
- * Why no bound holds without cachestat, into buf; false if one does.  The
- * bound counts on knowing every way a slot emptied: a fold of the
- * counters, and no drop_caches or inode steal (machine-wide, so another's
- * voids ours too: cautious).
- */
-static bool unbounded(const struct state *st, char *buf, size_t n)
-{
-	const struct counts *a = &st->vm[0], *b = &st->vm[2];
-
-	if (!st->refreshed)
-		snprintf(buf, n, "/proc/sys/vm/stat_refresh cannot be written "
-			 "(not root?): unfolded, workingset_nodereclaim may lag "
-			 "by a threshold per CPU");
-	else if (since(a->drop, b->drop))
-		snprintf(buf, n, "drop_caches ran during the setup "
-			 "(drop_pagecache +%llu): it takes shadow entries "
-			 "without a count", (unsigned long long)
-			 since(a->drop, b->drop));
-	else if (since(a->inodesteal, b->inodesteal))
-		snprintf(buf, n, "the inode shrinker dropped page cache with "
-			 "inodes during the setup (pginodesteal and "
-			 "kswapd_inodesteal +%llu): shadow entries may have "
-			 "gone with them", (unsigned long long)
-			 since(a->inodesteal, b->inodesteal));
-	else
-		return false;
-	return true;
-}
-
-/*
- * Shadow entries and cached pages: counted by cachestat, or without it
- * (kernels before 6.5) bounded.  Every page was cached once (read(2)
- * through all of it), so a page not cached now left a shadow entry when
- * reclaimed, or an empty slot where its pin was dropped or the shadow
- * shrinker freed its node (64 slots each, machine-wide: cautious).  What
- * the pins and freed nodes may account for is taken off: *evicted is the
- * least count, *most the most.
- */
-static void counts(const struct state *st, uint64_t *evicted,
-		   uint64_t *cached, uint64_t *most)
-{
-	uint64_t pages = file_pages(st), lost, res;
-	char why[256];
-
-	if (st->have_cachestat) {
-		*evicted = *most = st->cs.nr_evicted;
-		*cached = st->cs.nr_cache;
-		return;
-	}
-	res = st->resident < pages ? st->resident : pages;
-	*cached = res;
-	*most = pages - res;
-	lost = 64 * since(st->vm[0].nodereclaim, st->vm[2].nodereclaim);
-	if (st->plan.keep == KEEP_PIN)
-		lost += (st->plan.size + PIN_STRIDE - 1) / PIN_STRIDE;
-	*evicted = *most > lost ? *most - lost : 0;
-	if (unbounded(st, why, sizeof(why)))
-		*evicted = 0;
 }
 
 static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 {
 	struct state *st = c->priv;
 	bool unl = prm(c)->op == OP_UNLINK;
+	/* read before the clock: the timed call takes it from a register */
+	const char *path = st->path.buf;
 	uint64_t t0, t1, s0, s1, evicted, cached, most, st0, cs0, cs1;
 	struct quiesce_snap q0, q1;
 	int r;
@@ -844,7 +479,7 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	st0 = proc_steal_ns(c->cpu);
 	s0 = proc_thread_stime_ns(&cs0);
 	t0 = now_ns();
-	r = unl ? unlink(st->path) : truncate(st->path, 0);
+	r = unl ? unlink(path) : truncate(path, 0);
 	t1 = now_ns();
 	s1 = proc_thread_stime_ns(&cs1);
 	st->during_steal = proc_steal_ns(c->cpu) - st0;
@@ -853,13 +488,13 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	quiesce_delta(&q0, &q1, &st->during);
 	if (r)
 		return err_setf(err, "%s of %s failed: %s", unl ? "unlink" :
-				"truncate", st->path, strerror(errno));
+				"truncate", st->path.buf, strerror(errno));
 	/* the timed region: the reads of /proc around it are not the call */
 	s->t_begin = t0;
 	s->t_end = t1;
 	/* the shrinker up to the call, folded: after the timed call */
-	st->refreshed &= read_counts(&st->vm[2]);
-	counts(st, &evicted, &cached, &most);
+	st->refreshed &= shadow_read_counts(&st->vm[2]);
+	shadow_counts(st, &evicted, &cached, &most);
 	wl_set_m(s, M_WALL, (double)(t1 - t0));
 	wl_set_m(s, M_SYS, (double)(s1 - s0));
 	wl_set_m(s, M_SHADOW_ENTRIES, (double)evicted);
@@ -872,29 +507,11 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	return 0;
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+/* What the setup did and took, and what moved around the call. */
+static void note_setup(const struct state *st, struct wl_sample *s)
 {
-	struct state *st = c->priv;
-	uint64_t pages = file_pages(st), evicted, cached, most;
-	uint64_t want = prm(c)->coverage;
-	double cov;
-	struct stat sb;
-	char why[256];
 	int i;
 
-	(void)err;
-	counts(st, &evicted, &cached, &most);
-	cov = 100.0 * (double)evicted / (double)pages;
-	wl_note(s, "size_used", (double)st->plan.size);
-	wl_note(s, "file_pages", (double)pages);
-	wl_note(s, "evicted_pages", (double)evicted);
-	wl_note(s, "cached_pages", (double)cached);
-	wl_note(s, "coverage", cov);
-	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
-	/* compare marks the rows that rest on a bound */
-	wl_note(s, "coverage_bounded", st->have_cachestat ? 0 : 1);
-	if (!st->have_cachestat)
-		wl_note(s, "evicted_pages_max", (double)most);
 	wl_note(s, "vmstat_refreshed", st->refreshed);
 	wl_note(s, "cgroup_version", st->m.version == MEMCG_V2 ? 2 : 1);
 	wl_note(s, "nodereclaim_setup",
@@ -935,6 +552,45 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	if (st->read_ns)
 		wl_note(s, "read_mib_s", (double)st->plan.size / MiB /
 			((double)st->read_ns / 1e9));
+}
+
+/* The timed call did what it claims. */
+static void check_call(const struct wl_case *c, const struct state *st,
+		       struct wl_sample *s)
+{
+	struct stat sb;
+
+	if (prm(c)->op == OP_UNLINK) {
+		if (!access(st->path.buf, F_OK))
+			wl_invalid(s, "%s still exists after unlink",
+				   st->path.buf);
+	} else if (stat(st->path.buf, &sb) || sb.st_size) {
+		wl_invalid(s, "%s is not empty after truncate", st->path.buf);
+	}
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+{
+	struct state *st = c->priv;
+	uint64_t pages = file_pages(st), evicted, cached, most;
+	uint64_t want = prm(c)->coverage;
+	double cov;
+	char why[256];
+
+	(void)err;
+	shadow_counts(st, &evicted, &cached, &most);
+	cov = 100.0 * (double)evicted / (double)pages;
+	wl_note(s, "size_used", (double)st->plan.size);
+	wl_note(s, "file_pages", (double)pages);
+	wl_note(s, "evicted_pages", (double)evicted);
+	wl_note(s, "cached_pages", (double)cached);
+	wl_note(s, "coverage", cov);
+	wl_note(s, "cachestat", st->have_cachestat ? 1 : 0);
+	/* compare marks the rows that rest on a bound */
+	wl_note(s, "coverage_bounded", st->have_cachestat ? 0 : 1);
+	if (!st->have_cachestat)
+		wl_note(s, "evicted_pages_max", (double)most);
+	note_setup(st, s);
 	snprintf(s->text, sizeof(s->text),
 		 "cgroup %s; keep=%s; reclaim=%s; %s",
 		 memcg_version_name(st->m.version), keeps[st->plan.keep],
@@ -944,7 +600,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		 st->have_cachestat ? "counted with cachestat(2)" :
 		 "no cachestat(2): shadow entries bounded by mincore(2) and "
 		 "workingset_nodereclaim");
-	if (!st->have_cachestat && unbounded(st, why, sizeof(why)))
+	if (!st->have_cachestat && shadow_unbounded(st, why, sizeof(why)))
 		wl_invalid(s, "no cachestat(2), and the shadow entries cannot "
 			   "be bounded: %s", why);
 	else if (cov < (double)want)
@@ -957,14 +613,7 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 			   (unsigned long long)cached,
 			   st->have_cachestat ? "" : " (the least count "
 			   "without cachestat(2))");
-	/* and the call did what it claims */
-	if (prm(c)->op == OP_UNLINK) {
-		if (!access(st->path, F_OK))
-			wl_invalid(s, "%s still exists after unlink",
-				   st->path);
-	} else if (stat(st->path, &sb) || sb.st_size) {
-		wl_invalid(s, "%s is not empty after truncate", st->path);
-	}
+	check_call(c, st, s);
 	return 0;
 }
 
@@ -974,7 +623,7 @@ static void teardown(struct wl_case *c)
 
 	if (!st)
 		return;
-	reap_reader(st);
+	shadow_reap_reader(st);
 	if (st->pin_vmas)
 		sys_knob_restore(MAX_MAP_COUNT);
 	if (st->msgs >= 0)
@@ -982,11 +631,13 @@ static void teardown(struct wl_case *c)
 	memcg_destroy(&st->m);
 	if (st->fuse) {
 		fuse_zero_stop(&st->fz);
-	} else if (st->path[0]) {
-		unlink(st->path);
-		if (st->dir[0])
-			sys_rmtree(st->dir);
+	} else if (st->path.len) {
+		unlink(st->path.buf);
+		if (st->dir.len)
+			sys_rmtree(st->dir.buf);
 	}
+	strbuf_release(&st->path);
+	strbuf_release(&st->dir);
 	free(st);
 	c->priv = NULL;
 }

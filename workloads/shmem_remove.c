@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <mntent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,7 @@ static const struct metric metrics[] = {
 
 /* One worker's file. */
 struct wfile {
-	char path[4300];
+	struct strbuf path;	/* "memfd:..." for a memfd */
 	int fd;			/* this process's; -1 once closed */
 	int pu;			/* the worker's */
 };
@@ -114,8 +115,8 @@ struct wres {
 
 struct state {
 	enum op op;
-	char udir[4200];	/* our directory in a user-given dir */
-	char mnt[4200];		/* private tmpfs mount, when used */
+	struct strbuf udir;	/* our directory in a user-given dir */
+	struct strbuf mnt;	/* private tmpfs mount, when used */
 	struct wfile *w;	/* [nw] */
 	struct wres *res;	/* [nw], a shared mapping */
 	int nw;
@@ -191,18 +192,19 @@ static bool default_dir(const struct wl_case *c)
 /* Does /dev/shm (or dir) hand out 4K folios only?  huge=never or none. */
 static bool mount_huge_never(const char *dir)
 {
-	FILE *f = fopen("/proc/mounts", "re");
-	char src[256], mnt[4096], type[64], opts[1024];
+	FILE *f = setmntent("/proc/mounts", "re");
+	struct mntent ent, *me;
+	char line[8192];	/* getmntent_r's strings */
 	bool never = true;
 
 	if (!f)
 		return true;
-	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", src, mnt, type,
-		      opts) == 4)
-		if (!strcmp(mnt, dir))
-			never = !strstr(opts, "huge=") ||
-				strstr(opts, "huge=never");
-	fclose(f);
+	/* the mount point unescaped (a space is \040 in the file) */
+	while ((me = getmntent_r(f, &ent, line, sizeof(line))))
+		if (!strcmp(me->mnt_dir, dir))
+			never = !strstr(me->mnt_opts, "huge=") ||
+				strstr(me->mnt_opts, "huge=never");
+	endmntent(f);
 	return never;
 }
 
@@ -304,7 +306,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 	if (prm(c)->populate == POP_FALLOCATE) {
 		if (fallocate(f->fd, 0, 0, (off_t)st->size))
 			return err_setf(err, "cannot fallocate %s (%s): %s",
-					f->path, hs, strerror(errno));
+					f->path.buf, hs, strerror(errno));
 		return 0;
 	}
 	{
@@ -323,7 +325,7 @@ static int fill(struct wl_case *c, struct state *st, struct wfile *f,
 			if (w != (ssize_t)len) {
 				free(buf);
 				return err_setf(err, "cannot write %s (%s): %s",
-						f->path, hs, w < 0 ?
+						f->path.buf, hs, w < 0 ?
 						strerror(errno) : "short write");
 			}
 			if (*c->stop) {
@@ -345,10 +347,9 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 
 	if (!default_dir(c)) {
 		/* a directory of our own there, journalled */
-		if (wl_files_dir(prm(c)->dir, false, NULL, st->udir,
-				 sizeof(st->udir), err))
+		if (wl_files_dir(prm(c)->dir, false, NULL, &st->udir, err))
 			return -1;
-		*dir = st->udir;
+		*dir = st->udir.buf;
 		return 0;
 	}
 	if (!private_mount(c)) {
@@ -356,23 +357,27 @@ static int pick_dir(struct wl_case *c, struct state *st, const char **dir,
 		return 0;
 	}
 	/* a private tmpfs that hands out the folios asked for */
-	snprintf(st->mnt, sizeof(st->mnt), "%s/tmpfs", c->scratch);
-	if (mkdir(st->mnt, 0700) && errno != EEXIST)
-		return err_setf(err, "cannot mkdir %s: %s", st->mnt,
-				strerror(errno));
+	strbuf_reset(&st->mnt);
+	strbuf_addf(&st->mnt, "%s/tmpfs", c->scratch);
+	if (mkdir(st->mnt.buf, 0700) && errno != EEXIST) {
+		r = err_setf(err, "cannot mkdir %s: %s", st->mnt.buf,
+			     strerror(errno));
+		strbuf_reset(&st->mnt);
+		return r;
+	}
 	snprintf(opts, sizeof(opts), "huge=%s,size=%llu",
 		 st->folio > 4096 ? "always" : "never",
 		 (unsigned long long)(st->size * (uint64_t)st->nw +
 				      (64 << 20)));
-	r = sys_mount("foliobench", st->mnt, "tmpfs", 0, opts);
+	r = sys_mount("foliobench", st->mnt.buf, "tmpfs", 0, opts);
 	if (r) {
 		r = err_setf(err, "cannot mount tmpfs (%s) on %s: %s", opts,
-			     st->mnt, strerror(-r));
-		rmdir(st->mnt);
-		st->mnt[0] = '\0';
+			     st->mnt.buf, strerror(-r));
+		rmdir(st->mnt.buf);
+		strbuf_reset(&st->mnt);
 		return r;
 	}
-	*dir = st->mnt;
+	*dir = st->mnt.buf;
 	return 0;
 }
 
@@ -381,23 +386,26 @@ static int make_file(struct wl_case *c, struct state *st, const char *dir,
 		     int i, struct strbuf *err)
 {
 	struct wfile *f = &st->w[i];
-	char path[4300];
+	struct strbuf path = STRBUF_INIT;
 
 	if (is_memfd(c)) {
-		snprintf(f->path, sizeof(f->path), "memfd:foliobench.%d", i);
+		strbuf_addf(&f->path, "memfd:foliobench.%d", i);
 		f->fd = memfd_create("foliobench", MFD_CLOEXEC);
 		if (f->fd < 0)
 			return err_setf(err, "cannot memfd_create: %s",
 					strerror(errno));
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/shmem-remove.%d.%d", dir, c->rep, i);
-	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (f->fd < 0)
-		return err_setf(err, "cannot create %s: %s", path,
-				strerror(errno));
+	strbuf_addf(&path, "%s/shmem-remove.%d.%d", dir, c->rep, i);
+	f->fd = open(path.buf, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		err_setf(err, "cannot create %s: %s", path.buf,
+			 strerror(errno));
+		strbuf_release(&path);
+		return -1;
+	}
 	/* only now ours to remove */
-	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->path = path;
 	return 0;
 }
 
@@ -420,7 +428,7 @@ static int prepare(struct wl_case *c, struct strbuf *err)
 	if (r)
 		return r;
 	if (fstat(f->fd, &sb))
-		return err_setf(err, "cannot stat %s: %s", f->path,
+		return err_setf(err, "cannot stat %s: %s", f->path.buf,
 				strerror(errno));
 	w->blocks = (uint64_t)sb.st_blocks * 512;
 	/* what the kernel gave, read before the timed call */
@@ -501,6 +509,8 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	struct state *st = c->priv;
 	struct wfile *f = &st->w[c->worker];
 	const char *op = ops[st->op];
+	/* read before the clock: the timed unlink takes it from a register */
+	const char *path = f->path.buf;
 	uint64_t t0, t1, s0, s1;
 	int r;
 
@@ -518,12 +528,12 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		r = close(f->fd);
 		break;
 	default:
-		r = unlink(f->path);
+		r = unlink(path);
 	}
 	t1 = now_ns();
 	s1 = proc_thread_stime_ns(NULL);
 	if (r)
-		return err_setf(err, "%s of %s failed: %s", op, f->path,
+		return err_setf(err, "%s of %s failed: %s", op, f->path.buf,
 				strerror(errno));
 	if (st->op == OP_CLOSE)
 		f->fd = -1;
@@ -569,26 +579,12 @@ static void forked(struct wl_case *c, int w)
 	}
 }
 
-static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+/* The counters after the fills: the last worker to fill saw them all. */
+static void merge_after(struct state *st)
 {
-	struct state *st = c->priv;
-	const char *op = ops[st->op];
-	bool pmd = is_pmd(c);
-	uint64_t want = st->size / st->folio * (uint64_t)st->nw, given = 0;
-	uint64_t other = 0, blocks = 0, larger = 0;
-	int64_t huge;
-	uint64_t total = st->size * (uint64_t)st->nw;
-	char asked[32], sz[32], knob[64];
-	struct strbuf sizes = STRBUF_INIT;	/* "32 of 2 MiB, ..." */
-	struct stat sb;
-	bool by_size = false;	/* the folio's size has counters of its own */
-	int i, off_pu = 0;
+	int i, k;
 
-	(void)err;
-	/* the last worker to fill saw every fill: the most of each */
 	for (i = 0; i < st->nw; i++) {
-		int k;
-
 		for (k = 0; k < st->nr_sizes; k++)
 			if (st->res[i].alloc_after[k] > st->alloc_after[k])
 				st->alloc_after[k] = st->res[i].alloc_after[k];
@@ -597,16 +593,32 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		if (st->res[i].thp_after > st->thp_after)
 			st->thp_after = st->res[i].thp_after;
 	}
-	huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+}
+
+/* The large folios the fills were given, of the size asked and others. */
+struct folio_count {
+	uint64_t given;		/* of the size asked */
+	uint64_t other;		/* of other sizes */
+	uint64_t larger;	/* of those, larger than asked */
+	bool by_size;		/* the folio's size has counters of its own */
+	struct strbuf sizes;	/* "32 of 2 MiB, ..." */
+};
+
+static void count_folios(struct state *st, struct wl_sample *s,
+			 struct folio_count *fc)
+{
+	char sz[32];
+	int i;
+
 	for (i = 0; i < st->nr_sizes; i++)
-		by_size |= strtoull(st->size_dir[i] + 10, NULL, 10) * 1024 ==
-			   st->folio;
+		fc->by_size |= strtoull(st->size_dir[i] + 10, NULL, 10) *
+			       1024 == st->folio;
 	/*
 	 * Without a counter per size (6.1 LTS): PMD folios are counted
 	 * by thp_file_alloc, machine-wide, so others' can only add to it.
 	 */
-	if (st->folio > 4096 && !by_size) {
-		given = st->thp_after - st->thp_before;
+	if (st->folio > 4096 && !fc->by_size) {
+		fc->given = st->thp_after - st->thp_before;
 		wl_note(s, "folios_by_thp_file_alloc", 1);
 	}
 	for (i = 0; i < st->nr_sizes; i++) {
@@ -614,28 +626,26 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		uint64_t d = st->alloc_after[i] - st->alloc_before[i];
 
 		if (kb * 1024 == st->folio) {
-			given = d;
+			fc->given = d;
 			continue;
 		}
-		other += d;
+		fc->other += d;
 		if (kb * 1024 > st->folio)
-			larger += d;
+			fc->larger += d;
 		if (d) {
 			human_size(kb * 1024, sz, sizeof(sz));
-			strbuf_addf(&sizes, "%s%llu of %s", sizes.len ? ", " :
-				    "", (unsigned long long)d, sz);
+			strbuf_addf(&fc->sizes, "%s%llu of %s",
+				    fc->sizes.len ? ", " : "",
+				    (unsigned long long)d, sz);
 		}
 	}
-	for (i = 0; i < st->nw; i++)
-		blocks += st->res[i].blocks;
-	wl_note(s, "allocated_bytes", (double)blocks);
-	wl_note(s, "folios_expected", (double)want);
-	wl_note(s, "large_folios_of_size", (double)given);
-	wl_note(s, "large_folios_other_sizes", (double)other);
-	wl_note(s, "shmem_huge_bytes", (double)huge);
-	human_size(st->folio, asked, sizeof(asked));
-	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
-		 (unsigned long long)(st->folio / 1024));
+}
+
+/* Each worker's file filled on the worker's PU, and wholly allocated. */
+static void check_fills(struct state *st, struct wl_sample *s)
+{
+	int i, off_pu = 0;
+
 	for (i = 0; i < st->nw; i++)
 		off_pu += st->w[i].pu >= 0 && st->res[i].fill_pu != st->w[i].pu;
 	wl_note(s, "fills_off_pu", off_pu);
@@ -647,45 +657,93 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 	for (i = 0; i < st->nw; i++)
 		if (st->res[i].blocks < st->size)
 			wl_invalid(s, "%s was not fully allocated: st_blocks "
-				   "says %llu of %llu bytes", st->w[i].path,
+				   "says %llu of %llu bytes", st->w[i].path.buf,
 				   (unsigned long long)st->res[i].blocks,
 				   (unsigned long long)st->size);
+}
+
+/* The folios are of the size asked, and no other. */
+static void check_folios(struct wl_case *c, struct state *st,
+			 struct wl_sample *s, const struct folio_count *fc,
+			 int64_t huge)
+{
+	uint64_t want = st->size / st->folio * (uint64_t)st->nw;
+	uint64_t total = st->size * (uint64_t)st->nw;
+	bool pmd = is_pmd(c), other = fc->other != 0;
+	bool by_knob = fc->larger && !pmd;
+	char asked[32], knob[64];
+
+	human_size(st->folio, asked, sizeof(asked));
+	snprintf(knob, sizeof(knob), "hugepages-%llukB/shmem_enabled",
+		 (unsigned long long)(st->folio / 1024));
 	if (st->folio == 4096 && (other || huge > 0))
 		wl_invalid(s, "asked for 4K folios, the kernel gave %llu large "
 			   "folios (%lld bytes of ShmemHugePages)",
-			   (unsigned long long)other, (long long)huge);
-	if (st->folio > 4096 && ((by_size ? given != want : given < want) ||
-				 other))
+			   (unsigned long long)fc->other, (long long)huge);
+	if (st->folio > 4096 &&
+	    ((fc->by_size ? fc->given != want : fc->given < want) || other))
 		wl_invalid(s, "asked for %llu folios of %s, the kernel gave "
 			   "%llu of that size and %llu of other sizes%s%s%s%s%s%s",
 			   (unsigned long long)want, asked,
-			   (unsigned long long)given,
-			   (unsigned long long)other, other ? " (" : "",
-			   strbuf_str(&sizes), other ? ")" : "",
+			   (unsigned long long)fc->given,
+			   (unsigned long long)fc->other, other ? " (" : "",
+			   strbuf_str(&fc->sizes), other ? ")" : "",
 			   /* 6.18 sizes tmpfs folios by each allocation */
-			   larger && !pmd ?
+			   by_knob ?
 			   ": the kernel sized them by each fallocate or "
 			   "write, up to what huge= or shmem_enabled allows; "
-			   "the knob " : "", larger && !pmd ? knob : "",
-			   larger && !pmd ?
-			   " the run set did not limit it" : "");
-	strbuf_release(&sizes);
-	if (st->folio > 4096 && pmd &&
-	    huge < (int64_t)total)
+			   "the knob " : "", by_knob ? knob : "",
+			   by_knob ? " the run set did not limit it" : "");
+	if (st->folio > 4096 && pmd && huge < (int64_t)total)
 		wl_invalid(s, "ShmemHugePages grew by %lld bytes, not by the "
 			   "size of the files %llu", (long long)huge,
 			   (unsigned long long)total);
-	/* and the call did what it claims, in every worker's file */
+}
+
+/* The call did what it claims, in every worker's file. */
+static void check_removed(struct state *st, struct wl_sample *s)
+{
+	const char *op = ops[st->op];
+	struct stat sb;
+	int i;
+
 	for (i = 0; i < st->nw; i++) {
 		const struct wfile *f = &st->w[i];
 
 		if ((st->op == OP_FTRUNCATE || st->op == OP_PUNCH) &&
 		    !fstat(f->fd, &sb) && sb.st_blocks)
 			wl_invalid(s, "%s left %lld blocks in %s", op,
-				   (long long)sb.st_blocks, f->path);
-		if (st->op == OP_UNLINK && !access(f->path, F_OK))
-			wl_invalid(s, "%s still exists after unlink", f->path);
+				   (long long)sb.st_blocks, f->path.buf);
+		if (st->op == OP_UNLINK && !access(f->path.buf, F_OK))
+			wl_invalid(s, "%s still exists after unlink",
+				   f->path.buf);
 	}
+}
+
+static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
+{
+	struct state *st = c->priv;
+	struct folio_count fc = { .sizes = STRBUF_INIT };
+	uint64_t blocks = 0;
+	int64_t huge;
+	int i;
+
+	(void)err;
+	merge_after(st);
+	huge = (int64_t)st->huge_after - (int64_t)st->huge_before;
+	count_folios(st, s, &fc);
+	for (i = 0; i < st->nw; i++)
+		blocks += st->res[i].blocks;
+	wl_note(s, "allocated_bytes", (double)blocks);
+	wl_note(s, "folios_expected",
+		(double)(st->size / st->folio * (uint64_t)st->nw));
+	wl_note(s, "large_folios_of_size", (double)fc.given);
+	wl_note(s, "large_folios_other_sizes", (double)fc.other);
+	wl_note(s, "shmem_huge_bytes", (double)huge);
+	check_fills(st, s);
+	check_folios(c, st, s, &fc, huge);
+	strbuf_release(&fc.sizes);
+	check_removed(st, s);
 	return 0;
 }
 
@@ -699,15 +757,18 @@ static void teardown(struct wl_case *c)
 	for (i = 0; st->w && i < st->nw; i++) {
 		if (st->w[i].fd >= 0)
 			close(st->w[i].fd);
-		if (st->w[i].path[0] == '/')
-			unlink(st->w[i].path);
+		if (st->w[i].path.len && st->w[i].path.buf[0] == '/')
+			unlink(st->w[i].path.buf);
+		strbuf_release(&st->w[i].path);
 	}
-	if (st->mnt[0]) {
-		sys_umount(st->mnt);
-		rmdir(st->mnt);
+	if (st->mnt.len) {
+		sys_umount(st->mnt.buf);
+		rmdir(st->mnt.buf);
 	}
-	if (st->udir[0])
-		sys_scratch_remove(st->udir);
+	strbuf_release(&st->mnt);
+	if (st->udir.len)
+		sys_scratch_remove(st->udir.buf);
+	strbuf_release(&st->udir);
 	if (st->knob[0])
 		sys_knob_restore(st->knob);
 	free(st->w);

@@ -111,7 +111,7 @@ struct cachestat {
  * runner's process sees the times of workers that are processes.
  */
 struct worker {
-	char path[4300];
+	struct strbuf path;
 	int fd;
 	uint64_t *t;		/* ns of each truncate */
 	char *buf;
@@ -121,7 +121,7 @@ struct worker {
 struct state {
 	struct loopfs fs;
 	bool loop;
-	char dir[4200];
+	struct strbuf dir;	/* where the files are */
 	struct worker *w;	/* [nw] */
 	int nw;
 	uint64_t count, len, page;
@@ -221,11 +221,10 @@ static int pick_dir(struct wl_case *c, struct state *st, struct strbuf *err)
 		st->loop = true;
 		if (r)
 			return -1;
-		snprintf(st->dir, sizeof(st->dir), "%s", st->fs.mnt);
+		strbuf_addstr(&st->dir, st->fs.mnt.buf);
 		return 0;
 	}
-	return wl_files_dir(prm(c)->dir, false, NULL, st->dir,
-			    sizeof(st->dir), err);
+	return wl_files_dir(prm(c)->dir, false, NULL, &st->dir, err);
 }
 
 static int fill(struct wl_case *c, struct state *st, struct worker *wk,
@@ -243,8 +242,9 @@ static int fill(struct wl_case *c, struct state *st, struct worker *wk,
 		if (w <= 0) {
 			if (*c->stop)
 				return err_setf(err, "interrupted");
-			return err_setf(err, "cannot write %s: %s", wk->path,
-					w ? strerror(errno) : "wrote nothing");
+			return err_setf(err, "cannot write %s: %s",
+					wk->path.buf, w ? strerror(errno) :
+					"wrote nothing");
 		}
 		off += (uint64_t)w;
 	}
@@ -305,20 +305,23 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		       struct strbuf *err)
 {
 	struct worker *wk = &st->w[i];
-	char path[4300];
+	struct strbuf path = STRBUF_INIT;
 	size_t tlen = st->count * sizeof(*wk->t);
 	int r;
 
 	if (c->bind_memory && c->worker_cpus)
 		c->bind_memory(c->worker_cpus[i]);
 	wk->cachestat = true;
-	snprintf(path, sizeof(path), "%s/small-truncate.%d.%d", st->dir,
-		 c->rep, i);
-	wk->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (wk->fd < 0)
-		return err_setf(err, "cannot create %s: %s", path,
-				strerror(errno));
-	snprintf(wk->path, sizeof(wk->path), "%s", path);
+	strbuf_addf(&path, "%s/small-truncate.%d.%d", st->dir.buf, c->rep,
+		    i);
+	wk->fd = open(path.buf, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (wk->fd < 0) {
+		err_setf(err, "cannot create %s: %s", path.buf,
+			 strerror(errno));
+		strbuf_release(&path);
+		return -1;
+	}
+	wk->path = path;	/* only now ours to remove */
 	wk->t = mmap(NULL, tlen, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (wk->t == MAP_FAILED) {
@@ -341,7 +344,7 @@ static int make_worker(struct wl_case *c, struct state *st, int i,
 		st->folios = st->len <= (1ull << 30) ?
 			     count_folios(st, wk->fd) : -E2BIG;
 	if (ftruncate(wk->fd, 0))
-		return err_setf(err, "cannot truncate %s: %s", wk->path,
+		return err_setf(err, "cannot truncate %s: %s", wk->path.buf,
 				strerror(errno));
 	return 0;
 }
@@ -386,7 +389,7 @@ static int check_cached(struct state *st, struct worker *wk, bool before,
 
 	if (r)
 		return err_setf(err, "cannot count the cached pages of %s: %s",
-				wk->path, strerror(-r));
+				wk->path.buf, strerror(-r));
 	if (!before) {
 		if (n)
 			k->left_after++;
@@ -422,8 +425,8 @@ static int run(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		r = ftruncate(wk->fd, 0);
 		t1 = now_ns();
 		if (r)
-			return err_setf(err, "cannot truncate %s: %s", wk->path,
-					strerror(errno));
+			return err_setf(err, "cannot truncate %s: %s",
+					wk->path.buf, strerror(errno));
 		t[i] = t1 - t0;
 		if (check && (r = check_cached(st, wk, false, &k, err)))
 			return r;
@@ -529,12 +532,12 @@ static int verify(struct wl_case *c, struct wl_sample *s, struct strbuf *err)
 		wl_note(s, "fs_magic", (double)magic);
 	snprintf(s->text, sizeof(s->text), "%.180s; page cache counted with %s",
 		 st->loop ? "ext4 on a loop device over a file in /dev/shm" :
-		 st->dir, note_of(s, "cachestat") ? "cachestat(2)" :
+		 st->dir.buf, note_of(s, "cachestat") ? "cachestat(2)" :
 		 "mincore(2)");
 	for (i = 0; i < st->nw; i++)
 		if (fstat(st->w[i].fd, &sb) || sb.st_size != 0)
 			wl_invalid(s, "%s is not empty after the truncates",
-				   st->w[i].path);
+				   st->w[i].path.buf);
 	return 0;
 }
 
@@ -550,14 +553,16 @@ static void teardown(struct wl_case *c)
 
 		if (wk->fd >= 0)
 			close(wk->fd);
-		if (wk->path[0])
-			unlink(wk->path);
+		if (wk->path.len)
+			unlink(wk->path.buf);
+		strbuf_release(&wk->path);
 		if (wk->t)
 			munmap(wk->t, st->count * sizeof(*wk->t));
 		free(wk->buf);
 	}
 	if (st->loop)
 		loopfs_destroy(&st->fs);
+	strbuf_release(&st->dir);
 	free(st->w);
 	free(st);
 	c->priv = NULL;

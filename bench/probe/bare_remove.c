@@ -34,7 +34,7 @@ enum op { OP_FTRUNCATE, OP_PUNCH, OP_CLOSE, OP_UNLINK };
 struct worker {
 	pthread_t th;
 	int i, pu, fill_pu, fd;
-	char path[4200];
+	char *path;		/* NULL: a memfd */
 	uint64_t t0, t1, c0, c1;
 	int err;
 };
@@ -62,8 +62,7 @@ static void *worker_main(void *arg)
 	if (op == OP_CLOSE) {
 		w->fd = memfd_create("bare_remove", MFD_CLOEXEC);
 	} else {
-		snprintf(w->path, sizeof(w->path), "%s/bare_remove.%d.%d",
-			 dir, rep, w->i);
+		w->path = path_of("%s/bare_remove.%d.%d", dir, rep, w->i);
 		w->fd = open(w->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 			     0600);
 	}
@@ -99,6 +98,8 @@ static void *worker_main(void *arg)
 		close(w->fd);
 		unlink(w->path);
 	}
+	free(w->path);
+	w->path = NULL;
 	return NULL;
 }
 

@@ -139,7 +139,7 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 {
 	char *argv[] = { "bare_shadow", "-o", "allow_other", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-	char path[4200], val[16];
+	char *path, val[16];
 	struct stat sb;
 	pid_t pid;
 	int fd;
@@ -170,28 +170,29 @@ static pid_t fz_start(const char *mnt, uint64_t size)
 	if (fd < 0 || dup3(fd, fuse_session_fd(se), O_CLOEXEC) < 0)
 		die("/dev/null");
 	close(fd);
-	snprintf(path, sizeof(path), "%s/zero", mnt);
+	path = path_of("%s/zero", mnt);
 	if (stat(path, &sb) || (uint64_t)sb.st_size != size)
 		die(path);
+	free(path);
 	/* a readahead window of 1 MiB, as shadow-truncate's mount has */
-	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
-		 major(sb.st_dev), minor(sb.st_dev));
+	path = path_of("/sys/class/bdi/%u:%u/read_ahead_kb",
+		       major(sb.st_dev), minor(sb.st_dev));
 	snprintf(val, sizeof(val), "1024");
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, val, strlen(val)) < 0)
 		die(path);
 	close(fd);
+	free(path);
 	return pid;
 }
 
 /* Write val to CGDIR/name; errno on failure, EAGAIN allowed if ok_again. */
 static void cg_write(const char *name, const char *val, int ok_again)
 {
-	char path[4200];
+	char *path = path_of("%s/%s", cgdir, name);
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", cgdir, name);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(path);
@@ -199,34 +200,35 @@ static void cg_write(const char *name, const char *val, int ok_again)
 	if (n < 0 && !(ok_again && errno == EAGAIN))
 		die(path);
 	close(fd);
+	free(path);
 }
 
 static uint64_t cg_read(const char *name)
 {
-	char path[4200];
+	char *path = path_of("%s/%s", cgdir, name);
 	unsigned long long v = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", cgdir, name);
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%llu", &v) != 1)
 		die(path);
 	fclose(f);
+	free(path);
 	return v;
 }
 
 static void child(const char *file, uint64_t size, uint64_t ballast,
 		  int up, int down)
 {
-	char val[32], *buf;
+	char val[32], line[256], *buf, *path;
 	uint64_t off, t0;
-	char path[4200];
 	int v2, fd;
 	void *b;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/memory.current", cgdir);
+	path = path_of("%s/memory.current", cgdir);
 	v2 = !access(path, F_OK);
+	free(path);
 
 	snprintf(val, sizeof(val), "%d", getpid());
 	cg_write("cgroup.procs", val, 0);
@@ -235,13 +237,14 @@ static void child(const char *file, uint64_t size, uint64_t ballast,
 	if (b == MAP_FAILED || mlock(b, ballast))
 		die("ballast");
 	/* flush the cgroup's statistics: the shrinker sizes its cap by them */
-	snprintf(path, sizeof(path), "%s/memory.stat", cgdir);
+	path = path_of("%s/memory.stat", cgdir);
 	f = fopen(path, "r");
 	if (!f)
 		die(path);
-	while (fgets(path, sizeof(path), f))
+	while (fgets(line, sizeof(line), f))
 		;
 	fclose(f);
+	free(path);
 	buf = aligned_alloc(4096, 1 << 20);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (!buf || fd < 0)
@@ -270,14 +273,83 @@ static void child(const char *file, uint64_t size, uint64_t ballast,
 	_exit(0);
 }
 
+/*
+ * The file to truncate: FILE, sparse, or "fuse:MNT", the zero file of a
+ * FUSE server started here (*mnt and *server set); its fd, or death.
+ */
+static int open_file(const char *arg, uint64_t size, char **file,
+		     const char **mnt, pid_t *server)
+{
+	int fd;
+
+	if (!strncmp(arg, "fuse:", 5)) {
+		*mnt = arg + 5;
+		*server = fz_start(*mnt, size);
+		*file = path_of("%s/zero", *mnt);
+		fd = open(*file, O_RDONLY | O_CLOEXEC);
+	} else {
+		*file = path_of("%s", arg);
+		fd = open(*file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0 && ftruncate(fd, (off_t)size))
+			die(*file);
+	}
+	if (fd < 0)
+		die(*file);
+	return fd;
+}
+
+/* The reader child, forked: up says its read is done, down holds it. */
+static pid_t start_child(const char *file, uint64_t size, uint64_t ballast,
+			 int *up, int *down)
+{
+	int u[2], d[2];
+	pid_t pid;
+
+	if (pipe(u) || pipe(d))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(u[0]);
+		close(d[1]);
+		child(file, size, ballast, u[1], d[0]);
+	}
+	close(u[1]);
+	close(d[0]);
+	*up = u[0];
+	*down = d[1];
+	return pid;
+}
+
+/* The reader let go, the FUSE server (if any) stopped, the file gone. */
+static void clean_up(pid_t pid, int down, int fd, const char *file,
+		     const char *mnt, pid_t server)
+{
+	int status;
+
+	close(down);
+	waitpid(pid, &status, 0);
+	close(fd);
+	if (mnt) {
+		fuse_session_unmount(se);
+		kill(server, SIGKILL);
+		waitpid(server, &status, 0);
+		fuse_session_destroy(se);
+		rmdir(mnt);
+	} else {
+		unlink(file);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cs_range range = { 0, 0 };
 	struct cs cs;
 	uint64_t size, ballast, t0, t1, read_ns;
-	int up[2], down[2], fd, status;
+	int up, down, fd;
 	const char *mnt = NULL;
-	char file[4200];
+	char *file;
 	pid_t pid, server = 0;
 
 	if (argc != 6 && !(argc == 7 && !strcmp(argv[6], "all-on-pu"))) {
@@ -291,31 +363,8 @@ int main(int argc, char **argv)
 	/* by hand, for issue 17: the reader and the server on PU too */
 	if (argc == 7)
 		pin(atoi(argv[5]));
-	if (!strncmp(argv[1], "fuse:", 5)) {
-		mnt = argv[1] + 5;
-		server = fz_start(mnt, size);
-		snprintf(file, sizeof(file), "%s/zero", mnt);
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-	} else {
-		snprintf(file, sizeof(file), "%s", argv[1]);
-		fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd >= 0 && ftruncate(fd, (off_t)size))
-			die(file);
-	}
-	if (fd < 0)
-		die(file);
-	if (pipe(up) || pipe(down))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		close(up[0]);
-		close(down[1]);
-		child(file, size, ballast, up[1], down[0]);
-	}
-	close(up[1]);
-	close(down[0]);
+	fd = open_file(argv[1], size, &file, &mnt, &server);
+	pid = start_child(file, size, ballast, &up, &down);
 	/*
 	 * The timed call on PU, pinned from here, long before it; the server
 	 * and the reader run anywhere, as shadow-truncate's do (on every PU
@@ -323,8 +372,7 @@ int main(int argc, char **argv)
 	 * [0.972, 1.039] on the 2-vCPU VM (12 blocks, 2G on FUSE).
 	 */
 	pin(atoi(argv[5]));
-	if (read(up[0], &read_ns, sizeof(read_ns)) !=
-	    (ssize_t)sizeof(read_ns)) {
+	if (read(up, &read_ns, sizeof(read_ns)) != (ssize_t)sizeof(read_ns)) {
 		fprintf(stderr, "bare_shadow: the reader failed\n");
 		return 1;
 	}
@@ -336,18 +384,8 @@ int main(int argc, char **argv)
 	if (truncate(file, 0))
 		die("truncate");
 	t1 = now_ns();
-	close(down[1]);
-	waitpid(pid, &status, 0);
-	close(fd);
-	if (mnt) {
-		fuse_session_unmount(se);
-		kill(server, SIGKILL);
-		waitpid(server, &status, 0);
-		fuse_session_destroy(se);
-		rmdir(mnt);
-	} else {
-		unlink(file);
-	}
+	clean_up(pid, down, fd, file, mnt, server);
+	free(file);
 	printf("%llu %llu %llu %llu\n", (unsigned long long)(t1 - t0),
 	       (unsigned long long)cs.nr_evicted,
 	       (unsigned long long)cs.nr_cache, (unsigned long long)read_ns);

@@ -47,12 +47,12 @@ static void fill(int fd, const char *buf)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	char path[4200], *buf;
+	char *path, *buf;
 	uint64_t i, t0, t1;
 	int fd;
 
 	pin(w->pu);
-	snprintf(path, sizeof(path), "%s/bare_truncate.%d", dir, w->i);
+	path = path_of("%s/bare_truncate.%d", dir, w->i);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	buf = malloc(wsize);
 	w->t = calloc(count, sizeof(*w->t));
@@ -74,6 +74,7 @@ static void *worker_main(void *arg)
 	}
 	close(fd);
 	unlink(path);
+	free(path);
 	free(buf);
 	return NULL;
 }

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,25 @@ static inline void die(const char *what)
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
 		strerror(errno));
 	exit(1);
+}
+
+/*
+ * A path made from fmt, on the heap: no length is too long, and the probes
+ * make theirs before their timed calls.  Dies if there is no memory.
+ */
+static inline __attribute__((format(printf, 1, 2))) char *
+path_of(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("vasprintf");
+	return p;
 }
 
 /* A positive decimal number, or exit 64 naming what it was for. */

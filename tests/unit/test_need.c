@@ -23,9 +23,9 @@ static int starts(const char *s, const char *head)
 int main(void)
 {
 	struct wl_case c = { .wl = &t_wl };
-	char tmp[] = "/tmp/fb-need.XXXXXX", link[64], out[256];
+	char tmp[] = "/tmp/fb-need.XXXXXX", link[64];
 	unsigned long magic;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	uint64_t n;
 
 	tap_plan(16);
@@ -37,10 +37,11 @@ int main(void)
 	OK(wl_dir_own(link, "/dev/shm", tmp),
 	   "the base under another name is own");
 	OK(!wl_dir_own("/", "/dev/shm", tmp), "another directory is not");
-	OK(!wl_files_dir("/x", true, "/run/own", out, sizeof(out), &err) &&
-	   !strcmp(out, "/run/own"), "own: the runner's scratch itself");
-	OK(wl_files_dir("/nonexistent/fb", false, NULL, out, sizeof(out),
-			&err) == -1 && !out[0] &&
+	OK(!wl_files_dir("/x", true, "/run/own", &out, &err) &&
+	   !strcmp(strbuf_str(&out), "/run/own"),
+	   "own: the runner's scratch itself");
+	OK(wl_files_dir("/nonexistent/fb", false, NULL, &out, &err) == -1 &&
+	   !out.len &&
 	   starts(strbuf_str(&err), "cannot make a directory in /nonexistent/fb: "),
 	   "a directory that cannot be made: %s", strbuf_str(&err));
 
@@ -77,5 +78,6 @@ int main(void)
 	unlink(link);
 	rmdir(tmp);
 	strbuf_release(&err);
+	strbuf_release(&out);
 	return tap_done();
 }

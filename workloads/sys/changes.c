@@ -26,20 +26,22 @@
 #include "common/common.h"
 #include "journal_priv.h"
 
-int sys_scratch(const char *base, char *out, size_t n)
+int sys_scratch(const char *base, struct strbuf *out)
 {
-	if ((size_t)snprintf(out, n, "%s/foliobench.%d", base,
-			     (int)getpid()) >= n)
-		return -ENAMETOOLONG;
+	const char *d;
+
+	strbuf_reset(out);
+	strbuf_addf(out, "%s/foliobench.%d", base, (int)getpid());
+	d = out->buf;
 	/* asked again for a directory this run already made: the same one */
-	if (journal_find("dir", out) && !access(out, F_OK))
+	if (journal_find("dir", d) && !access(d, F_OK))
 		return 0;
-	if (!journal_record("dir", out, NULL))
+	if (!journal_record("dir", d, NULL))
 		return -EIO;
-	if (mkdir(out, 0700) && errno != EEXIST) {
+	if (mkdir(d, 0700) && errno != EEXIST) {
 		int e = -errno;
 
-		journal_mark_done(journal_find("dir", out));
+		journal_mark_done(journal_find("dir", d));
 		return e;
 	}
 	return 0;

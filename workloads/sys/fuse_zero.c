@@ -326,12 +326,8 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	int fd = -1, r;
 
 	memset(fz, 0, sizeof(*fz));
-	if ((size_t)snprintf(fz->dir, sizeof(fz->dir), "%s", dir) >=
-	    sizeof(fz->dir)) {
-		err_setf(err, "mount point too long: %s", dir);
-		return -ENAMETOOLONG;
-	}
-	snprintf(fz->file, sizeof(fz->file), "%s/%s", dir, FUSE_ZERO_NAME);
+	strbuf_addstr(&fz->dir, dir);
+	strbuf_addf(&fz->file, "%s/%s", dir, FUSE_ZERO_NAME);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		r = -errno;
 		err_setf(err, "cannot create %s: %s", dir, strerror(-r));
@@ -368,7 +364,7 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	 * aborts the connection and the stat below fails instead of hanging. */
 	close(fd);
 	fd = -1;
-	if (stat(fz->file, &sb)) {
+	if (stat(fz->file.buf, &sb)) {
 		r = -errno;
 		err_setf(err, "FUSE server on %s does not answer: %s", dir,
 			 strerror(-r));
@@ -377,7 +373,7 @@ int fuse_zero_start(struct fuse_zero *fz, const char *dir, uint64_t size,
 	if ((uint64_t)sb.st_size != size) {
 		r = -EIO;
 		err_setf(err, "FUSE file %s has %lld bytes, not %llu",
-			 fz->file, (long long)sb.st_size,
+			 fz->file.buf, (long long)sb.st_size,
 			 (unsigned long long)size);
 		goto out;
 	}
@@ -399,7 +395,7 @@ int fuse_zero_set_readahead(const struct fuse_zero *fz, unsigned kb)
 	char path[128], val[32];
 	struct stat sb;
 
-	if (stat(fz->dir, &sb))
+	if (stat(fz->dir.buf, &sb))
 		return -errno;
 	/*
 	 * The bdi is the mount's own ("maj:min" of its anonymous device),
@@ -417,7 +413,7 @@ void fuse_zero_stop(struct fuse_zero *fz)
 	if (fz->mounted) {
 		/* Detaches lazily when busy; the kill below then aborts the
 		 * connection, so no user of it can hang. */
-		sys_umount(fz->dir);
+		sys_umount(fz->dir.buf);
 		fz->mounted = 0;
 	}
 	if (fz->server > 0) {
@@ -426,7 +422,8 @@ void fuse_zero_stop(struct fuse_zero *fz)
 		sys_child_finish(&ch, true);
 		fz->server = 0;
 	}
-	if (fz->dir[0])
-		rmdir(fz->dir);
-	fz->dir[0] = '\0';
+	if (fz->dir.len)
+		rmdir(fz->dir.buf);
+	strbuf_release(&fz->dir);
+	strbuf_release(&fz->file);
 }

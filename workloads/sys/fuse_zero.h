@@ -16,8 +16,8 @@
 #define FUSE_ZERO_NAME	"zero"
 
 struct fuse_zero {
-	char dir[4096];		/* mount point, made and removed */
-	char file[4200];	/* dir + "/" FUSE_ZERO_NAME */
+	struct strbuf dir;	/* mount point, made and removed */
+	struct strbuf file;	/* dir + "/" FUSE_ZERO_NAME */
 	pid_t server;		/* forked server process, 0 when none */
 	int mounted;
 };
@@ -37,7 +37,10 @@ void fuse_zero_place(const int *cpus, int ncpus);
 int fuse_zero_set_readahead(const struct fuse_zero *fz, unsigned kb);
 /* CPU time the server has used so far (user and system), ns; 0: unknown. */
 uint64_t fuse_zero_cpu_ns(const struct fuse_zero *fz);
-/* Unmount, kill and reap the server, remove dir; safe to call twice. */
+/*
+ * Unmount, kill and reap the server, remove dir, free fz's strings; safe
+ * to call twice.
+ */
 void fuse_zero_stop(struct fuse_zero *fz);
 /*
  * Whether this kernel has FUSE (/dev/fuse can be opened): 0, or -errno

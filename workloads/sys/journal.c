@@ -32,7 +32,7 @@
 
 
 static struct {
-	char dir[4096];
+	struct strbuf dir;
 	int machine_fd;		/* the abstract socket: one runner a machine */
 	int lock_fd;
 	int fd;			/* journal, O_APPEND */
@@ -46,12 +46,11 @@ const char *sys_state_dir(void)
 {
 	const char *d;
 
-	if (!J.dir[0]) {
+	if (!J.dir.len) {
 		d = getenv("FOLIOBENCH_STATE");
-		snprintf(J.dir, sizeof(J.dir), "%s",
-			 d && *d ? d : "/run/foliobench");
+		strbuf_addstr(&J.dir, d && *d ? d : "/run/foliobench");
 	}
-	return J.dir;
+	return J.dir.buf;
 }
 
 static int append(const char *line)
@@ -70,11 +69,11 @@ static int append(const char *line)
 /* Record an intended change; returns its entry or NULL. */
 struct entry *journal_record(const char *kind, const char *a, const char *b)
 {
+	struct strbuf line = STRBUF_INIT;
 	struct entry *e;
-	char line[4500];
+	int r;
 
-	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")) ||
-	    strlen(a) >= sizeof(J.e->a) || (b && strlen(b) >= sizeof(J.e->b)))
+	if (strpbrk(a, "\t\n") || (b && strpbrk(b, "\t\n")))
 		return NULL;
 	if (!J.e)
 		J.e = xcalloc(MAX_ENTRIES, sizeof(*J.e));
@@ -84,11 +83,13 @@ struct entry *journal_record(const char *kind, const char *a, const char *b)
 	memset(e, 0, sizeof(*e));
 	e->id = ++J.next_id;
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->a, sizeof(e->a), "%s", a);
-	snprintf(e->b, sizeof(e->b), "%s", b ? b : "");
-	snprintf(line, sizeof(line), "%d\t%s\t%s\t%s\n", e->id, kind, a, e->b);
-	if (!J.loading && append(line))
+	strbuf_addf(&line, "%d\t%s\t%s\t%s\n", e->id, kind, a, b ? b : "");
+	r = J.loading ? 0 : append(line.buf);
+	strbuf_release(&line);
+	if (r)
 		return NULL;
+	e->a = xstrdup(a);
+	e->b = xstrdup(b ? b : "");
 	J.n++;
 	return e;
 }
@@ -96,6 +97,8 @@ struct entry *journal_record(const char *kind, const char *a, const char *b)
 static void forget(int i)
 {
 	if (i >= 0 && i < J.n) {
+		free(J.e[i].a);
+		free(J.e[i].b);
 		memmove(&J.e[i], &J.e[i + 1],
 			sizeof(J.e[0]) * (size_t)(J.n - i - 1));
 		J.n--;
@@ -156,7 +159,7 @@ int sys_rmtree(const char *path)
 }
 
 /* A file system mounted at or below path (it keeps a directory busy). */
-static bool mounted_below(const char *path, char *at, size_t n)
+static bool mounted_below(const char *path, struct strbuf *at)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
 	char line[8192];
@@ -174,7 +177,8 @@ static bool mounted_below(const char *path, char *at, size_t n)
 		if (end)
 			*end = '\0';
 		if (!strncmp(t, path, len) && (t[len] == '/' || !t[len])) {
-			snprintf(at, n, "%s", t);
+			strbuf_reset(at);
+			strbuf_addstr(at, t);
 			found = true;
 		}
 	}
@@ -204,37 +208,38 @@ unsigned long long journal_starttime(pid_t pid)
 
 int journal_undo_cgroup(const char *path)
 {
-	char procs[4200], parent[4200], pprocs[4300], *slash;
-	int tries;
+	struct strbuf procs = STRBUF_INIT, pprocs = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int tries, r = -EBUSY;
 
-	snprintf(parent, sizeof(parent), "%s", path);
-	slash = strrchr(parent, '/');
-	if (slash)
-		*slash = '\0';
+	/* v1 has "tasks", v2 "cgroup.procs"; move them to the parent */
+	strbuf_addf(&procs, "%s/cgroup.procs", path);
+	strbuf_addf(&pprocs, "%.*s/cgroup.procs",
+		    slash ? (int)(slash - path) : (int)strlen(path), path);
 	for (tries = 0; tries < 50; tries++) {
-		FILE *f;
+		FILE *f = fopen(procs.buf, "re");
 		char line[32];
-		const char *name;
 
-		/* v1 has "tasks", v2 "cgroup.procs"; move them to the parent */
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
-		snprintf(pprocs, sizeof(pprocs), "%s/cgroup.procs", parent);
-		name = procs;
-		f = fopen(name, "re");
 		if (f) {
 			while (fgets(line, sizeof(line), f)) {
 				line[strcspn(line, "\n")] = '\0';
-				write_file_str(pprocs, line);
+				write_file_str(pprocs.buf, line);
 			}
 			fclose(f);
 		}
-		if (!rmdir(path) || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -errno;
+		if (!rmdir(path) || errno == ENOENT) {
+			r = 0;
+			break;
+		}
+		if (errno != EBUSY) {
+			r = -errno;
+			break;
+		}
 		usleep(20000);
 	}
-	return -EBUSY;
+	strbuf_release(&procs);
+	strbuf_release(&pprocs);
+	return r;
 }
 
 /*
@@ -283,14 +288,15 @@ int journal_undo(struct entry *e)
 		}
 	}
 	if (r) {
-		char at[4096];
+		struct strbuf at = STRBUF_INIT;
 
 		e->err = r;
-		if (!strcmp(e->kind, "dir") && mounted_below(e->a, at, sizeof(at)))
+		if (!strcmp(e->kind, "dir") && mounted_below(e->a, &at))
 			snprintf(e->why, sizeof(e->why), "%s (%.400s is mounted "
-				 "in it)", strerror(-r), at);
+				 "in it)", strerror(-r), at.buf);
 		else
 			snprintf(e->why, sizeof(e->why), "%s", strerror(-r));
+		strbuf_release(&at);
 		return r;
 	}
 	journal_mark_done(e);
@@ -317,14 +323,15 @@ static void sh_word(struct strbuf *sb, const char *s)
 /* What a person runs to undo e by hand. */
 static void by_hand(struct strbuf *sb, const struct entry *e)
 {
-	char at[4096];
+	struct strbuf at = STRBUF_INIT;
 
 	if (!strcmp(e->kind, "dir")) {
-		if (mounted_below(e->a, at, sizeof(at))) {
+		if (mounted_below(e->a, &at)) {
 			strbuf_addf(sb, "umount ");
-			sh_word(sb, at);
+			sh_word(sb, at.buf);
 			strbuf_addf(sb, " && ");
 		}
+		strbuf_release(&at);
 		strbuf_addf(sb, "rm -rf --one-file-system ");
 		sh_word(sb, e->a);
 	} else if (!strcmp(e->kind, "knob")) {
@@ -380,7 +387,9 @@ int sys_undo_all(void)
 /* Read the journal a dead runner left; undo what it did not. */
 static void mend(char *mended, size_t n)
 {
-	char path[4200], line[4500];
+	struct strbuf path = STRBUF_INIT;
+	char *line = NULL;
+	size_t cap = 0;
 	FILE *f;
 	size_t used = 0;
 	int i;
@@ -388,14 +397,15 @@ static void mend(char *mended, size_t n)
 	char boot[64] = "", now_boot[64] = "";
 	bool other_boot;
 
-	snprintf(path, sizeof(path), "%s/journal", J.dir);
-	f = fopen(path, "re");
+	strbuf_addf(&path, "%s/journal", J.dir.buf);
+	f = fopen(path.buf, "re");
+	strbuf_release(&path);
 	if (!f)
 		return;
 	read_file_str("/proc/sys/kernel/random/boot_id", now_boot,
 		      sizeof(now_boot));
 	J.loading = true;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		char *id = strtok(line, "\t\n"), *kind = strtok(NULL, "\t\n");
 		char *a = strtok(NULL, "\t\n"), *b = strtok(NULL, "\t\n");
 		struct entry *e;
@@ -419,6 +429,7 @@ static void mend(char *mended, size_t n)
 		if (e)
 			e->id = atoi(id);
 	}
+	free(line);
 	fclose(f);
 	J.loading = false;
 	/*
@@ -453,12 +464,12 @@ static void mend(char *mended, size_t n)
 static void mend_scratch(const char *base, char *mended, size_t n)
 {
 	DIR *d = opendir(base);
+	struct strbuf path = STRBUF_INIT;
 	struct dirent *de;
 
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		char path[4200];
 		long pid;
 		char *end;
 
@@ -468,21 +479,23 @@ static void mend_scratch(const char *base, char *mended, size_t n)
 		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 &&
 					 pid != getpid()))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", base, de->d_name);
 		/*
 		 * Not in our journal: what cannot be removed (a mount of a
 		 * runner with another state dir in it) is left to its own
 		 * journal, neither mended nor ours to report.
 		 */
-		if (journal_find("dir", path) || sys_rmtree(path))
+		if (journal_find("dir", path.buf) || sys_rmtree(path.buf))
 			continue;
 		if (mended) {
 			size_t used = strlen(mended);
 
 			snprintf(mended + used, n - used, "%sdir %s",
-				 used ? ", " : "", path);
+				 used ? ", " : "", path.buf);
 		}
 	}
+	strbuf_release(&path);
 	closedir(d);
 }
 
@@ -525,7 +538,7 @@ static int take_lock(const char *path, pid_t *holder)
 	int fd, tries;
 
 	for (tries = 0; tries < 100; tries++) {
-		if (mkdir(J.dir, 0755) && errno != EEXIST)
+		if (mkdir(J.dir.buf, 0755) && errno != EEXIST)
 			return -errno;
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
@@ -594,7 +607,8 @@ static int take_machine_lock(pid_t *holder)
 
 int sys_init(char *mended, size_t n, pid_t *holder)
 {
-	char path[4200], buf[32], buf2[64];
+	struct strbuf path = STRBUF_INIT;
+	char buf[32], buf2[64];
 	int fd, e;
 
 	if (mended && n)
@@ -603,8 +617,9 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 	fd = take_machine_lock(holder);
 	if (fd < 0)
 		return fd;
-	snprintf(path, sizeof(path), "%s/lock", J.dir);
-	fd = take_lock(path, holder);
+	strbuf_addf(&path, "%s/lock", J.dir.buf);
+	fd = take_lock(path.buf, holder);
+	strbuf_release(&path);
 	if (fd < 0) {
 		sys_fini_lock();
 		return fd;
@@ -622,8 +637,10 @@ int sys_init(char *mended, size_t n, pid_t *holder)
 	 * done as it goes: a runner killed while mending is not followed by
 	 * one that undoes it all again.
 	 */
-	snprintf(path, sizeof(path), "%s/journal", J.dir);
-	J.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	strbuf_addf(&path, "%s/journal", J.dir.buf);
+	J.fd = open(path.buf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		    0644);
+	strbuf_release(&path);
 	if (J.fd < 0) {
 		e = -errno;
 		sys_fini_lock();
@@ -645,53 +662,66 @@ int sys_init(char *mended, size_t n, pid_t *holder)
  */
 static int restart_journal(const char *boot)
 {
-	char path[4200], tmp[4300], line[4700];
+	struct strbuf path = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT;
 	int fd, i, r = 0;
 
-	snprintf(path, sizeof(path), "%s/journal", J.dir);
-	snprintf(tmp, sizeof(tmp), "%s/journal.new", J.dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return -errno;
+	strbuf_addf(&path, "%s/journal", J.dir.buf);
+	strbuf_addf(&tmp, "%s/journal.new", J.dir.buf);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+		  O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
 	close(J.fd);
 	J.fd = fd;
 	J.next_id = 0;
 	if (boot[0]) {
-		snprintf(line, sizeof(line), "0\tboot\t%s\n", boot);
-		r = append(line);
+		strbuf_addf(&line, "0\tboot\t%s\n", boot);
+		r = append(line.buf);
 	}
 	for (i = 0; i < J.n && !r; i++) {
 		struct entry *e = &J.e[i];
 
 		e->id = ++J.next_id;
-		snprintf(line, sizeof(line), "%d\t%s\t%s\t%s\n", e->id,
-			 e->kind, e->a, e->b);
-		r = append(line);
+		strbuf_reset(&line);
+		strbuf_addf(&line, "%d\t%s\t%s\t%s\n", e->id, e->kind, e->a,
+			    e->b);
+		r = append(line.buf);
 	}
-	if (!r && rename(tmp, path))
+	if (!r && rename(tmp.buf, path.buf))
 		r = -errno;
 	if (r) {
-		unlink(tmp);
+		unlink(tmp.buf);
 		sys_fini_lock();
 	}
+out:
+	strbuf_release(&line);
+	strbuf_release(&tmp);
+	strbuf_release(&path);
 	return r;
 }
 
 int sys_fini(void)
 {
-	char path[4200];
-	int left = sys_undo_all();
+	struct strbuf path = STRBUF_INIT;
+	int left = sys_undo_all(), i;
 
 	/*
 	 * A journal that still holds something is the record to mend it.
 	 * The one at the path may be another runner's (ours removed with the
 	 * state dir, and a runner started since): only ours goes.
 	 */
-	snprintf(path, sizeof(path), "%s/journal", J.dir);
-	if (J.fd >= 0 && !left && still_at(J.fd, path))
-		unlink(path);
+	strbuf_addf(&path, "%s/journal", J.dir.buf);
+	if (J.fd >= 0 && !left && still_at(J.fd, path.buf))
+		unlink(path.buf);
+	strbuf_release(&path);
 	sys_fini_lock();
+	for (i = 0; i < J.n; i++) {
+		free(J.e[i].a);
+		free(J.e[i].b);
+	}
 	free(J.e);
 	J.e = NULL;
 	J.n = 0;

@@ -8,8 +8,8 @@
 struct entry {
 	int id;
 	char kind[16];
-	char a[4096];
-	char b[512];
+	char *a;		/* what changed: a path, a device, a pid */
+	char *b;		/* what undoes it: an old value, a file; "" */
 	bool done;
 	bool told;		/* its failure was reported */
 	int err;		/* last undo failed: -errno */

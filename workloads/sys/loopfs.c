@@ -129,17 +129,14 @@ int loopfs_create(struct loopfs *l, const char *dir, const char *name,
 {
 	int fd, r;
 
-	if ((size_t)snprintf(l->image, sizeof(l->image), "%s/%s.img", dir,
-			     name) >= sizeof(l->image) ||
-	    (size_t)snprintf(l->mnt, sizeof(l->mnt), "%s/%s.mnt", dir,
-			     name) >= sizeof(l->mnt)) {
-		err_setf(err, "path too long: %s", dir);
-		return -ENAMETOOLONG;
-	}
-	fd = open(l->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	strbuf_reset(&l->image);
+	strbuf_addf(&l->image, "%s/%s.img", dir, name);
+	strbuf_reset(&l->mnt);
+	strbuf_addf(&l->mnt, "%s/%s.mnt", dir, name);
+	fd = open(l->image.buf, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = -errno;
-		err_setf(err, "cannot create %s: %s", l->image,
+		err_setf(err, "cannot create %s: %s", l->image.buf,
 			 strerror(-r));
 		return r;
 	}
@@ -148,30 +145,30 @@ int loopfs_create(struct loopfs *l, const char *dir, const char *name,
 	if (ftruncate(fd, (off_t)image_bytes)) {
 		r = -errno;
 		close(fd);
-		err_setf(err, "cannot size %s to %llu bytes: %s", l->image,
+		err_setf(err, "cannot size %s to %llu bytes: %s", l->image.buf,
 			 (unsigned long long)image_bytes, strerror(-r));
 		return r;
 	}
 	close(fd);
-	r = mkfs(l->image, err);
+	r = mkfs(l->image.buf, err);
 	if (r)
 		return r;
-	if (mkdir(l->mnt, 0700) && errno != EEXIST) {
+	if (mkdir(l->mnt.buf, 0700) && errno != EEXIST) {
 		r = -errno;
-		err_setf(err, "cannot mkdir %s: %s", l->mnt, strerror(-r));
+		err_setf(err, "cannot mkdir %s: %s", l->mnt.buf, strerror(-r));
 		return r;
 	}
-	r = sys_loop_attach(l->image, l->dev, sizeof(l->dev));
+	r = sys_loop_attach(l->image.buf, l->dev, sizeof(l->dev));
 	if (r) {
 		err_setf(err, "cannot attach %s to a loop device: %s",
-			 l->image, strerror(-r));
+			 l->image.buf, strerror(-r));
 		return r;
 	}
 	l->attached = true;
-	r = sys_mount(l->dev, l->mnt, "ext4", 0, NULL);
+	r = sys_mount(l->dev, l->mnt.buf, "ext4", 0, NULL);
 	if (r) {
 		err_setf(err, "cannot mount %s (%s) as ext4 on %s: %s",
-			 l->dev, l->image, l->mnt, strerror(-r));
+			 l->dev, l->image.buf, l->mnt.buf, strerror(-r));
 		return r;
 	}
 	l->mounted = true;
@@ -183,7 +180,7 @@ int loopfs_destroy(struct loopfs *l)
 	int r, first = 0;
 
 	if (l->mounted) {
-		r = sys_umount(l->mnt);
+		r = sys_umount(l->mnt.buf);
 		if (r && !first)
 			first = r;
 		l->mounted = false;
@@ -195,13 +192,14 @@ int loopfs_destroy(struct loopfs *l)
 			first = r;
 		l->attached = false;
 	}
-	if (l->mnt[0] && rmdir(l->mnt) && errno != ENOENT && !first)
+	if (l->mnt.len && rmdir(l->mnt.buf) && errno != ENOENT && !first)
 		first = -errno;
 	if (l->made) {
-		if (unlink(l->image) && errno != ENOENT && !first)
+		if (unlink(l->image.buf) && errno != ENOENT && !first)
 			first = -errno;
 		l->made = false;
 	}
-	l->mnt[0] = '\0';
+	strbuf_release(&l->mnt);
+	strbuf_release(&l->image);
 	return first;
 }

@@ -15,9 +15,9 @@
 #include "common/common.h"
 
 struct loopfs {
-	char image[4200];	/* <dir>/<name>.img */
+	struct strbuf image;	/* <dir>/<name>.img */
 	char dev[32];		/* /dev/loopN */
-	char mnt[4200];		/* <dir>/<name>.mnt: where it is mounted */
+	struct strbuf mnt;	/* <dir>/<name>.mnt: where it is mounted */
 	bool made, attached, mounted;
 };
 
@@ -37,7 +37,10 @@ int loopfs_check(struct strbuf *err);
 void loopfs_init(struct loopfs *l);
 int loopfs_create(struct loopfs *l, const char *dir, const char *name,
 		  uint64_t image_bytes, struct strbuf *err);
-/* Unmount, detach, remove the image; returns 0 or the first -errno. */
+/*
+ * Unmount, detach, remove the image, free l's strings; returns 0 or the
+ * first -errno.
+ */
 int loopfs_destroy(struct loopfs *l);
 
 #endif

@@ -40,42 +40,24 @@ static bool has_word(const char *list, const char *word)
 static int file_has_word(const char *dir, const char *file, const char *word,
 			 bool *yes)
 {
-	char path[4300], buf[1024];
+	struct strbuf path = STRBUF_INIT;
+	char buf[1024];
 	int r;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	r = read_file_str(path, buf, sizeof(buf));
+	strbuf_addf(&path, "%s/%s", dir, file);
+	r = read_file_str(path.buf, buf, sizeof(buf));
+	strbuf_release(&path);
 	if (r)
 		return r;
 	*yes = has_word(buf, word);
 	return 0;
 }
 
-int memcg_detect(struct memcg *m, struct strbuf *err)
+/* The hierarchy to use, of the cgroup2 and v1 memory mounts ("": none). */
+static int memcg_pick(struct memcg *m, const char *v2, const char *v1,
+		      struct strbuf *err)
 {
-	char v2[4096] = "", v1[4096] = "";
-	struct mntent ent, *me;
-	char line[8192];
-	FILE *f;
 	bool yes;
-
-	memset(m, 0, sizeof(*m));
-	f = setmntent("/proc/self/mounts", "re");
-	if (!f) {
-		int r = -errno;
-
-		err_setf(err, "cannot read /proc/self/mounts: %s",
-			 strerror(-r));
-		return r;
-	}
-	while ((me = getmntent_r(f, &ent, line, sizeof(line)))) {
-		if (!strcmp(me->mnt_type, "cgroup2") && !v2[0])
-			snprintf(v2, sizeof(v2), "%s", me->mnt_dir);
-		else if (!strcmp(me->mnt_type, "cgroup") && !v1[0] &&
-			 hasmntopt(me, "memory"))
-			snprintf(v1, sizeof(v1), "%s", me->mnt_dir);
-	}
-	endmntent(f);
 
 	/*
 	 * A hybrid machine mounts cgroup2 without the memory controller
@@ -92,12 +74,12 @@ int memcg_detect(struct memcg *m, struct strbuf *err)
 			return -ENOENT;
 		}
 		m->version = MEMCG_V2;
-		snprintf(m->root, sizeof(m->root), "%s", v2);
+		strbuf_addstr(&m->root, v2);
 		return 0;
 	}
 	if (v1[0]) {
 		m->version = MEMCG_V1;
-		snprintf(m->root, sizeof(m->root), "%s", v1);
+		strbuf_addstr(&m->root, v1);
 		return 0;
 	}
 	err_setf(err, "no memory cgroup: neither cgroup v2 with the memory "
@@ -105,20 +87,52 @@ int memcg_detect(struct memcg *m, struct strbuf *err)
 	return -ENOENT;
 }
 
-static int cg_path(const struct memcg *m, const char *file, char *buf,
-		   size_t n)
+int memcg_detect(struct memcg *m, struct strbuf *err)
 {
-	if ((size_t)snprintf(buf, n, "%s/%s", m->path, file) >= n)
-		return -ENAMETOOLONG;
-	return 0;
+	struct strbuf v2 = STRBUF_INIT, v1 = STRBUF_INIT;
+	struct mntent ent, *me;
+	char line[8192];	/* getmntent_r's strings */
+	FILE *f;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f) {
+		r = -errno;
+		err_setf(err, "cannot read /proc/self/mounts: %s",
+			 strerror(-r));
+		return r;
+	}
+	while ((me = getmntent_r(f, &ent, line, sizeof(line)))) {
+		if (!strcmp(me->mnt_type, "cgroup2") && !v2.len)
+			strbuf_addstr(&v2, me->mnt_dir);
+		else if (!strcmp(me->mnt_type, "cgroup") && !v1.len &&
+			 hasmntopt(me, "memory"))
+			strbuf_addstr(&v1, me->mnt_dir);
+	}
+	endmntent(f);
+	r = memcg_pick(m, strbuf_str(&v2), strbuf_str(&v1), err);
+	strbuf_release(&v2);
+	strbuf_release(&v1);
+	return r;
+}
+
+/* The cgroup's file, into path (reset first). */
+static const char *cg_path(const struct memcg *m, const char *file,
+			   struct strbuf *path)
+{
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/%s", m->path.buf, file);
+	return path->buf;
 }
 
 static int cg_write(const struct memcg *m, const char *file, const char *val)
 {
-	char path[4400];
-	int r = cg_path(m, file, path, sizeof(path));
+	struct strbuf path = STRBUF_INIT;
+	int r = write_file_str(cg_path(m, file, &path), val);
 
-	return r ? r : write_file_str(path, val);
+	strbuf_release(&path);
+	return r;
 }
 
 int memcg_create(struct memcg *m, const char *tag, struct strbuf *err)
@@ -128,15 +142,12 @@ int memcg_create(struct memcg *m, const char *tag, struct strbuf *err)
 	r = memcg_detect(m, err);
 	if (r)
 		return r;
+	strbuf_addf(&m->path, "%s/foliobench.%d", m->root.buf, (int)getpid());
 	if (tag && *tag)
-		snprintf(m->path, sizeof(m->path), "%s/foliobench.%d.%s",
-			 m->root, (int)getpid(), tag);
-	else
-		snprintf(m->path, sizeof(m->path), "%s/foliobench.%d",
-			 m->root, (int)getpid());
-	r = sys_cgroup_mkdir(m->path);
+		strbuf_addf(&m->path, ".%s", tag);
+	r = sys_cgroup_mkdir(m->path.buf);
 	if (r) {
-		err_setf(err, "cannot create cgroup %s: %s", m->path,
+		err_setf(err, "cannot create cgroup %s: %s", m->path.buf,
 			 strerror(-r));
 		return r;
 	}
@@ -198,26 +209,30 @@ int memcg_reclaim(const struct memcg *m, uint64_t bytes)
 
 int memcg_usage(const struct memcg *m, uint64_t *bytes)
 {
-	char path[4400];
+	struct strbuf path = STRBUF_INIT;
 	int r;
 
-	r = cg_path(m, m->version == MEMCG_V2 ? "memory.current" :
-		    "memory.usage_in_bytes", path, sizeof(path));
-	return r ? r : read_file_u64(path, bytes);
+	r = read_file_u64(cg_path(m, m->version == MEMCG_V2 ?
+				  "memory.current" : "memory.usage_in_bytes",
+				  &path), bytes);
+	strbuf_release(&path);
+	return r;
 }
 
 int memcg_stat(const struct memcg *m, const char *key, uint64_t *val)
 {
-	char path[4400], line[256];
+	struct strbuf path = STRBUF_INIT;
 	size_t klen = strlen(key);
+	char line[256];
 	int r = -ENOENT;
 	FILE *f;
 
-	if (cg_path(m, "memory.stat", path, sizeof(path)))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
+	f = fopen(cg_path(m, "memory.stat", &path), "re");
 	if (!f)
-		return -errno;
+		r = -errno;
+	strbuf_release(&path);
+	if (!f)
+		return r;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long v;
 
@@ -235,8 +250,9 @@ int memcg_stat(const struct memcg *m, const char *key, uint64_t *val)
 
 void memcg_destroy(struct memcg *m)
 {
-	if (!m->made)
-		return;
-	sys_cgroup_rmdir(m->path);
+	if (m->made)
+		sys_cgroup_rmdir(m->path.buf);
 	m->made = false;
+	strbuf_release(&m->path);
+	strbuf_release(&m->root);
 }

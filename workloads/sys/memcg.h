@@ -21,8 +21,8 @@ enum memcg_version {
 
 struct memcg {
 	enum memcg_version version;
-	char root[4096];	/* where the child is made */
-	char path[4200];	/* the child: root/foliobench.<pid>[.tag] */
+	struct strbuf root;	/* where the child is made */
+	struct strbuf path;	/* the child: root/foliobench.<pid>[.tag] */
 	bool made;
 };
 
@@ -53,7 +53,10 @@ int memcg_reclaim(const struct memcg *m, uint64_t bytes);
 int memcg_usage(const struct memcg *m, uint64_t *bytes);
 /* One key of memory.stat (v1 names differ: "cache", "total_cache"...). */
 int memcg_stat(const struct memcg *m, const char *key, uint64_t *val);
-/* Remove the cgroup (its tasks move to the parent); safe to call twice. */
+/*
+ * Remove the cgroup (its tasks move to the parent) and free m's strings;
+ * safe to call twice, and on an m only detected.
+ */
 void memcg_destroy(struct memcg *m);
 
 /* "v1" / "v2" / "none" */

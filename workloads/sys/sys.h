@@ -46,7 +46,7 @@ int sys_undo_failures(struct strbuf *sb, bool all);
  * <base>/foliobench.<pid>; removed recursively on undo.  Asked again in
  * one run, it hands back the same directory.
  */
-int sys_scratch(const char *base, char *out, size_t n);
+int sys_scratch(const char *base, struct strbuf *out);
 
 /* Remove such a directory (recursively) and its journal entry. */
 int sys_scratch_remove(const char *path);
