@@ -64,6 +64,35 @@ if [ "$(sqlite3 "$TMP" "PRAGMA user_version")" = 7 ]; then
 		CREATE INDEX runs_label ON runs(label, status);
 		PRAGMA user_version = 6; COMMIT;"
 fi
+# Schema 15 keeps a sample's values in its row (samples.vals, a JSON array
+# named by samples.layout): copied with the sample, each value times the
+# factors below; before it, a row a value in the table sample_values.
+FACTOR='(1 + ((r.id * 7919) % 41 - 20) / 1000.0 +
+		   ((SID * 104729) % 13 - 6) / 2000.0) *
+	CASE WHEN r.label LIKE '"'%+patch'"' AND UNIT IN ('"'ns', 'us'"') AND
+		  BETTER = '"'lower'"' THEN 0.93 ELSE 1 END'
+if [ "$(sqlite3 "$TMP" "PRAGMA user_version")" -ge 15 ]; then
+	NEW_SID='((c.id - 1) * ns.n + s.rep + 1)'
+	VCOLS=', layout, vals'
+	VSEL=", s.layout, (SELECT json_group_array(v.atom * $(echo "$FACTOR" |
+		sed "s/SID/$NEW_SID/; s/UNIT/(l.metrics ->> ('\$[' || v.key || '][1]'))/;
+		     s/BETTER/(l.metrics ->> ('\$[' || v.key || '][2]'))/"))
+	FROM value_layouts l, json_each(s.vals) v WHERE l.id = s.layout)"
+	VALUES_SQL=
+else
+	VCOLS= VSEL=
+	VALUES_SQL="INSERT INTO sample_values (sample_id, metric, value, unit,
+	better, supported)
+SELECT s.id, v.metric, v.value * $(echo "$FACTOR" |
+	sed 's/SID/s.id/; s/UNIT/v.unit/; s/BETTER/v.better/'),
+	v.unit, v.better, v.supported
+FROM samples s JOIN cases c ON c.id = s.case_id
+JOIN runs r ON r.id = c.run_id
+JOIN seed ON seed.k = r.id % (SELECT count(*) FROM seed)
+JOIN s_cases sc ON sc.run_id = seed.sid AND sc.seq = c.seq
+JOIN s_samples ss ON ss.case_id = sc.id AND ss.rep = s.rep
+JOIN s_values v ON v.sample_id = ss.id ORDER BY s.id, v.rid;"
+fi
 # samples a seed run holds: the number of boots that make about N samples
 SPR=$(sqlite3 "$TMP" "SELECT count(*) / (SELECT count(*) FROM runs)
 		       FROM samples")
@@ -109,8 +138,8 @@ DELETE FROM sample_workers;
 CREATE TEMP TABLE s_runs AS SELECT * FROM runs;
 CREATE TEMP TABLE s_cases AS SELECT * FROM cases;
 CREATE TEMP TABLE s_samples AS SELECT * FROM samples;
-CREATE TEMP TABLE s_values AS SELECT rowid AS rid, * FROM sample_values;
-DELETE FROM sample_values;
+$([ -n "$VALUES_SQL" ] && echo "CREATE TEMP TABLE s_values AS SELECT rowid AS rid, * FROM sample_values;
+DELETE FROM sample_values;")
 DELETE FROM samples;
 DELETE FROM cases;
 DELETE FROM runs;
@@ -156,13 +185,13 @@ FROM gen g JOIN seed ON seed.k = g.g % (SELECT count(*) FROM seed)
 JOIN s_cases c ON c.run_id = seed.sid, nc ORDER BY 1;
 
 INSERT INTO samples (id, case_id, rep, warmup, valid, invalid_reason, cpu,
-		     verify, taken_at, workers, noise, noisy)
+		     verify, taken_at, workers, noise, noisy$VCOLS)
 SELECT (c.id - 1) * ns.n + s.rep + 1, c.id, s.rep, s.warmup,
 	CASE WHEN c.id % 211 = 17 AND s.rep = 4 THEN 0 ELSE s.valid END,
 	CASE WHEN c.id % 211 = 17 AND s.rep = 4 THEN 'migrated to CPU 1'
 	     ELSE s.invalid_reason END,
 	s.cpu, s.verify, r.started_at, s.workers, s.noise,
-	CASE WHEN c.id % 97 = 11 AND s.rep = 3 THEN 1 ELSE s.noisy END
+	CASE WHEN c.id % 97 = 11 AND s.rep = 3 THEN 1 ELSE s.noisy END$VSEL
 FROM cases c JOIN runs r ON r.id = c.run_id
 JOIN seed ON seed.k = r.id % (SELECT count(*) FROM seed)
 JOIN s_cases sc ON sc.run_id = seed.sid AND sc.seq = c.seq
@@ -170,21 +199,9 @@ JOIN s_samples s ON s.case_id = sc.id, ns
 WHERE c.status IN ('done', 'failed') ORDER BY 1;
 
 -- Values: the seed's, times a factor of the boot (a few percent) and of
--- the sample (under one percent); the patch takes 7% less time.
-INSERT INTO sample_values (sample_id, metric, value, unit, better,
-			   supported)
-SELECT s.id, v.metric,
-	v.value * (1 + ((r.id * 7919) % 41 - 20) / 1000.0 +
-		   ((s.id * 104729) % 13 - 6) / 2000.0) *
-	CASE WHEN r.label LIKE '%+patch' AND v.unit IN ('ns', 'us') AND
-		  v.better = 'lower' THEN 0.93 ELSE 1 END,
-	v.unit, v.better, v.supported
-FROM samples s JOIN cases c ON c.id = s.case_id
-JOIN runs r ON r.id = c.run_id
-JOIN seed ON seed.k = r.id % (SELECT count(*) FROM seed)
-JOIN s_cases sc ON sc.run_id = seed.sid AND sc.seq = c.seq
-JOIN s_samples ss ON ss.case_id = sc.id AND ss.rep = s.rep
-JOIN s_values v ON v.sample_id = ss.id ORDER BY s.id, v.rid;
+-- the sample (under one percent); the patch takes 7% less time (with the
+-- samples above, from schema 15).
+$VALUES_SQL
 
 -- the outbox: sent, but for the last nights (pending) and a few failures
 INSERT INTO uploads (run_id, target, state, attempts, last_error,

@@ -267,30 +267,22 @@ static int check_foreign(struct db *db, int v, enum open_mode mode)
 	return DB_NOT_DB;
 }
 
-static int open_mode(struct db *db, const char *path, enum open_mode mode)
+/*
+ * What open_mode checks before SQLite opens path: a path it can name
+ * (*name, in buf), there unless it is to be made, a file SQLite can hold,
+ * a directory to make it in.
+ */
+static int check_path(struct db *db, const char *path, enum open_mode mode,
+		      char *buf, size_t n, const char **name)
 {
-	/*
-	 * A reader's connection is used by one thread (the reports have no
-	 * other): no mutex a call (SQLite's serialized mode took 20% of the
-	 * CPU time of a compare reading 10^6 samples' series, issue 31).
-	 */
-	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY |
-					SQLITE_OPEN_NOMUTEX :
-		    SQLITE_OPEN_READWRITE |
-		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
-	struct strbuf uri = STRBUF_INIT, why = STRBUF_INIT;
-	char buf[4200];
-	const char *name;
-	bool tidy = mode == OPEN_READ && !db_wal_files(path);
-	int r, v;
+	struct strbuf why = STRBUF_INIT;
 
-	memset(db, 0, sizeof(*db));
-	snprintf(db->path, sizeof(db->path), "%s", path);
 	if (db_path_check(path, &why))
 		return db_take_err(db, &why, DB_ERR);
-	name = db_file_name(path, buf, sizeof(buf));
-	if (!name) {
-		snprintf(db->errbuf, sizeof(db->errbuf), "%s", strerror(ENAMETOOLONG));
+	*name = db_file_name(path, buf, n);
+	if (!*name) {
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s",
+			 strerror(ENAMETOOLONG));
 		return DB_ERR;
 	}
 	if (mode != OPEN_CREATE && access(path, F_OK)) {
@@ -301,31 +293,43 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode)
 		return db_take_err(db, &why, DB_NOT_DB);
 	if (mode == OPEN_CREATE && db_no_dir(path, &why))
 		return db_take_err(db, &why, DB_ERR);
-again:
-	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
-		fail(db, "cannot open");
-		db_close(db);
-		strbuf_release(&uri);
-		return DB_ERR;
+	return DB_OK;
+}
+
+/* A writer's connection: writable indeed, WAL, its pragmas, migrated. */
+static int set_up_writer(struct db *db, const char *path,
+			 enum open_mode mode)
+{
+	int r;
+
+	/* SQLite opens a file it may not write read-only, silently */
+	if (mode == OPEN_CREATE && sqlite3_db_readonly(db->h, "main") == 1) {
+		snprintf(db->errbuf, sizeof(db->errbuf), "%s",
+			 access(path, W_OK) && errno == EROFS ?
+			 "its file system is mounted read-only" :
+			 "the file is read-only");
+		return DB_READONLY;
 	}
-	sqlite3_busy_timeout(db->h, DB_BUSY_MS);
-	/* a file that is not SQLite fails on its first read (or is locked) */
-	v = db_schema_version(db);
-	/*
-	 * A WAL database on a read-only file system: no -shm can be made
-	 * there, and no one writes it; read as merge reads its inputs.
-	 */
-	if (v < 0 && mode == OPEN_READ && !uri.len && db_read_only_fs(path) &&
-	    !strcmp(db_read_query(path), "?immutable=1")) {
-		db_close(db);
-		db_uri(&uri, path, "?immutable=1");
-		name = uri.buf;
-		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
-			SQLITE_OPEN_URI;
-		tidy = false;
-		goto again;
-	}
-	strbuf_release(&uri);
+	if ((r = journal_wal(db)) ||
+	    (r = exec(db, "PRAGMA synchronous = NORMAL")) ||
+	    (r = exec(db, "PRAGMA foreign_keys = ON")))
+		return r;
+	return migrate(db);
+}
+
+static int open_mode(struct db *db, const char *path, enum open_mode mode);
+
+/*
+ * The connection open_mode made, of schema version v (negative: not read):
+ * a reader's set up, or the file opened again as a writer where only a
+ * writer can read it (a WAL to recover, a hot journal, an older schema
+ * to migrate); a writer's set up.  Closed on an error.
+ */
+static int opened(struct db *db, const char *path, enum open_mode mode,
+		  int v, bool tidy)
+{
+	int r;
+
 	if (v < 0) {
 		/* a WAL to recover, a hot journal: only a writer can */
 		if (mode == OPEN_READ &&
@@ -360,27 +364,60 @@ again:
 		db->tidy = tidy;
 		return r;
 	}
-	/* SQLite opens a file it may not write read-only, silently */
-	if (mode == OPEN_CREATE && sqlite3_db_readonly(db->h, "main") == 1) {
-		snprintf(db->errbuf, sizeof(db->errbuf), "%s",
-			 access(path, W_OK) && errno == EROFS ?
-			 "its file system is mounted read-only" :
-			 "the file is read-only");
+	r = set_up_writer(db, path, mode);
+	if (r)
 		db_close(db);
-		return DB_READONLY;
-	}
-	if ((r = journal_wal(db)) ||
-	    (r = exec(db, "PRAGMA synchronous = NORMAL")) ||
-	    (r = exec(db, "PRAGMA foreign_keys = ON"))) {
-		db_close(db);
+	return r;
+}
+
+static int open_mode(struct db *db, const char *path, enum open_mode mode)
+{
+	/*
+	 * A reader's connection is used by one thread (the reports have no
+	 * other): no mutex a call (SQLite's serialized mode took 20% of the
+	 * CPU time of a compare reading 10^6 samples' series, issue 31).
+	 */
+	int flags = mode == OPEN_READ ? SQLITE_OPEN_READONLY |
+					SQLITE_OPEN_NOMUTEX :
+		    SQLITE_OPEN_READWRITE |
+		    (mode == OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
+	struct strbuf uri = STRBUF_INIT;
+	char buf[4200];
+	const char *name;
+	bool tidy = mode == OPEN_READ && !db_wal_files(path);
+	int r, v;
+
+	memset(db, 0, sizeof(*db));
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	r = check_path(db, path, mode, buf, sizeof(buf), &name);
+	if (r)
 		return r;
-	}
-	r = migrate(db);
-	if (r) {
+again:
+	if (sqlite3_open_v2(name, &db->h, flags, NULL) != SQLITE_OK) {
+		fail(db, "cannot open");
 		db_close(db);
-		return r;
+		strbuf_release(&uri);
+		return DB_ERR;
 	}
-	return DB_OK;
+	sqlite3_busy_timeout(db->h, DB_BUSY_MS);
+	/* a file that is not SQLite fails on its first read (or is locked) */
+	v = db_schema_version(db);
+	/*
+	 * A WAL database on a read-only file system: no -shm can be made
+	 * there, and no one writes it; read as merge reads its inputs.
+	 */
+	if (v < 0 && mode == OPEN_READ && !uri.len && db_read_only_fs(path) &&
+	    !strcmp(db_read_query(path), "?immutable=1")) {
+		db_close(db);
+		db_uri(&uri, path, "?immutable=1");
+		name = uri.buf;
+		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+			SQLITE_OPEN_URI;
+		tidy = false;
+		goto again;
+	}
+	strbuf_release(&uri);
+	return opened(db, path, mode, v, tidy);
 }
 
 int db_open(struct db *db, const char *path, bool create)

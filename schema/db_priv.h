@@ -33,6 +33,30 @@ const char *db_col_text(sqlite3_stmt *st, int i);
 /* A real column, NAN for NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
 /*
+ * A sample's values (schema 15: samples.vals, a JSON array named by its
+ * layout, schema/015_sample_vals.sql) as rows, for a query's FROM after
+ * the samples s: v.key is a value's place in the sample, the metric order
+ * the workload gave.  The columns: the metric, unit, better, supported
+ * from the layout; the value, a number, NULL, the text kept, or the bytes
+ * of its {"blob": hex} (db_check_value says which).
+ */
+#define DB_VALUES_OF(s) \
+	" JOIN value_layouts vl ON vl.id = " s ".layout, " \
+	"json_each(" s ".vals) v "
+/*
+ * The layout of v's nv values (its row in value_layouts, made where
+ * missing) and the JSON of their values, for a sample's layout and vals.
+ */
+struct db_value;
+int db_vals_make(struct db *db, const struct db_value *v, int nv,
+		 int64_t *layout, struct strbuf *vals);
+#define DB_V_METRIC	"(vl.metrics ->> ('$[' || v.key || '][0]'))"
+#define DB_V_UNIT	"(vl.metrics ->> ('$[' || v.key || '][1]'))"
+#define DB_V_BETTER	"(vl.metrics ->> ('$[' || v.key || '][2]'))"
+#define DB_V_SUPPORTED	"(vl.metrics ->> ('$[' || v.key || '][3]'))"
+#define DB_V_VALUE \
+	"(CASE v.type WHEN 'object' THEN CAST(v.value AS BLOB) ELSE v.atom END)"
+/*
  * The one check of a stored value (column col of st, of that sample, run,
  * metric and unit), wherever samples are read or copied: a number or NULL
  * (not measurable), never text or a blob (they read as 0), and no

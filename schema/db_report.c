@@ -199,17 +199,18 @@ int db_report_values_each_noisy(struct db *db, const char *label,
 					  NULL, fn, arg);
 }
 
-/* sample_values.rowid keeps the metric order the workload gave. */
+/* A value's place in its sample keeps the metric order the workload gave. */
 #define VALUES_SQL(filter) \
-	"SELECT r.id, r.boot_id, c.workload, c.params, v.metric, v.unit, " \
-	"v.better, v.value, v.supported, s.id, c.asked " \
+	"SELECT r.id, r.boot_id, c.workload, c.params, " DB_V_METRIC ", " \
+	DB_V_UNIT ", " DB_V_BETTER ", " DB_V_VALUE ", " DB_V_SUPPORTED ", " \
+	"s.id, c.asked " \
 	"FROM runs r JOIN cases c ON c.run_id = r.id " \
 	"JOIN samples s ON s.case_id = c.id " \
-	"JOIN sample_values v ON v.sample_id = s.id " \
+	DB_VALUES_OF("s") \
 	"WHERE r.label = ?1 AND r.status = 'complete' " \
 	"AND s.warmup = 0 AND s.valid = 1 AND (?3 = 1 OR s.profiled = 0) " \
 	"AND (?2 = 0 OR s.noisy = 0) " \
-	filter "ORDER BY r.started_at, r.id, c.seq, s.rep, v.rowid"
+	filter "ORDER BY r.started_at, r.id, c.seq, s.rep, v.key"
 
 struct keep_call {
 	bool (*keep)(const struct db_report_value *, void *);
@@ -292,8 +293,9 @@ int db_report_values_each_kept(struct db *db, const char *label,
 		return db_fail(db, "cannot make the report's value filter");
 	r = db_each(db, "cannot read samples", row_value, &w,
 		    keep ? VALUES_SQL("AND fb_keep(c.workload, c.params, "
-				      "v.metric, v.unit, v.value, "
-				      "v.supported) ") : VALUES_SQL(""),
+				      DB_V_METRIC ", " DB_V_UNIT ", "
+				      DB_V_VALUE ", " DB_V_SUPPORTED ") ") :
+			   VALUES_SQL(""),
 		    "tii", label, (int64_t)drop_noisy, (int64_t)profiled);
 	/* k lives on this stack: the function goes with it */
 	if (keep)

@@ -255,14 +255,15 @@ static int row(struct db *db, sqlite3_stmt *st, void *arg)
 }
 
 #define SERIES_SQL(where) \
-	"SELECT c.run_id, c.workload, c.params, v.metric, v.unit, " \
-	"v.better, v.value, v.supported, c.asked, s.noisy, s.id, " \
+	"SELECT c.run_id, c.workload, c.params, " DB_V_METRIC ", " \
+	DB_V_UNIT ", " DB_V_BETTER ", " DB_V_VALUE ", " DB_V_SUPPORTED ", " \
+	"c.asked, s.noisy, s.id, " \
 	"instr(s.verify, 'coverage_bounded') AND " \
 	"json_extract(s.verify, '$.coverage_bounded') = 1 " \
 	"FROM cases c JOIN samples s ON s.case_id = c.id " \
-	"JOIN sample_values v ON v.sample_id = s.id " \
+	DB_VALUES_OF("s") \
 	"WHERE " where " AND s.warmup = 0 AND s.valid = 1 AND s.profiled = 0 " \
-	"ORDER BY c.run_id, c.seq, s.rep, v.rowid"
+	"ORDER BY c.run_id, c.seq, s.rep, v.key"
 
 /* The ids of the runs without their mark. */
 struct ids {
@@ -285,7 +286,7 @@ static int add_id(struct db *db, sqlite3_stmt *st, void *arg)
 
 /*
  * The rows of each run of ids, made anew: a run at a time, which SQLite
- * reads through the indexes of cases, samples and sample_values (all the
+ * reads through the indexes of cases and samples (all the
  * runs in one query sort every value of the database).
  */
 static int build(struct db *db, const int64_t *ids, size_t n)

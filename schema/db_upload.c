@@ -308,10 +308,11 @@ int db_run_doc(struct db *db, const char *uuid, char **json)
 		"   'metrics', json(w.metrics)) AS wj FROM sample_workers w "
 		"   WHERE w.sample_id = s.id ORDER BY w.worker)), "
 		"  'metrics', (SELECT json_group_array(json(vj)) FROM ("
-		"   SELECT json_object('name', v.metric, 'value', v.value, "
-		"   'unit', v.unit, 'better', v.better, 'supported', "
-		    BOOL("v.supported") ") AS vj FROM sample_values v "
-		"   WHERE v.sample_id = s.id ORDER BY v.rowid))"
+		"   SELECT json_object('name', " DB_V_METRIC ", 'value', "
+		    DB_V_VALUE ", 'unit', " DB_V_UNIT ", 'better', "
+		    DB_V_BETTER ", 'supported', " BOOL(DB_V_SUPPORTED) ") "
+		"   AS vj FROM samples s1" DB_VALUES_OF("s1")
+		"   WHERE s1.id = s.id ORDER BY v.key))"
 		"  ) AS sj FROM samples s WHERE s.case_id = c.id "
 		"  ORDER BY s.rep))"
 		" ) AS cj FROM cases c WHERE c.run_id = r.id ORDER BY c.seq))"
@@ -342,6 +343,9 @@ int db_upload_metadata(struct db *db, int64_t run_id, char **json)
 	"(SELECT group_concat(key || '=' || replace(replace(value, '%', " \
 	"'%25'), '/', '%2F'), ',') FROM json_each(c.params))"
 
+/* A value's place in the run: its sample's, then its own in the sample. */
+#define VID "(s.id * 65536 + v.key)"
+
 int db_upload_metrics_each(struct db *db, int64_t run_id,
 			   int (*fn)(const struct db_upload_metric *, void *),
 			   void *arg)
@@ -358,12 +362,14 @@ int db_upload_metrics_each(struct db *db, int64_t run_id,
 	if ((r = prepare(db,
 		    "SELECT cid, workload, p, metric, unit, value FROM ("
 		    " SELECT c.id AS cid, c.seq, c.workload, " PARAMS_TEXT
-		    " AS p, v.metric, v.unit, v.value, s.rep, v.rowid AS vid, "
-		    " min(v.rowid) OVER (PARTITION BY c.id, v.metric) AS first "
-		    " FROM cases c JOIN samples s ON s.case_id = c.id "
-		    " JOIN sample_values v ON v.sample_id = s.id "
+		    " AS p, " DB_V_METRIC " AS metric, " DB_V_UNIT " AS unit, "
+		    DB_V_VALUE " AS value, s.rep, " VID " AS vid, "
+		    " min(" VID ") OVER (PARTITION BY c.id, " DB_V_METRIC ") "
+		    " AS first FROM cases c JOIN samples s ON s.case_id = c.id"
+		    DB_VALUES_OF("s")
 		    " WHERE c.run_id = ?1 AND s.warmup = 0 AND s.valid = 1 "
-		    " AND v.supported = 1 AND v.value IS NOT NULL) "
+		    " AND " DB_V_SUPPORTED " = 1 AND " DB_V_VALUE
+		    " IS NOT NULL) "
 		    "ORDER BY seq, first, rep, vid", &st)))
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);

@@ -18,20 +18,46 @@ int db_bad_row(struct db *db, const char *fmt, ...)
 	return DB_BADROW;
 }
 
-/* What a text or blob column holds, for people: a blob's bytes as \xNN. */
+static int hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * What a text or blob column holds, for people: a blob's bytes as \xNN
+ * (a blob value is kept as {"blob": hex} in a sample's values, schema 15:
+ * its bytes are the hex's).
+ */
 static void shown(sqlite3_stmt *st, int col, char *out, size_t n)
 {
-	const unsigned char *b = sqlite3_column_blob(st, col);
+	static const char kept[] = "{\"blob\":\"";
+	const char *b = sqlite3_column_blob(st, col);
 	int i, len = sqlite3_column_bytes(st, col);
 	size_t at = 0;
+	unsigned x;
 
 	out[0] = '\0';
 	if (sqlite3_column_type(st, col) == SQLITE_TEXT) {
 		snprintf(out, n, "%.40s", db_col_text(st, col));
 		return;
 	}
+	if (b && len > (int)strlen(kept) &&
+	    !strncmp(b, kept, strlen(kept))) {
+		for (i = (int)strlen(kept); i + 1 < len && i < 40 &&
+		     at + 5 <= n && hex(b[i]) >= 0 && hex(b[i + 1]) >= 0;
+		     i += 2) {
+			x = (unsigned)(hex(b[i]) << 4 | hex(b[i + 1]));
+			at += (size_t)snprintf(out + at, n - at, "\\x%02x", x);
+		}
+		return;
+	}
 	for (i = 0; b && i < len && i < 10 && at + 5 <= n; i++)
-		at += (size_t)snprintf(out + at, n - at, "\\x%02x", b[i]);
+		at += (size_t)snprintf(out + at, n - at, "\\x%02x",
+				       (unsigned char)b[i]);
 }
 
 int db_check_value(struct db *db, sqlite3_stmt *st, int col,
@@ -69,22 +95,26 @@ static int row_check(struct db *db, sqlite3_stmt *st, void *arg)
 
 int db_values_check(struct db *db, const char *schema, const char *uuid)
 {
-	char sql[768];
+	char sql[1280];
 
 	/*
-	 * Only rows that may be bad reach the check, found through the
-	 * partial index of exactly them (schema 13; materialized, so that
-	 * the order asked does not make SQLite scan the table for it);
-	 * schema is ours.
+	 * Only the samples whose values may be bad are read, found through
+	 * the partial index of exactly them (samples_suspect, schema 15;
+	 * materialized, so that the order asked does not make SQLite scan
+	 * the table for it); schema is ours.
 	 */
-	snprintf(sql, sizeof(sql), "WITH v AS MATERIALIZED (SELECT rowid AS "
-		 "vid, sample_id, metric, unit, value FROM %1$s.sample_values "
-		 "WHERE typeof(value) IN ('text', 'blob') OR value < 0) "
+	snprintf(sql, sizeof(sql), "WITH v AS MATERIALIZED (SELECT s.id AS "
+		 "sample_id, s.case_id, v.key, " DB_V_METRIC " AS metric, "
+		 DB_V_UNIT " AS unit, " DB_V_VALUE " AS value "
+		 "FROM %1$s.samples s JOIN %1$s.value_layouts vl "
+		 "ON vl.id = s.layout, json_each(s.vals) v "
+		 "WHERE (instr(s.vals, '\"') OR instr(s.vals, '[-') OR "
+		 "instr(s.vals, ',-')) AND (v.type IN ('text', 'object') OR "
+		 "v.atom < 0)) "
 		 "SELECT v.sample_id, c.run_id, v.metric, v.unit, v.value "
-		 "FROM v JOIN %1$s.samples s ON s.id = v.sample_id "
-		 "JOIN %1$s.cases c ON c.id = s.case_id "
+		 "FROM v JOIN %1$s.cases c ON c.id = v.case_id "
 		 "WHERE (?1 IS NULL OR c.run_id = (SELECT id FROM %1$s.runs "
-		 "WHERE uuid = ?1)) ORDER BY v.vid", schema);
+		 "WHERE uuid = ?1)) ORDER BY v.sample_id, v.key", schema);
 	return db_each(db, "cannot read the values", row_check, NULL, sql,
 		       "t", uuid);
 }

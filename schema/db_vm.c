@@ -20,28 +20,16 @@ static int bind_texts(sqlite3_stmt *st, const char *const *v, int n)
 	return 0;
 }
 
-int db_vm_attach(struct db *db, const struct db_vm *vm,
-		 int (*fn)(const struct db_vm_run *, void *), void *arg)
+/* The guest's row of run_vm for the run its database holds. */
+static int insert_vm(struct db *db, const struct db_vm *vm, bool counted)
 {
 	const char *text[] = { vm->accel, vm->accel_why, vm->shape, vm->kernel,
 			       vm->kernel_image, vm->qemu_version,
 			       vm->qemu_args, vm->guest_cmdline, vm->command,
 			       vm->console, vm->kmsg, vm->started_at };
-	sqlite3_stmt *ins = NULL, *sel = NULL;
-	/* a timed guest has no shift, whatever icount_shift holds */
-	bool counted = vm->clock && strcmp(vm->clock, "time");
-	int r, stop = 0;
+	sqlite3_stmt *ins = NULL;
+	int r = DB_OK;
 
-	if (counted && (strcmp(vm->clock, "instructions") ||
-			vm->icount_shift < 0 || vm->icount_shift > 10)) {
-		snprintf(db->errbuf, sizeof(db->errbuf), "cannot record the guest: "
-			 "clock '%s' with icount shift %d (a counted guest "
-			 "has clock 'instructions' and a shift of 0 to 10)",
-			 vm->clock, vm->icount_shift);
-		return DB_ERR;
-	}
-	if (db_exec(db, "BEGIN IMMEDIATE"))
-		return DB_ERR;
 	if (sqlite3_prepare_v2(db->h,
 			       "INSERT OR REPLACE INTO run_vm (run_id, accel, "
 			       "accel_why, shape, kernel, kernel_image, "
@@ -65,17 +53,28 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 	    (vm->kernel_sha256 ? sqlite3_bind_text(ins, 17, vm->kernel_sha256,
 						   -1, SQLITE_TRANSIENT) :
 	     sqlite3_bind_null(ins, 17)) ||
-	    sqlite3_step(ins) != SQLITE_DONE) {
+	    sqlite3_step(ins) != SQLITE_DONE)
 		r = db_fail(db, "cannot record the guest");
-		goto fail;
-	}
+	sqlite3_finalize(ins);
+	return r;
+}
+
+/* fn on each run the guest's database holds, until it returns non-zero. */
+static int each_run(struct db *db,
+		    int (*fn)(const struct db_vm_run *, void *), void *arg,
+		    int *stop)
+{
+	sqlite3_stmt *sel = NULL;
+	int r;
+
 	if (sqlite3_prepare_v2(db->h,
 			       "SELECT uuid, label, kernel_release, boot_id, "
 			       "status, v.first_sample_s FROM runs JOIN run_vm "
 			       "v ON v.run_id = runs.id ORDER BY runs.id", -1,
 			       &sel, NULL)) {
 		r = db_fail(db, "cannot read the guest's runs");
-		goto fail;
+		sqlite3_finalize(sel);
+		return r;
 	}
 	while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
 		struct db_vm_run run = {
@@ -87,25 +86,40 @@ int db_vm_attach(struct db *db, const struct db_vm *vm,
 			.first_sample_s = db_col_real(sel, 5),
 		};
 
-		if (fn && (stop = fn(&run, arg)))
+		if (fn && (*stop = fn(&run, arg)))
 			break;
 	}
-	if (!stop && r != SQLITE_DONE) {
-		r = db_fail(db, "cannot read the guest's runs");
-		goto fail;
-	}
-	sqlite3_finalize(ins);
+	r = !*stop && r != SQLITE_DONE ?
+	    db_fail(db, "cannot read the guest's runs") : DB_OK;
 	sqlite3_finalize(sel);
-	if (stop) {
+	return r;
+}
+
+int db_vm_attach(struct db *db, const struct db_vm *vm,
+		 int (*fn)(const struct db_vm_run *, void *), void *arg)
+{
+	/* a timed guest has no shift, whatever icount_shift holds */
+	bool counted = vm->clock && strcmp(vm->clock, "time");
+	int r, stop = 0;
+
+	if (counted && (strcmp(vm->clock, "instructions") ||
+			vm->icount_shift < 0 || vm->icount_shift > 10)) {
+		snprintf(db->errbuf, sizeof(db->errbuf), "cannot record the guest: "
+			 "clock '%s' with icount shift %d (a counted guest "
+			 "has clock 'instructions' and a shift of 0 to 10)",
+			 vm->clock, vm->icount_shift);
+		return DB_ERR;
+	}
+	if (db_exec(db, "BEGIN IMMEDIATE"))
+		return DB_ERR;
+	r = insert_vm(db, vm, counted);
+	if (!r)
+		r = each_run(db, fn, arg, &stop);
+	if (r || stop) {
 		db_rollback(db);
-		return stop;
+		return r ? r : stop;
 	}
 	return db_exec(db, "COMMIT") ? DB_ERR : DB_OK;
-fail:
-	sqlite3_finalize(ins);
-	sqlite3_finalize(sel);
-	db_rollback(db);
-	return r;
 }
 
 struct shape_walk {

@@ -309,37 +309,27 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 		       const char *verify_json, const struct db_value *v,
 		       int nv, const struct db_sample_more *more)
 {
+	struct strbuf vals = STRBUF_INIT;
+	int64_t sid, layout = -1;
 	char now[32];
-	int64_t sid;
-	int i, r;
+	int r;
 
 	db_iso_now(now, sizeof(now));
 	r = db_exec(db, "BEGIN IMMEDIATE");
 	if (r)
 		return r;
+	/* the values in the sample's own row (schema 15) */
+	if (nv > 0 && (r = db_vals_make(db, v, nv, &layout, &vals)))
+		goto err;
 	r = db_stmt(db, "INSERT INTO samples (case_id, rep, warmup, valid, "
-		     "invalid_reason, cpu, verify, taken_at) VALUES "
-		     "(?,?,?,?,?,?,?,?)", "iiiititt", case_id, (int64_t)rep,
-		     (int64_t)warmup, (int64_t)valid, invalid_reason,
-		     (int64_t)cpu, verify_json, now);
+		     "invalid_reason, cpu, verify, taken_at, layout, vals) "
+		     "VALUES (?,?,?,?,?,?,?,?,nullif(?,-1),?)", "iiiitittit",
+		     case_id, (int64_t)rep, (int64_t)warmup, (int64_t)valid,
+		     invalid_reason, (int64_t)cpu, verify_json, now, layout,
+		     nv > 0 ? vals.buf : NULL);
 	if (r)
 		goto err;
 	sid = sqlite3_last_insert_rowid(db->h);
-	for (i = 0; i < nv; i++) {
-		if (v[i].supported)
-			r = db_stmt(db, "INSERT INTO sample_values (sample_id, "
-				     "metric, value, unit, better, supported) "
-				     "VALUES (?,?,?,?,?,1)", "itdtt", sid,
-				     v[i].metric, v[i].value, v[i].unit,
-				     v[i].better);
-		else
-			r = db_stmt(db, "INSERT INTO sample_values (sample_id, "
-				     "metric, value, unit, better, supported) "
-				     "VALUES (?,?,NULL,?,?,0)", "ittt", sid,
-				     v[i].metric, v[i].unit, v[i].better);
-		if (r)
-			goto err;
-	}
 	if (more) {
 		r = add_workers(db, sid, more);
 		if (!r && more->profiled)
@@ -350,8 +340,10 @@ int db_sample_add_more(struct db *db, int64_t case_id, int rep, bool warmup,
 	r = db_exec(db, "COMMIT");
 	if (r)
 		goto err;
+	strbuf_release(&vals);
 	return DB_OK;
 err:
+	strbuf_release(&vals);
 	return rollback_r(db, r);
 }
 

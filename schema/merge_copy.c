@@ -10,6 +10,20 @@
 #include "db_priv.h"
 
 /*
+ * The join of the map of t's parent k: a dictionary's (value_layouts) is
+ * a LEFT JOIN, as a row may name none (a sample without values).
+ */
+static void join_parent(struct merge *m, const struct table *t, int k,
+			struct strbuf *sb)
+{
+	strbuf_addf(sb, m->t[t->fk[k].parent].dict ? " LEFT JOIN " :
+		    " CROSS JOIN ");
+	merge_map_ident(sb, m->t[t->fk[k].parent].name);
+	strbuf_addf(sb, " AS p%d ON p%d.old = s.", k, k);
+	merge_ident(sb, t->cols[t->fk[k].col]);
+}
+
+/*
  * The rows of table i to copy, as " FROM ...": runs whose uuid the output
  * lacks; any other table's rows whose every foreign key is in its parent's
  * map (pK.new the parent's new id), read in the input's order or, with
@@ -44,13 +58,8 @@ static void rows_from(struct merge *m, int i, struct strbuf *sb)
 	}
 	merge_ident(sb, t->cols[t->fk[0].col]);
 	strbuf_addf(sb, " = p0.old");
-	for (k = 1; k < t->nfk; k++) {
-		strbuf_addf(sb, " CROSS JOIN ");
-		merge_map_ident(sb, m->t[t->fk[k].parent].name);
-		strbuf_addf(sb, " AS p%d ON s.", k);
-		merge_ident(sb, t->cols[t->fk[k].col]);
-		strbuf_addf(sb, " = p%d.old", k);
-	}
+	for (k = 1; k < t->nfk; k++)
+		join_parent(m, t, k, sb);
 }
 
 /* Run sql with ?1 bound to v (when v >= 0); DB_ERR naming the table. */
@@ -70,17 +79,95 @@ static int run_sql(struct merge *m, const struct table *t, const char *sql,
 }
 
 /*
+ * The map of table i's new rows: their ids in the input, and the next ids
+ * after the output's largest, in the input's id order; t->added its rows.
+ */
+static int fill_map(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT;
+	int64_t base;
+	int r;
+
+	strbuf_addf(&sql, "SELECT coalesce(max(");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, "), 0) FROM main.");
+	merge_ident(&sql, t->name);
+	base = merge_query_int(m, sql.buf, NULL);
+	strbuf_release(&sql);
+	if (base < 0)
+		return db_fail(&m->db, t->name);
+	strbuf_addf(&sql, "INSERT INTO ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old, new) SELECT s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ")");
+	rows_from(m, i, &sql);
+	r = run_sql(m, t, sql.buf, base);
+	t->added = r ? 0 : sqlite3_changes64(m->db.h);
+	strbuf_release(&sql);
+	return r;
+}
+
+/*
+ * "INSERT INTO main.t (cols) SELECT ..." of table i: its id from its map,
+ * each foreign key from its parent's, the other columns as they are.
+ */
+static void insert_select(struct merge *m, int i, struct strbuf *sql)
+{
+	struct table *t = &m->t[i];
+	int c, k;
+
+	strbuf_addf(sql, "INSERT INTO main.");
+	merge_ident(sql, t->name);
+	strbuf_addf(sql, " (");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(sql, "%s", c ? ", " : "");
+		merge_ident(sql, t->cols[c]);
+	}
+	strbuf_addf(sql, ") SELECT ");
+	for (c = 0; c < t->ncols; c++) {
+		strbuf_addf(sql, "%s", c ? ", " : "");
+		for (k = 0; k < t->nfk; k++)
+			if (t->fk[k].col == c)
+				break;
+		if (c == t->id_col)
+			strbuf_addf(sql, "m.new");
+		else if (k < t->nfk)
+			strbuf_addf(sql, "p%d.new", k);
+		else {
+			strbuf_addf(sql, "s.");
+			merge_ident(sql, t->cols[c]);
+		}
+	}
+	if (t->id_col < 0) {
+		rows_from(m, i, sql);
+		return;
+	}
+	/* the map holds exactly the rows, in the order of their ids */
+	strbuf_addf(sql, " FROM ");
+	merge_map_ident(sql, t->name);
+	strbuf_addf(sql, " AS m CROSS JOIN src.");
+	merge_ident(sql, t->name);
+	strbuf_addf(sql, " AS s ON s.");
+	merge_ident(sql, t->cols[t->id_col]);
+	strbuf_addf(sql, " = m.old");
+	for (k = 0; k < t->nfk; k++)
+		join_parent(m, t, k, sql);
+}
+
+/*
  * Copy the rows of table i that belong to runs new to the output: runs by
  * uuid, any other table by its foreign keys into what was copied.  A table
- * with an INTEGER PRIMARY KEY gets its map first; its rows take the next
- * ids after the output's largest, in the input's id order.
+ * with an INTEGER PRIMARY KEY gets its map first (fill_map).
  */
 static int copy_table(struct merge *m, int i)
 {
 	struct table *t = &m->t[i];
 	struct strbuf sql = STRBUF_INIT;
-	int c, k, r;
-	int64_t base = 0;
+	int k, r = DB_OK;
 
 	t->added = 0;
 	if (t->id_col >= 0) {
@@ -88,87 +175,93 @@ static int copy_table(struct merge *m, int i)
 		merge_map_ident(&sql, t->name);
 		strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER "
 			    "NOT NULL)");
-		if ((r = db_exec(&m->db, sql.buf)))
-			goto out;
+		r = db_exec(&m->db, sql.buf);
+		strbuf_release(&sql);
+		if (r)
+			return r;
 	}
 	/* nothing new above: nothing to copy here */
 	for (k = 0; k < t->nfk; k++)
-		if (!m->t[t->fk[k].parent].added) {
-			r = DB_OK;
-			goto out;
-		}
-	if (t->id_col >= 0) {
-		strbuf_release(&sql);
-		strbuf_addf(&sql, "SELECT coalesce(max(");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, "), 0) FROM main.");
-		merge_ident(&sql, t->name);
-		base = merge_query_int(m, sql.buf, NULL);
-		if (base < 0) {
-			r = db_fail(&m->db, t->name);
-			goto out;
-		}
-		strbuf_release(&sql);
-		strbuf_addf(&sql, "INSERT INTO ");
-		merge_map_ident(&sql, t->name);
-		strbuf_addf(&sql, " (old, new) SELECT s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, ")");
-		rows_from(m, i, &sql);
-		if ((r = run_sql(m, t, sql.buf, base)))
-			goto out;
+		if (!m->t[t->fk[k].parent].added &&
+		    !m->t[t->fk[k].parent].dict)
+			return DB_OK;
+	if (t->id_col >= 0 && ((r = fill_map(m, i)) || !t->added))
+		return r;
+	insert_select(m, i, &sql);
+	r = run_sql(m, t, sql.buf, -1);
+	if (!r)
 		t->added = sqlite3_changes64(m->db.h);
-		if (!t->added)
-			goto out;
-	}
 	strbuf_release(&sql);
+	return r;
+}
+
+/* " AND o.c = s.c" for each column of t but its id. */
+static void same_values(const struct table *t, struct strbuf *sb)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++) {
+		if (c == t->id_col)
+			continue;
+		strbuf_addf(sb, " AND o.");
+		merge_ident(sb, t->cols[c]);
+		strbuf_addf(sb, " = s.");
+		merge_ident(sb, t->cols[c]);
+	}
+}
+
+/*
+ * A dictionary (value_layouts, schema 15): the input's rows the output
+ * lacks, by the values of every column but the id, which the output
+ * gives; and the map of every input row to the output's row of the same
+ * values, which its children follow.
+ */
+static int copy_dict(struct merge *m, int i)
+{
+	struct table *t = &m->t[i];
+	struct strbuf sql = STRBUF_INIT, cols = STRBUF_INIT;
+	int c, r;
+
+	for (c = 0; c < t->ncols; c++) {
+		if (c == t->id_col)
+			continue;
+		strbuf_addf(&cols, "%s", cols.len ? ", " : "");
+		merge_ident(&cols, t->cols[c]);
+	}
 	strbuf_addf(&sql, "INSERT INTO main.");
 	merge_ident(&sql, t->name);
-	strbuf_addf(&sql, " (");
-	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(&sql, "%s", c ? ", " : "");
-		merge_ident(&sql, t->cols[c]);
-	}
-	strbuf_addf(&sql, ") SELECT ");
-	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(&sql, "%s", c ? ", " : "");
-		for (k = 0; k < t->nfk; k++)
-			if (t->fk[k].col == c)
-				break;
-		if (c == t->id_col)
-			strbuf_addf(&sql, "m.new");
-		else if (k < t->nfk)
-			strbuf_addf(&sql, "p%d.new", k);
-		else {
-			strbuf_addf(&sql, "s.");
-			merge_ident(&sql, t->cols[c]);
-		}
-	}
-	if (t->id_col >= 0) {
-		/* the map holds exactly the rows, in the order of their ids */
-		strbuf_addf(&sql, " FROM ");
-		merge_map_ident(&sql, t->name);
-		strbuf_addf(&sql, " AS m CROSS JOIN src.");
-		merge_ident(&sql, t->name);
-		strbuf_addf(&sql, " AS s ON s.");
-		merge_ident(&sql, t->cols[t->id_col]);
-		strbuf_addf(&sql, " = m.old");
-		for (k = 0; k < t->nfk; k++) {
-			strbuf_addf(&sql, " CROSS JOIN ");
-			merge_map_ident(&sql, m->t[t->fk[k].parent].name);
-			strbuf_addf(&sql, " AS p%d ON p%d.old = s.", k, k);
-			merge_ident(&sql, t->cols[t->fk[k].col]);
-		}
-	} else {
-		rows_from(m, i, &sql);
-	}
-	if ((r = run_sql(m, t, sql.buf, -1)))
-		goto out;
+	strbuf_addf(&sql, " (%s) SELECT %s FROM src.", cols.buf, cols.buf);
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS s WHERE NOT EXISTS (SELECT 1 FROM main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS o WHERE 1");
+	same_values(t, &sql);
+	strbuf_addf(&sql, ")");
+	r = run_sql(m, t, sql.buf, -1);
 	t->added = sqlite3_changes64(m->db.h);
-out:
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "CREATE TABLE ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
+	if (!r)
+		r = db_exec(&m->db, sql.buf);
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "INSERT INTO ");
+	merge_map_ident(&sql, t->name);
+	strbuf_addf(&sql, " (old, new) SELECT s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, ", o.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	strbuf_addf(&sql, " FROM src.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS s JOIN main.");
+	merge_ident(&sql, t->name);
+	strbuf_addf(&sql, " AS o ON 1");
+	same_values(t, &sql);
+	if (!r)
+		r = run_sql(m, t, sql.buf, -1);
 	strbuf_release(&sql);
+	strbuf_release(&cols);
 	return r;
 }
 
@@ -194,6 +287,16 @@ int merge_copy_all(struct merge *m, struct db_merge_stats *st, bool counted)
 	int i, k, done = 0, r;
 	bool progress = true;
 
+	/* the dictionaries first: their rows named by the others' */
+	for (i = 0; i < m->n; i++) {
+		if (!m->t[i].dict)
+			continue;
+		r = counted ? count_rows(m, i) : copy_dict(m, i);
+		if (r)
+			return r;
+		m->t[i].done = true;
+		done++;
+	}
 	while (done < m->n && progress) {
 		progress = false;
 		for (i = 0; i < m->n; i++) {

@@ -58,8 +58,12 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 		const struct table *t = &m->t[i];
 
 		strbuf_release(&sql);
-		/* the runs' layouts travel too (db_pack_layouts_copy) */
-		if (i && !t->nfk && strcmp(t->name, "series_layouts")) {
+		/*
+		 * the runs' layouts travel too (db_pack_layouts_copy), and
+		 * the samples' (value_layouts, a dictionary)
+		 */
+		if (i && !t->nfk && !t->dict &&
+		    strcmp(t->name, "series_layouts")) {
 			strbuf_addf(&sql, "SELECT count(*) = 0 FROM ");
 			merge_ident(&sql, t->name);
 		} else {
@@ -90,36 +94,11 @@ static void drop_journal(struct merge *m)
 	strbuf_release(&name);
 }
 
-/*
- * The first merge into an empty output of an input whose file is what the
- * merge would make of it (whole_file): the file copied page by page
- * (sqlite3_backup), the same rows, without the row by row inserts.  The output is held locked (locking_mode EXCLUSIVE) from
- * the check that it is empty to the end of the copy, so that no run
- * written into it meanwhile is lost; the copy commits whole or not at all.
- * 1 when this does not apply (the input is migrated, or is not such a
- * file, the output is not empty or is open elsewhere): the merge then
- * copies rows.  Counts what it copied into st like copy_all.
- */
-int merge_fresh_copy(struct merge *m, struct db_merge_stats *st)
+/* Whether every table of the output is empty (in its write transaction). */
+static bool output_empty(struct merge *m)
 {
-	struct strbuf name = STRBUF_INIT;
-	sqlite3 *src = NULL;
-	sqlite3_backup *bk;
-	int i, r = 1;
+	int i;
 
-	if (st->in_version != DB_SCHEMA_VERSION)
-		return 1;	/* migrated in memory: rows it is */
-	db_uri(&name, m->in_path, db_read_query(m->in_path));
-	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
-			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_busy_timeout(src, DB_BUSY_MS);
-	sqlite3_busy_timeout(m->db.h, 0);
-	if (db_exec(&m->db, "PRAGMA main.locking_mode = EXCLUSIVE") ||
-	    db_exec(&m->db, "BEGIN IMMEDIATE")) {
-		r = 1;
-		goto unlock;
-	}
 	for (i = 0; i < m->n; i++) {
 		struct strbuf sql = STRBUF_INIT;
 		int64_t n;
@@ -130,27 +109,28 @@ int merge_fresh_copy(struct merge *m, struct db_merge_stats *st)
 		n = merge_query_int(m, sql.buf, NULL);
 		strbuf_release(&sql);
 		if (n)
-			break;
+			return false;
 	}
-	if (i < m->n || db_exec(&m->db, "COMMIT")) {
-		db_rollback(&m->db);
-		goto unlock;
-	}
-	if (sqlite3_exec(src, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		goto unlock;
-	if (!whole_file(m, src)) {
-		sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
-		goto unlock;
-	}
-	/*
-	 * Nothing copied yet: an error from here on is the merge's error.
-	 * The copy goes through a rollback journal, which holds the pages
-	 * of the empty output (a crash leaves it empty) and lets each page
-	 * of the input be written once; WAL would write each twice (into
-	 * the -wal, then into the file).  WAL again after, as every writer
-	 * keeps it (db_open).  Where another connection holds the output
-	 * open the mode cannot change, and the copy goes through WAL.
-	 */
+	return true;
+}
+
+/*
+ * The input's file copied page by page into the empty output, its rows
+ * counted, the series of runs that lack them made.  Nothing copied yet:
+ * an error from here on is the merge's error.  The copy goes through a
+ * rollback journal, which holds the pages of the empty output (a crash
+ * leaves it empty) and lets each page of the input be written once; WAL
+ * would write each twice (into the -wal, then into the file).  WAL again
+ * after, as every writer keeps it (db_open).  Where another connection
+ * holds the output open the mode cannot change, and the copy goes
+ * through WAL.
+ */
+static int copy_file(struct merge *m, sqlite3 *src,
+		     struct db_merge_stats *st)
+{
+	sqlite3_backup *bk;
+	int r;
+
 	db_exec(&m->db, "PRAGMA main.journal_mode = DELETE");
 	db_exec(&m->db, "PRAGMA main.synchronous = FULL");
 	bk = sqlite3_backup_init(m->db.h, "main", src, "main");
@@ -170,6 +150,45 @@ int merge_fresh_copy(struct merge *m, struct db_merge_stats *st)
 	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
 	if (!db_exec(&m->db, "PRAGMA main.journal_mode = WAL"))
 		drop_journal(m);
+	return r;
+}
+
+/*
+ * The first merge into an empty output of an input whose file is what the
+ * merge would make of it (whole_file): the file copied page by page
+ * (sqlite3_backup), the same rows, without the row by row inserts.  The
+ * output is held locked (locking_mode EXCLUSIVE) from the check that it
+ * is empty to the end of the copy, so that no run written into it
+ * meanwhile is lost; the copy commits whole or not at all.
+ * 1 when this does not apply (the input is migrated, or is not such a
+ * file, the output is not empty or is open elsewhere): the merge then
+ * copies rows.  Counts what it copied into st like copy_all.
+ */
+int merge_fresh_copy(struct merge *m, struct db_merge_stats *st)
+{
+	struct strbuf name = STRBUF_INIT;
+	sqlite3 *src = NULL;
+	int r = 1;
+
+	if (st->in_version != DB_SCHEMA_VERSION)
+		return 1;	/* migrated in memory: rows it is */
+	db_uri(&name, m->in_path, db_read_query(m->in_path));
+	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
+			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_busy_timeout(src, DB_BUSY_MS);
+	sqlite3_busy_timeout(m->db.h, 0);
+	if (db_exec(&m->db, "PRAGMA main.locking_mode = EXCLUSIVE") ||
+	    db_exec(&m->db, "BEGIN IMMEDIATE"))
+		goto unlock;
+	if (!output_empty(m) || db_exec(&m->db, "COMMIT")) {
+		db_rollback(&m->db);
+		goto unlock;
+	}
+	if (sqlite3_exec(src, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		goto unlock;
+	if (whole_file(m, src))
+		r = copy_file(m, src, st);
 	sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 unlock:
 	/* the lock goes with the next read in normal mode */

@@ -24,6 +24,7 @@ struct table {
 	int id_col;		/* INTEGER PRIMARY KEY, or -1 */
 	struct fk fk[8];
 	int nfk;
+	bool dict;		/* no parent, some child: copied by value */
 	bool done;
 	int64_t added;		/* rows copied (the map's rows) */
 };

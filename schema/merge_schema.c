@@ -147,7 +147,7 @@ static int check_input(struct merge *m, int i)
 	sqlite3_stmt *st;
 	int c, r = DB_OK;
 
-	if (i && !t->nfk)
+	if (i && !t->nfk && !t->dict)
 		return DB_OK;	/* not under runs: not copied */
 	if (merge_query_int(m, "SELECT count(*) FROM src.sqlite_master "
 			    "WHERE type = 'table' AND name = ?1",
@@ -210,6 +210,30 @@ int merge_load_schema(struct merge *m)
 	for (i = 0; i < m->n; i++)
 		if ((r = load_fks(m, i)))
 			return r;
+	/*
+	 * A table not under runs that a copied row names (value_layouts,
+	 * schema 15) is a dictionary: copied by value, its ids mapped.
+	 */
+	for (i = 0; i < m->n; i++) {
+		int k, p;
+
+		for (k = 0; k < m->t[i].nfk; k++) {
+			p = m->t[i].fk[k].parent;
+			m->t[p].dict = p && !m->t[p].nfk;
+		}
+	}
+	/* a row is copied through its first parent: never a dictionary */
+	for (i = 0; i < m->n; i++) {
+		struct table *t = &m->t[i];
+		int k;
+
+		for (k = 1; k < t->nfk && m->t[t->fk[0].parent].dict; k++) {
+			struct fk x = t->fk[0];
+
+			t->fk[0] = t->fk[k];
+			t->fk[k] = x;
+		}
+	}
 	for (i = 0; i < m->n; i++)
 		if ((r = check_input(m, i)))
 			return r;

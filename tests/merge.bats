@@ -30,12 +30,12 @@ two_machines() {
 	sum_before=$(md5sum "$T/a.db" "$T/b.db")
 	run "$BENCH" merge "$DB" "$T/a.db" "$T/b.db"
 	assert_success
-	assert_output "$T/a.db: added 2 runs (cases 2, samples 7, sample_values 21, uploads 0, sample_workers 0, kernel_warnings 1, run_vm 0, profile_stacks 0); 0 already there
-$T/b.db: added 2 runs (cases 2, samples 6, sample_values 18, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 0 already there"
+	assert_output "$T/a.db: added 2 runs (cases 2, samples 7, uploads 0, sample_workers 0, kernel_warnings 1, run_vm 0, profile_stacks 0); 0 already there
+$T/b.db: added 2 runs (cases 2, samples 6, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 0 already there"
 	run "$BENCH" merge "$DB" "$T/a.db" "$T/b.db"
 	assert_success
-	assert_output "$T/a.db: added 0 runs (cases 0, samples 0, sample_values 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 2 already there
-$T/b.db: added 0 runs (cases 0, samples 0, sample_values 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 2 already there"
+	assert_output "$T/a.db: added 0 runs (cases 0, samples 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 2 already there
+$T/b.db: added 0 runs (cases 0, samples 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 2 already there"
 	[ "$(md5sum "$T/a.db" "$T/b.db")" = "$sum_before" ]
 	# every sample under its own run, values under their sample
 	run q "select r.uuid, c.seq, group_concat(s.rep || ':' || s.warmup, ' ')
@@ -62,7 +62,7 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	sum=$(md5sum < "$T/old.db")
 	run "$BENCH" merge "$DB" "$T/old.db"
 	assert_success
-	assert_output "$T/old.db: added 1 run (cases 1, samples 0, sample_values 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 0 already there; read from schema 1, migrated in a copy"
+	assert_output "$T/old.db: added 1 run (cases 1, samples 0, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 0 already there; read from schema 1, migrated in a copy"
 	[ "$(md5sum < "$T/old.db")" = "$sum" ]
 	run sqlite3 "$T/old.db" "PRAGMA user_version"
 	assert_output 1
@@ -136,10 +136,10 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	assert_failure 65
 	assert_output "bench: $T/a.db is not a foliobench database: table runs has no column label"
 	cp "$T/b.db" "$T/c.db"
-	sqlite3 "$T/b.db" "DROP INDEX sample_values_suspect; ALTER TABLE sample_values DROP COLUMN value"
+	sqlite3 "$T/b.db" "DROP VIEW sample_values; DROP INDEX samples_suspect; ALTER TABLE samples DROP COLUMN vals"
 	run "$BENCH" merge "$DB" "$T/b.db"
 	assert_failure 65
-	assert_output "bench: $T/b.db is not a foliobench database: table sample_values has no column value"
+	assert_output "bench: $T/b.db is not a foliobench database: table samples has no column vals"
 	sqlite3 "$T/c.db" "DROP TABLE sample_workers"
 	run "$BENCH" merge "$DB" "$T/c.db"
 	assert_failure 65
@@ -290,12 +290,17 @@ ok"
 	exec {HOLD[1]}>&-
 	wait "$HOLD_PID" || true
 	[ "$(sqlite3 "$T/whole.db" "select count(*) from runs")" = "$(sqlite3 "$T/rows.db" "select count(*) from runs")" ]
-	# a row whose parent is missing is left out, as row by row
-	sqlite3 "$lab" "insert into sample_values (sample_id, metric, value, unit, better) values (999999999, 'wall', 1, 'ns', 'lower')"
+	# a row whose parent is missing is left out, as row by row (a value
+	# has no row of its own since schema 15: the view refuses an orphan)
+	run sqlite3 "$lab" "insert into sample_values (sample_id, metric, value, unit, better) values (999999999, 'wall', 1, 'ns', 'lower')"
+	assert_failure
+	assert_output --partial "FOREIGN KEY constraint failed: sample_values.sample_id names no sample"
+	sqlite3 "$lab" "insert into samples (id, case_id, rep, warmup, valid, verify, taken_at, layout, vals) select 999999999, 999999999, 0, 0, 1, '{}', taken_at, layout, vals from samples where vals is not null limit 1"
 	run "$BENCH" merge "$T/orphan.db" "$lab"
 	assert_success
 	[ "$(sqlite3 "$T/orphan.db" "$rows" | md5sum)" = "$want" ]
 	[ "$(sqlite3 "$T/orphan.db" "select count(*) from sample_values where sample_id = 999999999")" = 0 ]
+	[ "$(sqlite3 "$T/orphan.db" "select count(*) from samples where case_id = 999999999")" = 0 ]
 }
 
 @test "a first merge into an empty file killed midway leaves it empty and whole" {
@@ -325,13 +330,13 @@ ok"
 	before=$(q "select count(*) from runs; select count(*) from samples; select max(id) from samples")
 	run "$BENCH" merge "$DB" "$T/b.db" "$T/a.db"
 	assert_success
-	assert_line --partial "added 0 runs (cases 0, samples 0, sample_values 0"
+	assert_line --partial "added 0 runs (cases 0, samples 0, uploads 0"
 	[ "$(q "select count(*) from runs; select count(*) from samples; select max(id) from samples")" = "$before" ]
 	# a third machine with one run already there and one new: ids go on
 	sqlite3 "$T/b.db" "UPDATE runs SET uuid = 'c' || substr(uuid, 2) WHERE id = 2"
 	run "$BENCH" merge "$DB" "$T/b.db"
 	assert_success
-	assert_output "$T/b.db: added 1 run (cases 1, samples 3, sample_values 9, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 1 already there"
+	assert_output "$T/b.db: added 1 run (cases 1, samples 3, uploads 0, sample_workers 0, kernel_warnings 0, run_vm 0, profile_stacks 0); 1 already there"
 	run q "select r.uuid, group_concat(s.id, ' ') from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id where r.uuid like 'c%' group by r.id"
 	assert_output "c0000000-0000-0000-0000-000000000002|14 15 16"
 	run q "PRAGMA foreign_key_check"
@@ -347,7 +352,7 @@ ok"
 	max=$(q "select max(id) from samples")
 	run "$BENCH" merge "$DB" "$c"
 	assert_success
-	assert_output "$c: added 1 run (cases 1, samples 3, sample_values 9, uploads 1, sample_workers 0, kernel_warnings 1, run_vm 0, profile_stacks 0); $((n - 1)) already there"
+	assert_output "$c: added 1 run (cases 1, samples 3, uploads 1, sample_workers 0, kernel_warnings 1, run_vm 0, profile_stacks 0); $((n - 1)) already there"
 	run q "select group_concat(s.id || ':' || s.rep, ' '), count(v.sample_id) from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id left join sample_values v on v.sample_id = s.id and v.metric = 'wall' where r.uuid like 'd%' group by r.id"
 	assert_output "$((max + 1)):0 $((max + 2)):1 $((max + 3)):2|3"
 	run q "PRAGMA foreign_key_check"

@@ -328,6 +328,7 @@ packs_of() {
 
 # A database of schema 13 as the tool before 14 left it: run_series only.
 to_schema13() {
+	fb_to_schema14 "$1"
 	sqlite3 "$1" "DROP TABLE run_packs; DROP TABLE series_layouts;
 	  DROP TRIGGER run_packs_series_ins; DROP TRIGGER run_packs_series_upd;
 	  DROP TRIGGER run_packs_series_del; DROP INDEX samples_invalid;

@@ -406,3 +406,39 @@ for r, (g, w) in enumerate(zip(got, want)):
         bad = 1
 sys.exit(bad)' "$line" "${1:-1e-8}" "$output"
 }
+
+# A database of schema 15 turned back into one of schema 14 (its values a
+# row each in the table sample_values, schema/015_sample_vals.sql undone),
+# for the tests of a migration from 14 or before it.
+fb_to_schema14() {
+	sqlite3 "$1" "PRAGMA foreign_keys = OFF;
+	  CREATE TABLE sv (
+		sample_id INTEGER NOT NULL REFERENCES samples(id) ON DELETE CASCADE,
+		metric TEXT NOT NULL, value REAL, unit TEXT NOT NULL,
+		better TEXT NOT NULL CHECK (better IN ('lower', 'higher')),
+		supported INTEGER NOT NULL DEFAULT 1 CHECK (supported IN (0, 1)),
+		PRIMARY KEY (sample_id, metric));
+	  INSERT INTO sv SELECT * FROM sample_values;
+	  DROP VIEW sample_values;
+	  ALTER TABLE sv RENAME TO sample_values;
+	  CREATE INDEX sample_values_suspect ON sample_values(sample_id)
+		WHERE typeof(value) IN ('text', 'blob') OR value < 0;
+	  CREATE TRIGGER run_series_values_ins AFTER INSERT ON sample_values BEGIN
+		DELETE FROM run_series WHERE run_id = (SELECT c.run_id FROM samples s
+			JOIN cases c ON c.id = s.case_id WHERE s.id = NEW.sample_id);
+	  END;
+	  CREATE TRIGGER run_series_values_upd AFTER UPDATE ON sample_values BEGIN
+		DELETE FROM run_series WHERE run_id IN (SELECT c.run_id FROM samples s
+			JOIN cases c ON c.id = s.case_id
+			WHERE s.id IN (OLD.sample_id, NEW.sample_id));
+	  END;
+	  CREATE TRIGGER run_series_values_del AFTER DELETE ON sample_values BEGIN
+		DELETE FROM run_series WHERE run_id = (SELECT c.run_id FROM samples s
+			JOIN cases c ON c.id = s.case_id WHERE s.id = OLD.sample_id);
+	  END;
+	  DROP INDEX samples_suspect;
+	  ALTER TABLE samples DROP COLUMN vals;
+	  ALTER TABLE samples DROP COLUMN layout;
+	  DROP TABLE value_layouts;
+	  PRAGMA user_version = 14"
+}

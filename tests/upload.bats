@@ -789,7 +789,7 @@ GET /api/tests/?test_run=1&limit=5 -> 200"
 			dash_start
 			dash_config $target
 			fx_pending $target 2
-			q "UPDATE sample_values SET value = $bad WHERE rowid = (SELECT min(v.rowid) FROM sample_values v JOIN samples s ON s.id = v.sample_id JOIN cases c ON c.id = s.case_id WHERE c.run_id = 1 AND s.valid = 1)"
+			q "UPDATE sample_values SET value = $bad WHERE metric = 'wall' AND sample_id = (SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id = 1 AND s.valid = 1)"
 			run --separate-stderr "$BENCH" upload --config "$T/config.json"
 			assert_failure 65
 			assert_equal "$stderr" "bench: run $U1 failed: cannot make the upload of run $U1 from its rows: sample_values row of sample 1 (run 1), metric wall, holds $([ "$bad" = "'101 ms'" ] && echo "text, not a number: '101 ms'" || echo "a blob, not a number: '\\x00'")"
