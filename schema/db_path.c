@@ -41,15 +41,15 @@ int db_path_check(const char *path, struct strbuf *err)
 /*
  * The name SQLite is given: a file name, never a URI (a name that starts
  * with "file:" is one to a SQLite built with SQLITE_USE_URI, as Debian's is,
- * "?mode=memory" and all).  NULL when it does not fit.
+ * "?mode=memory" and all).  path itself, or "./path" made in sb.
  */
-const char *db_file_name(const char *path, char *buf, size_t n)
+const char *db_file_name(const char *path, struct strbuf *sb)
 {
 	if (strncmp(path, "file:", 5))
 		return path;
-	if ((size_t)snprintf(buf, n, "./%s", path) >= n)
-		return NULL;
-	return buf;
+	strbuf_reset(sb);
+	strbuf_addf(sb, "./%s", path);
+	return sb->buf;
 }
 
 /*

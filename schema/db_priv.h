@@ -90,10 +90,10 @@ const char *db_read_query(const char *path);
  */
 int db_negative_version(struct db *db, const char *schema);
 /*
- * The name SQLite is given for path: path, or "./path" where SQLite would
- * take it for a URI; NULL when that does not fit in buf.
+ * The name SQLite is given for path: path, or "./path" (made in sb) where
+ * SQLite would take it for a URI.
  */
-const char *db_file_name(const char *path, char *buf, size_t n);
+const char *db_file_name(const char *path, struct strbuf *sb);
 /* A database to be made where no directory holds it: -1, why in err. */
 int db_no_dir(const char *path, struct strbuf *err);
 /* Does path have a -wal or -shm beside it? */
