@@ -51,23 +51,37 @@ runs|runs --db D
 merge OUT IN (new OUT)|merge N D
 merge OUT IN (OUT a lab db of 10^5)|merge L D
 merge OUT IN (IN merged already)|merge M D
-floor: sample_values copied by sqlite3|FLOOR L D'
+floor: the values copied by sqlite3|FLOOR L D'
 
-# The floor of a merge into a lab's database: its largest table's rows
-# (a value a row) copied with a bare INSERT ... SELECT in the sqlite3 shell
-# (no id map, no check, no other table; the output's triggers off, as
-# merge has them), committed into the lab's database as merge commits.
+# The floor of a merge into a lab's database: the rows that hold the
+# values copied with a bare INSERT ... SELECT in the sqlite3 shell (no id
+# map, no check, no other table; the output's triggers off, as merge has
+# them), committed into the lab's database as merge commits.  Up to schema
+# 14 a value is a row of sample_values; from 15 a sample's values are in
+# its own row of samples (sample_values is a view), and the rows are the
+# samples'.
 cat > "$WORK/floor.sh" <<'EOF'
+if [ "$(sqlite3 -readonly "$2" "SELECT type FROM sqlite_master
+	WHERE name = 'sample_values'")" = table ]; then
+	copy='INSERT INTO main.sample_values (sample_id, metric, value, unit,
+	better, supported)
+SELECT sample_id + (SELECT max(id) FROM main.samples), metric, value, unit,
+	better, supported FROM src.sample_values;'
+else
+	cols=$(sqlite3 -readonly "$2" "SELECT group_concat(name, ', ')
+		FROM pragma_table_info('samples')
+		WHERE name NOT IN ('id', 'case_id')")
+	copy="INSERT INTO main.samples (id, case_id, $cols)
+SELECT id + (SELECT max(id) FROM main.samples),
+	case_id + (SELECT max(id) FROM main.cases), $cols FROM src.samples;"
+fi
 sqlite3 "$1" > /dev/null <<SQL
 .dbconfig enable_trigger off
 PRAGMA foreign_keys = OFF;
 PRAGMA synchronous = NORMAL;
 ATTACH 'file:$2?mode=ro' AS src;
 BEGIN;
-INSERT INTO main.sample_values (sample_id, metric, value, unit, better,
-	supported)
-SELECT sample_id + (SELECT max(id) FROM main.samples), metric, value, unit,
-	better, supported FROM src.sample_values;
+$copy
 COMMIT;
 SQL
 EOF
@@ -202,10 +216,10 @@ END {
 	pg = page["report BASE PATCH", top] / 1048576
 	printf "  %-40s page %.1f MiB, goal < 5 MiB: %s\n", "report BASE PATCH", pg, pg < 5 ? "met" : "NOT met"
 	goal("merge OUT IN (OUT a lab db of 10^5)", "wall < 5 s", t["merge OUT IN (OUT a lab db of 10^5)", top] < 5)
-	fl = "floor: sample_values copied by sqlite3"
+	fl = "floor: the values copied by sqlite3"
 	printf "  %-40s %.2f s wall (%.2f s CPU): the floor of the merge above, %.0f%% of its CPU time\n", fl, t[fl, top], cpu[fl, top], 100 * cpu[fl, top] / cpu["merge OUT IN (OUT a lab db of 10^5)", top]
 	if (cpu[fl, top] >= 5)
-		printf "  %-40s the goal cannot be met with a row a value: the rows alone take %.2f s of CPU\n", "", cpu[fl, top]
+		printf "  %-40s the goal cannot be met with the values stored as they are: their rows alone take %.2f s of CPU\n", "", cpu[fl, top]
 	if (t["compare BASE PATCH (text)", top] >= 1 || t["report BASE PATCH", top] >= 2)
 		printf "  %-40s what is left: the profile below (wall over CPU time is the wait for a CPU)\n", ""
 	goal("merge OUT IN (new OUT)", "held: 2.8 s on 2026-12-06", t["merge OUT IN (new OUT)", top] <= 2.8)
