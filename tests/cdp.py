@@ -152,11 +152,15 @@ class Page:
 
 
 def start_browser(profile, timeout):
+    # Chromium makes its singleton socket's directory
+    # (org.chromium.Chromium.XXXXXX) in TMPDIR and leaves it there: in the
+    # profile, it goes with the profile
     proc = subprocess.Popen([CHROMIUM] + FLAGS +
                             ["--user-data-dir=" + profile, "about:blank"],
                             stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, TMPDIR=profile),
                             start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
     end = time.monotonic() + timeout

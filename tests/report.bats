@@ -135,7 +135,10 @@ print(json.dumps(eval(sys.argv[2], {"r": r, "v": v})))' "$T/cdp.json" "$1"
 	assert [ -s "$T/report.html" ]
 	mkdir -p "$ART"
 	rm -f "$ART/report.png"
+	# nothing of the browser's left in /tmp (its singleton socket's dir)
+	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'org.chromium.Chromium.*' | wc -l)
 	$CDP "$T/report.html" --eval "$PAGE_JS" --screenshot "$ART/report.png" > "$T/cdp.json"
+	[ "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'org.chromium.Chromium.*' | wc -l)" = "$left" ]
 	run page_get 'r["console_errors"]'
 	assert_output '[]'
 	run page_get 'r["requests"]'
