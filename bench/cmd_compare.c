@@ -37,23 +37,26 @@
 #include "schema/db_vm.h"
 #include "schema/db_report.h"
 
-static int add_shape(const char *shape, void *arg)
+/* "'shape' | 'shape'": the topology shapes of a side's runs. */
+static void side_shapes(const struct report_side *s, struct strbuf *sb)
 {
-	struct strbuf *sb = arg;
+	size_t i;
 
-	strbuf_addf(sb, "%s'%s'", sb->len ? " | " : "", shape);
-	return 0;
+	for (i = 0; i < s->marks.nshapes; i++)
+		strbuf_addf(sb, "%s'%s'", i ? " | " : "", s->marks.shapes[i]);
 }
 
 /* Warn when the two sides ran on machines of another shape; how many. */
-static size_t warn_topology(struct db *db, const char *base, const char *patch)
+static size_t warn_topology(const struct report_side *sa,
+			    const struct report_side *sb, const char *base,
+			    const char *patch)
 {
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	size_t n = 0;
 
-	if (!db_report_shapes_each(db, base, add_shape, &a) &&
-	    !db_report_shapes_each(db, patch, add_shape, &b) &&
-	    a.len && b.len && strcmp(a.buf, b.buf)) {
+	side_shapes(sa, &a);
+	side_shapes(sb, &b);
+	if (a.len && b.len && strcmp(a.buf, b.buf)) {
 		fb_warn("CPU topology differs: %s has %s, %s has %s", base,
 			a.buf, patch, b.buf);
 		n = 1;
@@ -69,30 +72,28 @@ static size_t warn_topology(struct db *db, const char *base, const char *patch)
  * that is not (EX_UNAVAILABLE, always); runs counted in guest instructions
  * (schema 9) are measurements, and report_cmd_load has already refused
  * them beside any others.  A difference in the guest's shape is warned
- * and counts for --strict (*n).
+ * and counts for --strict (*n).  The guests are those the load met.
  */
-static int check_vm(struct db *db, const char *base, const char *patch,
+static int check_vm(const struct report_side *sa, const struct report_side *sb,
 		    size_t *n)
 {
 	struct report_cmd_vm a = REPORT_CMD_VM_INIT, b = REPORT_CMD_VM_INIT;
+	const char *base = sa->db_label, *patch = sb->db_label;
 	int ex = EX_OK;
 
-	if (!report_cmd_vm_sides(db, base, &a) &&
-	    !report_cmd_vm_sides(db, patch, &b)) {
-		if (a.tcg + b.tcg && a.other + b.other) {
-			fb_err("refusing to compare %s with %s: runs under "
-			       "QEMU's TCG emulator (functional checks, not "
-			       "kernel measurements) beside runs that are "
-			       "not: %s has %s; %s has %s", base, patch, base,
-			       a.shape.buf, patch, b.shape.buf);
-			ex = EX_UNAVAILABLE;
-		} else if (strcmp(strbuf_str(&a.shape),
-				  strbuf_str(&b.shape))) {
-			fb_warn("VM shape differs: %s has %s, %s has %s", base,
-				strbuf_str(&a.shape), patch,
-				strbuf_str(&b.shape));
-			(*n)++;
-		}
+	report_cmd_vm_side(sa, &a);
+	report_cmd_vm_side(sb, &b);
+	if (a.tcg + b.tcg && a.other + b.other) {
+		fb_err("refusing to compare %s with %s: runs under QEMU's TCG "
+		       "emulator (functional checks, not kernel "
+		       "measurements) beside runs that are not: %s has %s; "
+		       "%s has %s", base, patch, base, a.shape.buf, patch,
+		       b.shape.buf);
+		ex = EX_UNAVAILABLE;
+	} else if (strcmp(strbuf_str(&a.shape), strbuf_str(&b.shape))) {
+		fb_warn("VM shape differs: %s has %s, %s has %s", base,
+			strbuf_str(&a.shape), patch, strbuf_str(&b.shape));
+		(*n)++;
 	}
 	strbuf_release(&a.shape);
 	strbuf_release(&b.shape);
@@ -108,13 +109,26 @@ static int check_vm(struct db *db, const char *base, const char *patch,
 #define NOISY_WHY	"(steal over steal_max, PUs oversubscribed, or a wait " \
 			"on a run queue)"
 
-static void warn_noisy(struct db *db, const char *base, const char *patch,
-		       bool aa, bool drop, bool counted)
+/* A side's noisy and valid samples: its packs' marks where it has them. */
+static int side_noisy(struct db *db, const struct report_side *s,
+		      int64_t *noisy, int64_t *total)
 {
+	if (s->marks.unpacked)
+		return db_report_noisy(db, s->db_label, noisy, total);
+	*noisy = s->marks.noisy;
+	*total = s->marks.samples;
+	return 0;
+}
+
+static void warn_noisy(struct db *db, const struct report_side *a,
+		       const struct report_side *b, bool aa, bool drop,
+		       bool counted)
+{
+	const char *base = a->db_label, *patch = b->db_label;
 	int64_t na = 0, ta = 0, nb = 0, tb = 0;
 
-	if (db_report_noisy(db, base, &na, &ta) ||
-	    db_report_noisy(db, patch, &nb, &tb) || (!na && !nb))
+	if (side_noisy(db, a, &na, &ta) || side_noisy(db, b, &nb, &tb) ||
+	    (!na && !nb))
 		return;
 	if (counted) {
 		struct strbuf sb = STRBUF_INIT;
@@ -151,12 +165,15 @@ static void warn_noisy(struct db *db, const char *base, const char *patch,
  * without a timed sample, say that rather than show an empty table.
  * all: the labels whose every sample was left out.
  */
-static void warn_profiled(struct db *db, const char *label, bool taken,
-			  struct strbuf *all)
+static void warn_profiled(struct db *db, const struct report_side *s,
+			  bool taken, struct strbuf *all)
 {
+	const char *label = s->db_label;
 	int64_t n = 0, total = 0;
 
-	if (db_report_profiled(db, label, &n, &total) || !n)
+	/* no case with a profile (the load saw): no sample profiled */
+	if (!s->marks.profile ||
+	    db_report_profiled(db, label, &n, &total) || !n)
 		return;
 	if (taken)
 		fb_warn("%lld of %lld samples of %s were timed while the "
@@ -205,16 +222,19 @@ static int add_bounded(const char *workload, const char *params, void *arg)
  * bound (shadow-truncate on a kernel without cachestat(2): coverage is the
  * least count mincore and workingset_nodereclaim allow).
  */
-static void note_bounded(struct db *db, const char *label)
+static void note_bounded(struct db *db, const struct report_side *s)
 {
-	struct bounded b = { label, STRBUF_INIT };
+	struct bounded b = { s->db_label, STRBUF_INIT };
 
-	if (!db_report_bounded_each(db, label, add_bounded, &b) &&
+	/* every run's pack marks none bounded (the load saw): none */
+	if (!s->marks.unpacked && !s->marks.bounded)
+		return;
+	if (!db_report_bounded_each(db, b.label, add_bounded, &b) &&
 	    b.rows.len)
 		fb_warn("%s's shadow entries are bounded, not counted "
 			"(its kernel has no cachestat(2), 6.5+): coverage and "
 			"shadow_entries are their least count in %s",
-			label, strbuf_str(&b.rows));
+			b.label, strbuf_str(&b.rows));
 	strbuf_release(&b.rows);
 }
 
@@ -543,15 +563,15 @@ static int check_args(int argc, char **argv, struct compare *k)
 static int warn_sides(struct compare *k, const struct report_cmp *c)
 {
 	struct report_cmd *rc = &k->rc;
-	const char *a = rc->a.db_label, *b = rc->b.db_label;
+	const struct report_side *a = &rc->a, *b = &rc->b;
 	size_t i, ntopo = 0;
 	int ex;
 
 	for (i = 0; i < c->nwarn; i++)
 		fb_warn("%s", c->warn[i]);
 	if (!k->aa)
-		ntopo = warn_topology(&rc->db, k->base, k->patch);
-	if (!k->aa && (ex = check_vm(&rc->db, a, b, &ntopo)))
+		ntopo = warn_topology(a, b, k->base, k->patch);
+	if (!k->aa && (ex = check_vm(a, b, &ntopo)))
 		return ex;
 	warn_noisy(&rc->db, a, b, k->aa, rc->lo.drop_noisy,
 		   rc->a.clock.counted);

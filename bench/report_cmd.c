@@ -193,6 +193,14 @@ int report_cmd_vm_sides(struct db *db, const char *label,
 	return db_vm_shapes_each(db, label, add_vm, v);
 }
 
+void report_cmd_vm_side(const struct report_side *s, struct report_cmd_vm *v)
+{
+	size_t i;
+
+	for (i = 0; i < s->marks.nguests; i++)
+		add_vm(&s->marks.guests[i], v);
+}
+
 /*
  * Counting mode (schema 9): a count of guest instructions is no time, so
  * a counted side is never put beside a timed one (TCG, KVM or bare metal),

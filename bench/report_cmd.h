@@ -86,6 +86,8 @@ struct report_cmd_vm {
 /* The guests of label into v (released by the caller); DB_OK or DB_*. */
 int report_cmd_vm_sides(struct db *db, const char *label,
 			struct report_cmd_vm *v);
+/* The same from the guests the load of s met (its label's, whole). */
+void report_cmd_vm_side(const struct report_side *s, struct report_cmd_vm *v);
 /* The table of a beside b (two) or alone, as opts say: an exit code. */
 int report_cmd_compare(struct report_cmd *rc, bool two,
 		       const struct report_opts *opts, struct report_cmp *c);

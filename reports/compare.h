@@ -13,6 +13,7 @@
 #include "common/common.h"
 #include "common/strmap.h"
 #include "schema/db.h"
+#include "schema/db_vm.h"
 
 /* Significance level and power of every test and plan in a report. */
 #define REPORT_ALPHA	0.05
@@ -164,6 +165,24 @@ bool report_unit_counted(const char *unit);
 /* "guest instructions (icount shift 0)" or "time": what a clock counts. */
 void report_clock_words(const struct report_clock *ck, struct strbuf *sb);
 
+/*
+ * What the runs' and the cases' passes of a load saw of the whole label
+ * (both halves of an A/A comparison alike), for compare's warnings: the
+ * packs' marks summed, the distinct topology shapes and guests, whether a
+ * case holds a profile.  Strings from the side's pool.
+ */
+struct report_marks {
+	size_t unpacked;		/* complete runs without their pack */
+	int64_t samples, noisy;		/* the packs' valid, noisy samples */
+	size_t bounded;			/* packs with a bounded count */
+	bool profile;			/* a case holds a profile */
+	const char **shapes;		/* topology shapes but "", in order */
+	size_t nshapes;
+	/* the guests (accel, clock, shift, shape), distinct, in order */
+	struct db_vm_shape *guests;
+	size_t nguests;
+};
+
 struct report_side {
 	char *label;			/* as asked, or "LABEL (odd boots)" */
 	char *db_label;			/* the label in the database */
@@ -181,6 +200,7 @@ struct report_side {
 	 * are already the clock's (report_clock_unit).
 	 */
 	struct report_clock clock;
+	struct report_marks marks;
 	struct strmap pool;		/* the runs' shared strings */
 	/*
 	 * The database it was loaded from, open while it is used: asked only

@@ -78,6 +78,7 @@ static int load_run(const struct db_report_run *r, void *arg)
 		cmp_list_add(&s->boot_ids, &s->nboots, &l->boots_alloc,
 			     r->boot_id);
 	d->boot = (int)b;
+	cmp_marks_run(l, r);
 	if (!strcmp(r->clock, "instructions")) {
 		if (!l->ncounted++ || r->icount_shift < l->shift_lo)
 			l->shift_lo = r->icount_shift;
@@ -253,6 +254,8 @@ static void load_release(struct load *l)
 	free(l->run_ix);
 	free(l->boot_runs);
 	strmap_release(&l->boots);
+	strmap_release(&l->shapes_seen);
+	strmap_release(&l->guests_seen);
 }
 
 struct report_series *cmp_series_of(struct load *l,
@@ -363,6 +366,9 @@ static int load_notdone(const struct db_report_case *c, void *arg)
 	struct report_notdone *d;
 	size_t i;
 
+	s->marks.profile |= c->profile;
+	if (!strcmp(c->status, "done"))
+		return 0;	/* read for its profile */
 	for (i = 0; i < s->nnotdone; i++)
 		if (!strcmp(s->notdone[i].workload, c->workload) &&
 		    !strcmp(s->notdone[i].params, c->params) &&
@@ -393,7 +399,6 @@ static int load_run_all(const struct db_report_run *r, void *arg)
 	size_t i;
 	int r0;
 
-	ls->unpacked += !r->packed;
 	for (i = 0; i < ls->n; i++)
 		if ((r0 = load_run(r, &ls->l[i])))
 			return r0;
@@ -435,7 +440,7 @@ static int load_values(struct loads *ls, const char *label, struct keep *k)
 	struct load *l = ls->l;
 	struct series_load sl = { .ls = ls, .k = k->shown ? k : NULL,
 				  .drop_noisy = l->drop_noisy };
-	bool packed = !l->profiled && !ls->unpacked, ready = false;
+	bool packed = !l->profiled && !l->s->marks.unpacked, ready = false;
 	int r = 0;
 
 	if (packed)
@@ -494,6 +499,7 @@ static int side_load(struct loads *ls, const char *label,
 	for (i = 0; i < ls->n; i++) {
 		struct report_side *s = l[i].s;
 
+		cmp_marks_finish(&l[i]);
 		if ((r = side_clock(&l[i], label)))
 			return r;
 		if (l[i].half) {
@@ -514,7 +520,7 @@ static int side_load(struct loads *ls, const char *label,
 	cmp_keep_release(&k);
 	if (r)
 		goto fail;
-	r = db_report_cases_not_done_each(db, label, load_notdone_all, ls);
+	r = db_report_cases_marked_each(db, label, load_notdone_all, ls);
 	if (r)
 		goto fail;
 	for (i = 0; i < ls->n; i++)
@@ -604,6 +610,7 @@ void report_side_release(struct report_side *s)
 		free(s->notdone[i].reason);
 	}
 	free(s->notdone);
+	cmp_marks_release(&s->marks);
 	strmap_release(&s->pool);
 	free(s->label);
 	free(s->db_label);

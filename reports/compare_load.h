@@ -41,6 +41,9 @@ struct load {
 	/* the runs' clocks: how many counted (and with which shifts), timed */
 	size_t ncounted, ntimed;
 	int shift_lo, shift_hi;
+	/* s->marks' lists: what is in them, the last one met (runs repeat) */
+	struct strmap shapes_seen, guests_seen;
+	size_t shapes_alloc, guests_alloc, shape_last, guest_last;
 };
 
 /*
@@ -64,7 +67,6 @@ struct keep {
 struct loads {
 	struct load *l;
 	size_t n;
-	size_t unpacked;	/* complete runs without their pack */
 };
 
 /*
@@ -131,6 +133,13 @@ void cmp_series_load_release(struct series_load *sl);
 /* compare_finish.c */
 /* The params of each series, decoded, and the summary of its values. */
 int cmp_side_finish(struct load *l, const char *label);
+
+/* compare_marks.c */
+/* What s->marks says of the run r (its pack's mark, topology, guest). */
+void cmp_marks_run(struct load *l, const struct db_report_run *r);
+/* The lists in order, once every run was met. */
+void cmp_marks_finish(struct load *l);
+void cmp_marks_release(struct report_marks *m);
 
 /* compare_label.c */
 /* Why a label cannot be used: no runs at all, unknown, or none complete. */

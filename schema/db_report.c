@@ -146,7 +146,13 @@ static int row_run(struct db *db, sqlite3_stmt *st, void *arg)
 		.clock = db_col_text(st, 18),
 		.icount_shift = sqlite3_column_type(st, 19) == SQLITE_NULL ?
 				-1 : sqlite3_column_int(st, 19),
-		.packed = sqlite3_column_int(st, 20),
+		.packed = sqlite3_column_type(st, 20) != SQLITE_NULL,
+		.pack_samples = sqlite3_column_int64(st, 21),
+		.pack_noisy = sqlite3_column_int64(st, 22),
+		.pack_bounded = sqlite3_column_int64(st, 23),
+		.topology_shape = db_col_text(st, 24),
+		.vm_accel = db_col_text(st, 25),
+		.vm_shape = db_col_text(st, 26),
 	};
 
 	if (check_boot_id(db, st, 3, run.id))
@@ -175,9 +181,13 @@ int db_report_runs_each(struct db *db, const char *label,
 		       "FROM kernel_warnings k WHERE k.run_id = runs.id "
 		       "ORDER BY seq LIMIT 1) END, "
 		       "coalesce(v.clock, 'time'), v.icount_shift, "
-		       "EXISTS (SELECT 1 FROM run_packs p "
-		       "WHERE p.run_id = runs.id) FROM runs "
-		       "LEFT JOIN run_vm v ON v.run_id = runs.id "
+		       /* the pack's mark: what compare's warnings sum */
+		       "p.run_id, coalesce(p.samples, 0), "
+		       "coalesce(p.noisy_samples, 0), "
+		       "coalesce(p.bounded, 0), topology_shape, "
+		       "coalesce(v.accel, ''), coalesce(v.shape, '') "
+		       "FROM runs LEFT JOIN run_vm v ON v.run_id = runs.id "
+		       "LEFT JOIN run_packs p ON p.run_id = runs.id "
 		       "WHERE label = ?1 AND status = 'complete' "
 		       "ORDER BY started_at, runs.id", "t", label);
 }
@@ -387,24 +397,27 @@ static int row_case(struct db *db, sqlite3_stmt *st, void *arg)
 		.params = db_col_text(st, 1),
 		.status = db_col_text(st, 2),
 		.reason = db_col_text(st, 3),
+		.profile = sqlite3_column_int(st, 4),
 	};
 
 	(void)db;
 	return w->fn.kase(&c, w->arg);
 }
 
-int db_report_cases_not_done_each(struct db *db, const char *label,
-				  int (*fn)(const struct db_report_case *,
-					    void *),
-				  void *arg)
+int db_report_cases_marked_each(struct db *db, const char *label,
+				int (*fn)(const struct db_report_case *,
+					  void *),
+				void *arg)
 {
 	struct walk w = { .fn.kase = fn, .arg = arg };
 
+	/* each case's row is read for its status: its profile comes free */
 	return db_each(db, "cannot read cases", row_case, &w,
-		       "SELECT c.workload, c.params, c.status, c.reason "
+		       "SELECT c.workload, c.params, c.status, c.reason, "
+		       "c.profile IS NOT NULL "
 		       "FROM runs r JOIN cases c ON c.run_id = r.id "
 		       "WHERE r.label = ?1 AND r.status = 'complete' "
-		       "AND c.status <> 'done' "
+		       "AND (c.status <> 'done' OR c.profile IS NOT NULL) "
 		       "ORDER BY r.started_at, r.id, c.seq", "t", label);
 }
 

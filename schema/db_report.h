@@ -33,6 +33,12 @@ struct db_report_run {
 	const char *clock;
 	int icount_shift;		/* -1: timed */
 	bool packed;			/* schema 14: the run has its pack */
+	/* its pack's mark (0 without a pack): valid and noisy samples, and
+	 * how many of its series rest on a bound (coverage_bounded) */
+	int64_t pack_samples, pack_noisy, pack_bounded;
+	const char *topology_shape;	/* "" not known */
+	/* the guest of `bench vm` ("" both: none), as db_vm_shape's */
+	const char *vm_accel, *vm_shape;
 };
 /* Complete runs of a label, oldest first. */
 int db_report_runs_each(struct db *db, const char *label,
@@ -139,14 +145,19 @@ int db_report_workers_each(struct db *db, const char *label, bool drop_noisy,
 			   int (*fn)(const struct db_report_worker *, void *),
 			   void *arg);
 
-/* Cases of complete runs of a label that did not finish ('skipped' ...). */
+/*
+ * Cases of complete runs of a label that did not finish ('skipped' ...),
+ * and in the same pass those that did with a profile (status "done",
+ * profile set): what compare says of a label's cases besides its values.
+ */
 struct db_report_case {
 	const char *workload, *params, *status, *reason;
+	bool profile;		/* the case holds a profile (schema 11) */
 };
-int db_report_cases_not_done_each(struct db *db, const char *label,
-				  int (*fn)(const struct db_report_case *,
-					    void *),
-				  void *arg);
+int db_report_cases_marked_each(struct db *db, const char *label,
+				int (*fn)(const struct db_report_case *,
+					  void *),
+				void *arg);
 
 /*
  * Invalid samples (not warm-ups) of the complete runs of a label, counted
