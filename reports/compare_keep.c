@@ -166,8 +166,10 @@ int cmp_load_series_all(const struct db_report_series *v, void *arg)
 		sl->alloc = n;
 		sl->buf = xcalloc(n, sizeof(*sl->buf));
 	}
-	for (i = k = 0; k < n; i++)
-		if (!drop || !v->noisy[i])
+	if (!drop)
+		db_report_series_values(v, sl->buf, n);
+	for (i = k = 0; drop && k < n; i++)
+		if (!v->noisy[i])
 			sl->buf[k++] = db_report_series_value(v, i);
 	for (i = 0; i < sl->ls->n; i++)
 		if ((r = cmp_load_values(&sl->ls->l[i], &one, sl->buf, n,

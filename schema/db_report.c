@@ -389,6 +389,21 @@ double db_report_series_value(const struct db_report_series *x, size_t i)
 	return db_series_get(x->vals + 8 * i);
 }
 
+void db_report_series_values(const struct db_report_series *x, double *out,
+			     size_t n)
+{
+	size_t i;
+
+	/* the blob's bytes are the doubles' own on a little-endian host */
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		if (n)
+			memcpy(out, x->vals, n * sizeof(*out));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = db_series_get(x->vals + 8 * i);
+}
+
 static int row_case(struct db *db, sqlite3_stmt *st, void *arg)
 {
 	const struct walk *w = arg;

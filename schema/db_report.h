@@ -111,6 +111,9 @@ struct db_report_series {
 };
 /* The i-th measured value of x (i < x->n). */
 double db_report_series_value(const struct db_report_series *x, size_t i);
+/* The first n of them (n <= x->n) into out, in one copy where it can. */
+void db_report_series_values(const struct db_report_series *x, double *out,
+			     size_t n);
 /*
  * The rows of the label's complete runs in the order of their first values
  * in db_report_values_each: from run_packs (a row a run, schema 14) where
