@@ -65,6 +65,17 @@ int db_vals_make(struct db *db, const struct db_value *v, int nv,
 int db_check_value(struct db *db, sqlite3_stmt *st, int col,
 		   int64_t sample_id, int64_t run_id, const char *metric,
 		   const char *unit);
+/* The same of a value of SQLite's type (a number or NULL) read apart. */
+int db_check_number(struct db *db, int type, double v, int64_t sample_id,
+		    int64_t run_id, const char *metric, const char *unit);
+/*
+ * The next item of a sample's vals (a JSON array, text that SQLite keeps
+ * NUL-terminated) at *p, before end, as json_each gives it: a number
+ * (SQLITE_INTEGER or SQLITE_FLOAT, *v the same bits), SQLITE_NULL, or 0 at
+ * the array's end; -1 for anything else (a string, an object, true, text
+ * that is no JSON: the caller asks SQLite).  *p starts at the '['.
+ */
+int db_vals_next(const char **p, const char *end, double *v);
 /*
  * db_check_value over the values of schema's (main, src) run of that uuid,
  * or of all its runs for NULL: DB_OK, DB_BADROW naming the first bad row.

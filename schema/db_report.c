@@ -298,6 +298,10 @@ int db_report_values_each_kept(struct db *db, const char *label,
 	struct walk w = { .fn.value = fn, .arg = arg };
 	int r;
 
+	/* every value: each sample's read in C (db_report_vals.c) */
+	if (!keep)
+		return db_report_values_read(db, label, drop_noisy, profiled,
+					     fn, arg);
 	if (keep && sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
 					    &k, fb_keep, NULL, NULL))
 		return db_fail(db, "cannot make the report's value filter");
@@ -312,6 +316,21 @@ int db_report_values_each_kept(struct db *db, const char *label,
 		sqlite3_create_function(db->h, "fb_keep", 6, SQLITE_UTF8,
 					NULL, NULL, NULL, NULL);
 	return r;
+}
+
+int db_report_values_sample(struct db *db, int64_t sample_id,
+			    int (*fn)(const struct db_report_value *, void *),
+			    void *arg)
+{
+	struct walk w = { .fn.value = fn, .arg = arg };
+
+	return db_each(db, "cannot read samples", row_value, &w,
+		       "SELECT r.id, r.boot_id, c.workload, c.params, "
+		       DB_V_METRIC ", " DB_V_UNIT ", " DB_V_BETTER ", "
+		       DB_V_VALUE ", " DB_V_SUPPORTED ", s.id, c.asked "
+		       "FROM samples s JOIN cases c ON c.id = s.case_id "
+		       "JOIN runs r ON r.id = c.run_id " DB_VALUES_OF("s")
+		       "WHERE s.id = ?1 ORDER BY v.key", "i", sample_id);
 }
 
 int db_report_series_ready(struct db *db, const char *label, bool *ready)

@@ -85,6 +85,20 @@ int db_report_values_each_kept(struct db *db, const char *label,
 					 void *),
 			       void *arg);
 /*
+ * What db_report_values_each_kept does without keep, each sample's values
+ * read from its row in C (db_report_vals.c), not a row a value by
+ * json_each and four lookups in its layout: the same values, in the same
+ * order, refused with the same words.
+ */
+int db_report_values_read(struct db *db, const char *label, bool drop_noisy,
+			  bool profiled,
+			  int (*fn)(const struct db_report_value *, void *),
+			  void *arg);
+/* The values of one sample through json_each, as the query above did. */
+int db_report_values_sample(struct db *db, int64_t sample_id,
+			    int (*fn)(const struct db_report_value *, void *),
+			    void *arg);
+/*
  * Can the label's values be read from run_series (schema 10)?  *ready true
  * where every complete run has its rows and none holds a value a report
  * refuses (read from the samples, they are named).

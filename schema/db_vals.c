@@ -86,3 +86,106 @@ int db_vals_make(struct db *db, const struct db_value *v, int nv,
 	strbuf_release(&lay);
 	return r;
 }
+
+/*
+ * An integer's text (RFC 8259's grammar, checked) as json_each gives it:
+ * an int64, or past it a real as its reals are read (strtod: the JSON
+ * reader of the linked SQLite, tests/unit/test_db_vals.c holds them to it).
+ */
+static int json_int(const char *z, const char *end, double *v)
+{
+	bool neg = *z == '-';
+	const char *p = z + neg;
+	uint64_t i = 0;
+
+	for (; p < end; p++) {
+		if (i > (uint64_t)INT64_MAX / 10 ||
+		    (i == (uint64_t)INT64_MAX / 10 &&
+		     (p + 1 < end || *p == '9' || (*p == '8' && !neg)))) {
+			*v = strtod(z, NULL);
+			return SQLITE_FLOAT;
+		}
+		i = i * 10 + (uint64_t)(*p - '0');
+	}
+	/* an integer has no sign of zero: "-0" is 0 */
+	*v = neg ? (i > (uint64_t)INT64_MAX ? (double)INT64_MIN :
+		    (double)-(int64_t)i) : (double)(int64_t)i;
+	return SQLITE_INTEGER;
+}
+
+static bool json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *digits(const char *q, const char *end)
+{
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	return q;
+}
+
+/* A JSON number at p (RFC 8259's grammar); its end, or NULL. */
+static const char *number_end(const char *p, const char *end, bool *real)
+{
+	const char *q = p + (*p == '-');
+
+	*real = false;
+	if (q >= end || *q < '0' || *q > '9' ||
+	    (*q == '0' && q + 1 < end && q[1] >= '0' && q[1] <= '9'))
+		return NULL;
+	q = digits(q, end);
+	if (q < end && *q == '.') {
+		*real = true;
+		if (++q >= end || *q < '0' || *q > '9')
+			return NULL;
+		q = digits(q, end);
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		*real = true;
+		q += q + 1 < end && (q[1] == '-' || q[1] == '+') ? 2 : 1;
+		if (q >= end || *q < '0' || *q > '9')
+			return NULL;
+		q = digits(q, end);
+	}
+	return q;
+}
+
+int db_vals_next(const char **pp, const char *end, double *v)
+{
+	const char *p = *pp, *q;
+	bool real, comma;
+	int type;
+
+	while (p < end && json_space(*p))
+		p++;
+	comma = p < end && *p == ',';
+	if (p < end && (*p == '[' || comma))
+		p++;
+	while (p < end && json_space(*p))
+		p++;
+	if (p < end && *p == ']' && !comma) {
+		*pp = p + 1;
+		return 0;
+	}
+	*v = 0;
+	if (p >= end)
+		return -1;
+	if (end - p >= 4 && !memcmp(p, "null", 4)) {
+		q = p + 4;
+		type = SQLITE_NULL;
+	} else if ((q = number_end(p, end, &real))) {
+		/* the text goes on past q: a ',' or ']' stops strtod there */
+		type = real ? SQLITE_FLOAT : json_int(p, q, v);
+		if (real)
+			*v = strtod(p, NULL);
+	} else {
+		return -1;	/* a string, an object, true, false: SQLite's */
+	}
+	while (q < end && json_space(*q))
+		q++;
+	if (q >= end || (*q != ',' && *q != ']'))
+		return -1;
+	*pp = q;
+	return type;
+}

@@ -77,6 +77,12 @@ int db_check_value(struct db *db, sqlite3_stmt *st, int col,
 				  type == SQLITE_TEXT ? "text" : "a blob",
 				  what);
 	}
+	return db_check_number(db, type, v, sample_id, run_id, metric, unit);
+}
+
+int db_check_number(struct db *db, int type, double v, int64_t sample_id,
+		    int64_t run_id, const char *metric, const char *unit)
+{
 	if (type != SQLITE_NULL && v < 0 && db_time_unit(unit))
 		return db_bad_row(db, "sample_values row of sample %lld "
 				  "(run %lld), metric %s, holds a negative "
