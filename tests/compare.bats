@@ -762,3 +762,53 @@ bench: refusing to compare 6.18.0-base with 6.18.0-patch: 2 differences besides 
 	assert_success
 	assert_equal "$(grep 'measured on' <<< "$stderr")" "bench: warning: shmem-remove {\"op\":\"punch-hole\",$FX_PARAMS_BASE} was measured on base only"
 }
+
+# compare's warnings on stderr, and its exit status, for $1 (a database).
+warnings_of() {
+	"$BENCH" compare --db "$1" "${@:2}" 2>&1 > /dev/null
+	echo "rc $?"
+}
+
+@test "the sides' warnings come from what the load read: the same from packs, run_series and samples, a side of each" {
+	fx_known "$DB"
+	q "INSERT INTO run_vm (run_id, accel, accel_why, shape, kernel,
+	   kernel_image, qemu_version, qemu_args, guest_cmdline, command,
+	   wall_s, console, kmsg) SELECT id, 'kvm', 'asked', 'smp=1 mem=1G',
+	   label, '/boot/vmlinuz', 'QEMU 7.2.0', '[]', 'console=ttyS0',
+	   'bench run', 10, '', '' FROM runs WHERE label = '6.18.0-patch'"
+	q "UPDATE runs SET topology_shape = CASE label WHEN '6.18.0-base'
+	   THEN '1 package, 2 PUs' ELSE '1 package, 4 PUs' END"
+	q "UPDATE runs SET topology_shape = '2 packages, 8 PUs' WHERE id = 2"
+	q "UPDATE samples SET noisy = 1 WHERE id IN (2, 3, (SELECT max(s.id)
+	   FROM samples s JOIN cases c ON c.id = s.case_id JOIN runs r
+	   ON r.id = c.run_id WHERE r.label = '6.18.0-patch' AND s.valid = 1
+	   AND r.status = 'complete'))"
+	q "UPDATE samples SET verify = '{\"coverage_bounded\":1}' WHERE id =
+	   (SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id
+	   JOIN runs r ON r.id = c.run_id WHERE r.label = '6.18.0-patch'
+	   AND s.valid = 1 AND s.warmup = 0)"
+	local from_samples id
+	from_samples=$(warnings_of "$DB" 6.18.0-base 6.18.0-patch)
+	echo "$from_samples" | grep -qF "samples flagged noisy (steal over steal_max, PUs oversubscribed, or a wait on a run queue): 6.18.0-base 2 of 36, 6.18.0-patch 1 of 24"
+	echo "$from_samples" | grep -qF "CPU topology differs: 6.18.0-base has '1 package, 2 PUs' | '2 packages, 8 PUs', 6.18.0-patch has '1 package, 4 PUs'"
+	echo "$from_samples" | grep -qF "VM shape differs: 6.18.0-base has 'not a bench vm guest', 6.18.0-patch has 'kvm smp=1 mem=1G'"
+	echo "$from_samples" | grep -qF "6.18.0-patch's shadow entries are bounded, not counted (its kernel has no cachestat(2), 6.5+): coverage and shadow_entries are their least count in shmem-remove op=unlink"
+	! echo "$from_samples" | grep -qF "6.18.0-base's shadow entries"
+	# a merge into a new file makes every run's pack
+	"$BENCH" merge "$T/packed.db" "$DB" > /dev/null
+	assert_equal "$(sqlite3 "$T/packed.db" 'SELECT count(*) FROM run_packs')" 9
+	assert_equal "$(warnings_of "$T/packed.db" 6.18.0-base 6.18.0-patch)" "$from_samples"
+	assert_equal "$(warnings_of "$T/packed.db" --aa 6.18.0-base)" \
+		"$(warnings_of "$DB" --aa 6.18.0-base)"
+	# the patch's runs from run_series, then one from its samples
+	sqlite3 "$T/packed.db" "DELETE FROM run_packs WHERE run_id IN
+		(SELECT id FROM runs WHERE label = '6.18.0-patch')"
+	assert_equal "$(warnings_of "$T/packed.db" 6.18.0-base 6.18.0-patch)" "$from_samples"
+	id=$(sqlite3 "$T/packed.db" "SELECT min(id) FROM runs WHERE label = '6.18.0-patch'")
+	sqlite3 "$T/packed.db" "DELETE FROM run_series WHERE run_id = $id"
+	assert_equal "$(warnings_of "$T/packed.db" 6.18.0-base 6.18.0-patch)" "$from_samples"
+	# and --strict counts topology and guest beside the table's two
+	run --separate-stderr "$BENCH" compare --db "$T/packed.db" --strict 6.18.0-base 6.18.0-patch
+	assert_equal "$status" 69
+	[[ "$stderr" == *"refusing to compare 6.18.0-base with 6.18.0-patch: 4 differences besides the kernel (--strict)"* ]]
+}

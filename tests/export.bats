@@ -279,3 +279,50 @@ EOF
 	[[ $notes == *"Spread: standard deviation of the runs of a single boot, which does not show how much boots differ."* ]]
 	narrow_ascii 75
 }
+
+# A sample's values set in its row as JSON (schema 15), as a writer other
+# than the runner may have: quote()'s digits, an integer, -0, null.
+set_vals() {
+	q "UPDATE samples SET vals = '$2' WHERE id = $1"
+}
+
+first_base_sample() {
+	q "SELECT min(s.id) FROM samples s JOIN cases c ON c.id = s.case_id
+	   WHERE c.run_id = 1 AND s.valid = 1 AND s.warmup = 0"
+}
+
+@test "export --format benchstat: values read from each sample's row as json_each reads them: digits, integers, -0, null" {
+	fx_known "$DB"
+	local id
+	id=$(first_base_sample)
+	# 20 digits as quote() writes them, an integer, a -0; null: not measured
+	set_vals "$id" '[1.0000000000000000209e8, 6103, -0.0]'
+	set_vals $((id + 1)) '[ 99000000 ,null , 16384.0 ]'
+	run --separate-stderr "$BENCH" export --db "$DB" --format benchstat \
+		6.18.0-base
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line "BenchmarkShmemRemove/op=unlink/size=64M/folio=4k/dir=%2Fdev%2Fshm/populate=fallocate 1 0.1 sec/op 6.103e-06 ns_per_folio-sec/folio -0 folios/op"
+	assert_line "BenchmarkShmemRemove/op=unlink/size=64M/folio=4k/dir=%2Fdev%2Fshm/populate=fallocate 1 0.099 sec/op 16384 folios/op"
+	# the view reads the same values (its quote() drops -0's sign)
+	assert_equal "$(q "SELECT group_concat(quote(value), ' ') FROM sample_values WHERE sample_id = $id")" \
+		"100000000.0 6103 0.0"
+	assert_equal "$(q "SELECT group_concat(ifnull(value, 'NULL'), ' ') FROM sample_values WHERE sample_id = $((id + 1))")" \
+		"99000000 NULL 16384.0"
+}
+
+@test "export --format benchstat: an infinite value is refused; values that are no JSON are SQLite's error" {
+	fx_known "$DB"
+	local id
+	id=$(first_base_sample)
+	set_vals "$id" '[9e999, 6103, 16384]'
+	run --separate-stderr "$BENCH" export --db "$DB" --format benchstat \
+		6.18.0-base
+	assert_equal "$status" 65
+	assert_equal "$stderr" "bench: shmem-remove {\"op\":\"unlink\",$FX_PARAMS_BASE}: metric wall has a value that is not a finite number"
+	set_vals "$id" '[1e8, 6103,'
+	run --separate-stderr "$BENCH" export --db "$DB" --format benchstat \
+		6.18.0-base
+	assert_equal "$status" 74
+	assert_equal "$stderr" "bench: cannot read $DB: cannot read samples: malformed JSON"
+}
