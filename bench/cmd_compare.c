@@ -109,17 +109,6 @@ static int check_vm(const struct report_side *sa, const struct report_side *sb,
 #define NOISY_WHY	"(steal over steal_max, PUs oversubscribed, or a wait " \
 			"on a run queue)"
 
-/* A side's noisy and valid samples: its packs' marks where it has them. */
-static int side_noisy(struct db *db, const struct report_side *s,
-		      int64_t *noisy, int64_t *total)
-{
-	if (s->marks.unpacked)
-		return db_report_noisy(db, s->db_label, noisy, total);
-	*noisy = s->marks.noisy;
-	*total = s->marks.samples;
-	return 0;
-}
-
 static void warn_noisy(struct db *db, const struct report_side *a,
 		       const struct report_side *b, bool aa, bool drop,
 		       bool counted)
@@ -127,7 +116,8 @@ static void warn_noisy(struct db *db, const struct report_side *a,
 	const char *base = a->db_label, *patch = b->db_label;
 	int64_t na = 0, ta = 0, nb = 0, tb = 0;
 
-	if (side_noisy(db, a, &na, &ta) || side_noisy(db, b, &nb, &tb) ||
+	if (report_side_noisy(db, a, &na, &ta) ||
+	    report_side_noisy(db, b, &nb, &tb) ||
 	    (!na && !nb))
 		return;
 	if (counted) {

@@ -225,11 +225,14 @@ static int check_args(int argc, char **argv, const char *out,
  * A label whose samples were timed while profiled: they are not plotted
  * unless --profiled, and a page without them has no case of that label.
  */
-static void warn_profiled(struct report_cmd *rc, const char *label)
+static void warn_profiled(struct report_cmd *rc, const struct report_side *s)
 {
+	const char *label = s->db_label;
 	int64_t n = 0, total = 0;
 
-	if (db_report_profiled(&rc->db, label, &n, &total) || !n)
+	/* no case with a profile (the load saw): no sample profiled */
+	if (!s->marks.profile ||
+	    db_report_profiled(&rc->db, label, &n, &total) || !n)
 		return;
 	if (rc->lo.profiled)
 		fb_warn("%lld of %lld samples of %s were timed while the "
@@ -280,9 +283,9 @@ int cmd_report(int argc, char **argv)
 	if (ex)
 		goto out;
 	pg.tool_version = fb_version;
-	warn_profiled(&rc, base);
+	warn_profiled(&rc, &rc.a);
 	if (patch)
-		warn_profiled(&rc, patch);
+		warn_profiled(&rc, &rc.b);
 	for (i = 0; i < pg.cmp.nwarn; i++)
 		fb_warn("%s", pg.cmp.warn[i]);
 	ex = write_page(&pg, out);

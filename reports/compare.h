@@ -183,6 +183,15 @@ struct report_marks {
 	size_t nguests;
 };
 
+struct report_side;
+/*
+ * A side's label's valid samples and noisy ones: its packs' marks summed
+ * by the load where every run has its pack, else db_report_noisy's
+ * count.  DB_OK or a DB_* code.
+ */
+int report_side_noisy(struct db *db, const struct report_side *s,
+		      int64_t *noisy, int64_t *total);
+
 struct report_side {
 	char *label;			/* as asked, or "LABEL (odd boots)" */
 	char *db_label;			/* the label in the database */

@@ -111,6 +111,16 @@ void cmp_marks_finish(struct load *l)
 	strmap_release(&l->guests_seen);
 }
 
+int report_side_noisy(struct db *db, const struct report_side *s,
+		      int64_t *noisy, int64_t *total)
+{
+	if (s->marks.unpacked)
+		return db_report_noisy(db, s->db_label, noisy, total);
+	*noisy = s->marks.noisy;
+	*total = s->marks.samples;
+	return 0;
+}
+
 void cmp_marks_release(struct report_marks *m)
 {
 	free(m->shapes);

@@ -142,6 +142,11 @@ extern const struct report_fmt report_fmt_changelog;
 extern const struct report_fmt report_fmt_markdown;
 extern const struct report_fmt report_fmt_csv;
 extern const struct report_fmt report_fmt_json;	/* json.c */
+/*
+ * d as cJSON 1.7.15 prints a number ("null", "%1.15g" or "%1.17g"),
+ * faster (json_num.c): into buf of len >= 32, its length.
+ */
+int report_json_number(double d, char *buf, size_t len);
 /* Running text: what markdown would take for markup is escaped. */
 void md_text(FILE *f, const char *s);
 

@@ -74,8 +74,8 @@ int report_page_load(struct db *db, struct report_side *a,
 		r = db_report_invalid_each(db, p->side[i]->db_label,
 					   load_invalid, &l);
 		if (!r)
-			r = db_report_noisy(db, p->side[i]->db_label,
-					    &p->noisy[i], &p->nvalid[i]);
+			r = report_side_noisy(db, p->side[i], &p->noisy[i],
+					      &p->nvalid[i]);
 		if (r)
 			return report_db_status(db, r, err);
 	}

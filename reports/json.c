@@ -15,10 +15,19 @@
 /* Version of the layout below: bump it when a key changes meaning. */
 #define REPORT_JSON_FORMAT	1
 
-/* NaN is not JSON: a number that cannot be computed is null. */
+/*
+ * NaN is not JSON: a number that cannot be computed is null.  Its text as
+ * cJSON prints a number, made faster (json_num.c): a report holds a boot
+ * median of each series and boot, 760000 of them at 10^6 samples.
+ */
 static cJSON *num(double v)
 {
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+	char buf[32];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	report_json_number(v, buf, sizeof(buf));
+	return cJSON_CreateRaw(buf);
 }
 
 static bool add_num(cJSON *o, const char *k, double v)
