@@ -78,7 +78,10 @@ static bool digits_of(double d, int prec, char *dig, int *exp10)
 	}
 	if (tries == 3)
 		return false;
-	snprintf(dig, 24, "%llu", (unsigned long long)n);
+	/* n has prec digits: d_lo <= n < 10 * d_lo */
+	for (tries = prec - 1; tries >= 0; tries--, n /= 10)
+		dig[tries] = (char)('0' + n % 10);
+	dig[prec] = '\0';
 	*exp10 = e;
 	return true;
 }
