@@ -105,8 +105,11 @@ void cmp_marks_finish(struct load *l)
 {
 	struct report_marks *m = &l->s->marks;
 
-	qsort(m->shapes, m->nshapes, sizeof(*m->shapes), shape_cmp);
-	qsort(m->guests, m->nguests, sizeof(*m->guests), guest_cmp);
+	/* qsort's base may not be NULL, even for none */
+	if (m->nshapes > 1)
+		qsort(m->shapes, m->nshapes, sizeof(*m->shapes), shape_cmp);
+	if (m->nguests > 1)
+		qsort(m->guests, m->nguests, sizeof(*m->guests), guest_cmp);
 	strmap_release(&l->shapes_seen);
 	strmap_release(&l->guests_seen);
 }
