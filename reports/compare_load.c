@@ -321,6 +321,13 @@ int cmp_series_add(struct load *l, struct report_series *x,
 		memset(bv, 0, sizeof(*bv));
 		bv->boot = run->boot;
 		xb->slot[run->boot] = x->nboots;
+		/*
+		 * room for as many from each run of the boot, no more: most
+		 * boots hold one run, and alloc_nr's 24 values a boot for
+		 * 10 was more memory, and its first touch, than the values
+		 */
+		bv->alloc = n * l->boot_runs[run->boot];
+		bv->v = xcalloc(bv->alloc ? bv->alloc : 1, sizeof(*bv->v));
 	}
 	cmp_grow(&bv->v, &bv->alloc, bv->n + n, sizeof(*bv->v));
 	memcpy(bv->v + bv->n, v, n * sizeof(*v));
