@@ -81,6 +81,11 @@ static int run_sql(struct merge *m, const struct table *t, const char *sql,
 /*
  * The map of table i's new rows: their ids in the input, and the next ids
  * after the output's largest, in the input's id order; t->added its rows.
+ * Numbered by a table's rowid, not row_number(): SQLite gives a row
+ * without one the largest + 1, here in the ORDER BY's order from a first
+ * row of the output's largest, and the window's sort of every row took
+ * 1.0 of the 1.2 s of the samples' map at 10^6 samples.  The map then
+ * keyed by the old id, in the same order: an append.
  */
 static int fill_map(struct merge *m, int i)
 {
@@ -97,18 +102,47 @@ static int fill_map(struct merge *m, int i)
 	strbuf_release(&sql);
 	if (base < 0)
 		return db_fail(&m->db, t->name);
+	r = db_exec(&m->db, "CREATE TABLE temp.fbseq (new INTEGER PRIMARY "
+		    "KEY, old INTEGER)");
+	if (!r)
+		r = run_sql(m, t, "INSERT INTO temp.fbseq (new) VALUES (?1)",
+			    base);
+	strbuf_addf(&sql, "INSERT INTO temp.fbseq (old) SELECT s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	rows_from(m, i, &sql);
+	strbuf_addf(&sql, " ORDER BY s.");
+	merge_ident(&sql, t->cols[t->id_col]);
+	if (!r)
+		r = run_sql(m, t, sql.buf, -1);
+	strbuf_reset(&sql);
 	strbuf_addf(&sql, "INSERT INTO ");
 	merge_map_ident(&sql, t->name);
-	strbuf_addf(&sql, " (old, new) SELECT s.");
-	merge_ident(&sql, t->cols[t->id_col]);
-	strbuf_addf(&sql, ", ?1 + row_number() OVER (ORDER BY s.");
-	merge_ident(&sql, t->cols[t->id_col]);
-	strbuf_addf(&sql, ")");
-	rows_from(m, i, &sql);
-	r = run_sql(m, t, sql.buf, base);
+	strbuf_addf(&sql, " (old, new) SELECT old, new FROM temp.fbseq "
+		    "WHERE new > ?1 ORDER BY new");
+	if (!r)
+		r = run_sql(m, t, sql.buf, base);
 	t->added = r ? 0 : sqlite3_changes64(m->db.h);
+	if (!r)
+		r = db_exec(&m->db, "DROP TABLE temp.fbseq");
 	strbuf_release(&sql);
 	return r;
+}
+
+/*
+ * Of run_series, a run's mark (ord -1) and, where the run has no pack, its
+ * series: every reader takes a run's series from its pack where the run
+ * has one (db_report.c, db_pack.c), and the mark keeps what the triggers
+ * of schema 10 and 14 do (a change to a sample or case drops the run's
+ * rows, the pack with them) and db_series_missing's test for a run that
+ * lacks its series.  At 10^6 samples 863040 rows of 214 MB, 23287 left.
+ */
+static void packed_series(const struct table *t, struct strbuf *sql)
+{
+	if (strcmp(t->name, "run_series"))
+		return;
+	strbuf_addf(sql, " WHERE (s.\"ord\" = -1 OR NOT EXISTS (SELECT 1 "
+		    "FROM src.\"run_packs\" AS k WHERE k.\"run_id\" = "
+		    "s.\"run_id\"))");
 }
 
 /*
@@ -144,6 +178,7 @@ static void insert_select(struct merge *m, int i, struct strbuf *sql)
 	}
 	if (t->id_col < 0) {
 		rows_from(m, i, sql);
+		packed_series(t, sql);
 		return;
 	}
 	/* the map holds exactly the rows, in the order of their ids */

@@ -203,11 +203,13 @@ other_db() {
 	run "$BENCH" merge "$DB" "$T/in.db"
 	assert_success
 	refute_output --partial "run_series"
-	# copied, not made again: the input's rows, under the new ids
+	# copied, not made again: the input's packs and marks under the new
+	# ids; a packed run's series only in its pack (readers take it first)
 	assert_equal "$(q "SELECT count(*) FROM run_series WHERE run_id > 1")" \
-		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series')"
-	assert_equal "$(q "SELECT hex(vals) FROM run_series WHERE run_id = 2 AND ord = 0")" \
-		"$(sqlite3 "$T/in.db" "SELECT hex(vals) FROM run_series WHERE run_id = 1 AND ord = 0")"
+		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series WHERE ord = -1')"
+	assert_equal "$(q "SELECT count(*) FROM run_series WHERE run_id > 1 AND ord >= 0")" 0
+	assert_equal "$(q "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 2")" \
+		"$(sqlite3 "$T/in.db" "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 1")"
 	# the output's own run, written without them, has them now
 	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 1 AND ord = -1')" 1
 	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
@@ -252,13 +254,19 @@ other_db() {
 }
 
 # A run's series as rows keyed by its uuid: what must not depend on the
-# file the run is in, nor on its id there.
+# file the run is in, nor on its id there.  Its mark, its pack, and its
+# series' rows where it has no pack: what a merge copies (a packed run's
+# series are read from its pack).
 series_of() {
 	sqlite3 "$1" "SELECT r.uuid, x.ord, x.workload, x.params, x.metric,
 	  x.unit, x.better, x.asked, x.n, x.unmeasurable,
 	  x.unmeasurable_noisy, x.bad, hex(x.vals), hex(x.noisy), x.bounded,
 	  x.samples, x.noisy_samples FROM run_series x JOIN runs r ON
-	  r.id = x.run_id ORDER BY r.uuid, x.ord"
+	  r.id = x.run_id WHERE x.ord = -1 OR NOT EXISTS (SELECT 1 FROM
+	  run_packs p WHERE p.run_id = r.id) ORDER BY r.uuid, x.ord;
+	  SELECT r.uuid, p.layout, p.samples, p.noisy_samples, p.bounded,
+	  hex(p.counts), hex(p.vals), hex(p.noisy) FROM run_packs p JOIN runs
+	  r ON r.id = p.run_id ORDER BY r.uuid"
 }
 
 @test "merge into a lab's database: the series and tables a merge into an empty file gives" {
