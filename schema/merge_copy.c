@@ -135,14 +135,29 @@ static int fill_map(struct merge *m, int i)
  * of schema 10 and 14 do (a change to a sample or case drops the run's
  * rows, the pack with them) and db_series_missing's test for a run that
  * lacks its series.  At 10^6 samples 863040 rows of 214 MB, 23287 left.
+ * Read through the runs' map, by the key (run_id, ord): the marks, then
+ * the rows of the runs without a pack (a scan of every row for them took
+ * 0.45 s, this 0.09 s).  sel is the SELECT of the columns; false where
+ * table i is not run_series as schema 10 made it.
  */
-static void packed_series(const struct table *t, struct strbuf *sql)
+static bool packed_series(struct merge *m, int i, const struct strbuf *sel,
+			  struct strbuf *sql)
 {
-	if (strcmp(t->name, "run_series"))
-		return;
-	strbuf_addf(sql, " WHERE (s.\"ord\" = -1 OR NOT EXISTS (SELECT 1 "
-		    "FROM src.\"run_packs\" AS k WHERE k.\"run_id\" = "
-		    "s.\"run_id\"))");
+	const struct table *t = &m->t[i];
+	bool by_map = m->by_map;
+
+	if (strcmp(t->name, "run_series") || t->nfk != 1 ||
+	    strcmp(t->cols[t->fk[0].col], "run_id"))
+		return false;
+	m->by_map = true;
+	strbuf_addf(sql, "%s", sel->buf);
+	rows_from(m, i, sql);
+	strbuf_addf(sql, " AND s.\"ord\" = -1 UNION ALL %s", sel->buf);
+	rows_from(m, i, sql);
+	strbuf_addf(sql, " AND s.\"ord\" >= 0 AND NOT EXISTS (SELECT 1 FROM "
+		    "src.\"run_packs\" AS k WHERE k.\"run_id\" = p0.old)");
+	m->by_map = by_map;
+	return true;
 }
 
 /*
@@ -152,6 +167,7 @@ static void packed_series(const struct table *t, struct strbuf *sql)
 static void insert_select(struct merge *m, int i, struct strbuf *sql)
 {
 	struct table *t = &m->t[i];
+	struct strbuf sel = STRBUF_INIT;
 	int c, k;
 
 	strbuf_addf(sql, "INSERT INTO main.");
@@ -161,24 +177,30 @@ static void insert_select(struct merge *m, int i, struct strbuf *sql)
 		strbuf_addf(sql, "%s", c ? ", " : "");
 		merge_ident(sql, t->cols[c]);
 	}
-	strbuf_addf(sql, ") SELECT ");
+	strbuf_addf(sql, ") ");
+	strbuf_addf(&sel, "SELECT ");
 	for (c = 0; c < t->ncols; c++) {
-		strbuf_addf(sql, "%s", c ? ", " : "");
+		strbuf_addf(&sel, "%s", c ? ", " : "");
 		for (k = 0; k < t->nfk; k++)
 			if (t->fk[k].col == c)
 				break;
 		if (c == t->id_col)
-			strbuf_addf(sql, "m.new");
+			strbuf_addf(&sel, "m.new");
 		else if (k < t->nfk)
-			strbuf_addf(sql, "p%d.new", k);
+			strbuf_addf(&sel, "p%d.new", k);
 		else {
-			strbuf_addf(sql, "s.");
-			merge_ident(sql, t->cols[c]);
+			strbuf_addf(&sel, "s.");
+			merge_ident(&sel, t->cols[c]);
 		}
 	}
+	if (t->id_col < 0 && packed_series(m, i, &sel, sql)) {
+		strbuf_release(&sel);
+		return;
+	}
+	strbuf_addf(sql, "%s", sel.buf);
+	strbuf_release(&sel);
 	if (t->id_col < 0) {
 		rows_from(m, i, sql);
-		packed_series(t, sql);
 		return;
 	}
 	/* the map holds exactly the rows, in the order of their ids */

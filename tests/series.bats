@@ -235,6 +235,26 @@ other_db() {
 	assert_equal "$output" "$expect"
 }
 
+@test "merge copies the series' rows of an input's run that has no pack, and makes its pack" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
+	"$BENCH" runs --db "$T/in.db" > /dev/null
+	expect=$("$BENCH" compare --db "$T/in.db" --format csv A B 2> /dev/null)
+	sqlite3 "$T/in.db" "DELETE FROM run_packs WHERE run_id = 3"
+	other_db
+	run "$BENCH" merge "$DB" "$T/in.db"
+	assert_success
+	# run 3 of the input is run 4 here: every row of it, the others' marks
+	[ "$(q 'SELECT count(*) FROM run_series WHERE run_id = 4 AND ord >= 0')" -gt 1 ]
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 4')" \
+		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series WHERE run_id = 3')"
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id NOT IN (1, 4) AND ord >= 0')" 0
+	# its pack made from them, as the input's was
+	assert_equal "$(q 'SELECT count(*) FROM runs WHERE NOT EXISTS (SELECT 1 FROM run_packs p WHERE p.run_id = runs.id)')" 0
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	assert_equal "$output" "$expect"
+}
+
 @test "bench run keeps its run's series when it ends: the same table as from its samples" {
 	fb_config '[{"workload":"shmem-remove","op":["unlink","ftruncate"],"size":"16M","folio":"4k"}]' 1 3
 	for l in A B; do
