@@ -253,6 +253,14 @@ other_db() {
 	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
 	assert_success
 	assert_equal "$output" "$expect"
+	# and the report's page, the json, the plan: what the input gives
+	"$BENCH" report --db "$DB" A B -o "$T/merged.html" > /dev/null 2>&1
+	"$BENCH" report --db "$T/in.db" A B -o "$T/in.html" > /dev/null 2>&1
+	cmp "$T/merged.html" "$T/in.html"
+	for c in "compare --format json" plan; do
+		assert_equal "$("$BENCH" $c --db "$DB" A B 2> /dev/null)" \
+			"$("$BENCH" $c --db "$T/in.db" A B 2> /dev/null)"
+	done
 }
 
 @test "bench run keeps its run's series when it ends: the same table as from its samples" {
