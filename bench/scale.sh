@@ -59,7 +59,9 @@ floor: the values copied by sqlite3|FLOOR L D'
 # them), committed into the lab's database as merge commits.  Up to schema
 # 14 a value is a row of sample_values; from 15 a sample's values are in
 # its own row of samples (sample_values is a view), and the rows are the
-# samples'.
+# samples'.  Through a rollback journal, as merge goes where no one else
+# has the lab's database open (the pages appended are written once; WAL
+# writes each twice), then WAL again.
 cat > "$WORK/floor.sh" <<'EOF'
 if [ "$(sqlite3 -readonly "$2" "SELECT type FROM sqlite_master
 	WHERE name = 'sample_values'")" = table ]; then
@@ -78,11 +80,13 @@ fi
 sqlite3 "$1" > /dev/null <<SQL
 .dbconfig enable_trigger off
 PRAGMA foreign_keys = OFF;
-PRAGMA synchronous = NORMAL;
+PRAGMA journal_mode = DELETE;
+PRAGMA synchronous = FULL;
 ATTACH 'file:$2?mode=ro' AS src;
 BEGIN;
 $copy
 COMMIT;
+PRAGMA journal_mode = WAL;
 SQL
 EOF
 

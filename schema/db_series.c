@@ -330,9 +330,17 @@ int db_series_missing(struct db *db)
 	struct ids ids = { .v = NULL };
 	int r;
 
+	/*
+	 * A run with its mark alone and no pack (merge copies a packed run's
+	 * mark only, and a change to the mark drops the pack): made anew
+	 * from its samples, not packed from rows that are not there.
+	 */
 	r = db_each(db, "cannot read the runs", add_id, &ids,
 		    "SELECT id FROM runs WHERE NOT EXISTS (SELECT 1 FROM "
 		    "run_series x WHERE x.run_id = runs.id AND x.ord = -1) "
+		    "OR (NOT EXISTS (SELECT 1 FROM run_packs p WHERE "
+		    "p.run_id = runs.id) AND NOT EXISTS (SELECT 1 FROM "
+		    "run_series x WHERE x.run_id = runs.id AND x.ord >= 0)) "
 		    "ORDER BY id", "");
 	if (!r)
 		r = build(db, ids.v, ids.n);

@@ -20,7 +20,8 @@
  * transaction, in foreign-key order, one INSERT ... SELECT a table: a temp
  * table maps each table's ids in the input to the ones they get in the
  * output (max(id) + 1, 2, ... in the input's order), and the rows are
- * selected through the maps of their parents.
+ * selected through the maps of their parents.  Where no other connection
+ * has the output open, through a rollback journal (merge_journal_rollback).
  */
 #include "merge_priv.h"
 
@@ -211,11 +212,64 @@ out:
 	strbuf_release(&name);
 }
 
+/* The output's journal mode after "PRAGMA main.journal_mode = mode". */
+static bool journal_mode(struct merge *m, const char *mode)
+{
+	char sql[64];
+	sqlite3_stmt *st;
+	bool ok = false;
+
+	snprintf(sql, sizeof(sql), "PRAGMA main.journal_mode = %s", mode);
+	if (sqlite3_prepare_v2(m->db.h, sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ok = !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0),
+				      mode);
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * The row by row copy through a rollback journal where no other
+ * connection has the output open (WAL cannot be left then, and the copy
+ * goes through it): the journal holds the few pages the merge changes,
+ * the pages it appends are not journalled, where WAL writes every page
+ * twice (the -wal, then the file at the checkpoint).  A crash leaves the
+ * journal, hot, which the next opener plays back (nothing of the merge
+ * stays); db_open puts the file back in WAL.  Synchronous FULL as SQLite
+ * asks of a rollback journal.
+ */
+bool merge_journal_rollback(struct merge *m)
+{
+	if (!journal_mode(m, "delete"))
+		return false;
+	db_exec(&m->db, "PRAGMA main.synchronous = FULL");
+	return true;
+}
+
+/*
+ * WAL again, as every writer keeps it (db_open), the rollback journal gone:
+ * in exclusive locking mode (merge_fresh.c) SQLite keeps it, its header
+ * zeroed, past the switch, and no one reads it once the file is WAL.
+ */
+void merge_wal_again(struct merge *m)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
+	if (!journal_mode(m, "wal"))
+		return;
+	strbuf_addf(&name, "%s-journal", sqlite3_db_filename(m->db.h, "main"));
+	unlink(name.buf);
+	strbuf_release(&name);
+}
+
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct merge *m;
 	struct stat sb;
+	bool rollback;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -246,6 +300,7 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 		r = merge_fresh_copy(m, st);
 	if (r != 1)
 		goto out;
+	rollback = merge_journal_rollback(m);
 	r = db_exec(&m->db, "BEGIN IMMEDIATE");
 	if (!r)
 		r = merge_load_schema(m);
@@ -266,6 +321,8 @@ int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st)
 		r = db_exec(&m->db, "COMMIT");
 	if (r)
 		db_rollback(&m->db);
+	if (rollback)
+		merge_wal_again(m);
 out:
 	snprintf(out->errbuf, sizeof(out->errbuf), "%s", m->db.errbuf);
 	/* the maps live in temp, in memory: they go with the connection */

@@ -26,7 +26,8 @@ static int64_t src_int(sqlite3 *h, const char *sql)
 
 /*
  * Does a copy of the input file, page by page, hold exactly the rows the
- * merge of its rows would copy into an empty output?  The same schema and
+ * merge of its rows would copy into an empty output (and the run_series
+ * rows of its packed runs, which that merge leaves: readers take packs)?  The same schema and
  * page size, no row in a table not under runs (the merge leaves them) and
  * none whose parent is missing (PRAGMA foreign_key_check).  The ids are
  * the input's (the row by row merge numbers them 1, 2, ... in the input's
@@ -80,20 +81,6 @@ static bool whole_file(struct merge *m, sqlite3 *src)
 	return ok;
 }
 
-/*
- * The rollback journal of the copy: in exclusive locking mode SQLite keeps
- * it, its header zeroed, past the switch back to WAL.  No one reads it
- * again once the database is WAL: it goes.
- */
-static void drop_journal(struct merge *m)
-{
-	struct strbuf name = STRBUF_INIT;
-
-	strbuf_addf(&name, "%s-journal", sqlite3_db_filename(m->db.h, "main"));
-	unlink(name.buf);
-	strbuf_release(&name);
-}
-
 /* Whether every table of the output is empty (in its write transaction). */
 static bool output_empty(struct merge *m)
 {
@@ -131,8 +118,7 @@ static int copy_file(struct merge *m, sqlite3 *src,
 	sqlite3_backup *bk;
 	int r;
 
-	db_exec(&m->db, "PRAGMA main.journal_mode = DELETE");
-	db_exec(&m->db, "PRAGMA main.synchronous = FULL");
+	merge_journal_rollback(m);
 	bk = sqlite3_backup_init(m->db.h, "main", src, "main");
 	if (!bk || sqlite3_backup_step(bk, -1) != SQLITE_DONE) {
 		sqlite3_backup_finish(bk);
@@ -147,9 +133,7 @@ static int copy_file(struct merge *m, sqlite3 *src,
 		if (r)
 			db_rollback(&m->db);
 	}
-	db_exec(&m->db, "PRAGMA main.synchronous = NORMAL");
-	if (!db_exec(&m->db, "PRAGMA main.journal_mode = WAL"))
-		drop_journal(m);
+	merge_wal_again(m);
 	return r;
 }
 

@@ -44,6 +44,12 @@ void merge_map_ident(struct strbuf *sb, const char *table);
 /* One number from SQL with at most one text parameter; -1 on error. */
 int64_t merge_query_int(struct merge *m, const char *sql, const char *arg);
 /*
+ * The output through a rollback journal where no other connection has it
+ * open (true), else through WAL; merge_wal_again after.
+ */
+bool merge_journal_rollback(struct merge *m);
+void merge_wal_again(struct merge *m);
+/*
  * The output's tables (runs first), their columns and foreign keys, each
  * checked to be in the input: DB_OK, DB_NOT_DB naming what is missing.
  */

@@ -25,6 +25,18 @@ two_machines() {
 	sqlite3 "$T/b.db" "UPDATE runs SET uuid = 'b' || substr(uuid, 2)"
 }
 
+# The lab's database $DB (machine A's runs; a copy in before.db) and $big,
+# one grown from machine B's, 3*10^4 samples: seconds of merge ($nbig runs).
+lab_and_big() {
+	two_machines
+	"$BENCH" merge "$DB" "$T/a.db" > /dev/null
+	cp "$DB" "$T/before.db"
+	mkdir -p "$T/scale"
+	cp "$T/b.db" "$T/scale/seed.db"
+	big=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 30000)
+	nbig=$(sqlite3 "$big" "select count(*) from runs")
+}
+
 @test "merge adds each machine's runs with everything under them, and twice adds nothing" {
 	two_machines
 	sum_before=$(md5sum "$T/a.db" "$T/b.db")
@@ -207,24 +219,21 @@ late"
 
 @test "a merge killed midway, or with its TMPDIR full, leaves nothing behind" {
 	[ "$(id -u)" = 0 ] || skip "mounting needs root"
-	two_machines
-	"$BENCH" merge "$DB" "$T/a.db" > /dev/null
-	cp "$DB" "$T/before.db"
-	# a lab grown from machine B's runs, 3*10^4 samples: seconds of merge
-	mkdir -p "$T/scale"
-	cp "$T/b.db" "$T/scale/seed.db"
-	big=$(sh "$BATS_TEST_DIRNAME/../bench/scale_db.sh" "$BENCH" "$T/scale" 30000)
-	nbig=$(sqlite3 "$big" "select count(*) from runs")
+	lab_and_big
 	[ "$nbig" -gt 9000 ]
 	mkdir -p "$T/tmp"
+	size=$(stat -c %s "$T/before.db")
+	mine=$(q "select group_concat(uuid) from runs")
 	for sig in KILL TERM INT; do
 		rm -f "$DB" "$DB"-*
 		cp "$T/before.db" "$DB"
 		TMPDIR=$T/tmp "$BENCH" merge "$DB" "$big" > /dev/null 2>&1 &
 		pid=$!
-		# killed once it writes (or has copied the input)
+		# killed once it writes: the file grows past its rollback
+		# journal's pages (or a WAL, or a copy of the input)
 		for _ in $(seq 500); do
 			[ "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)" -gt 1000000 ] && break
+			[ "$(stat -c %s "$DB")" -gt $((size + 1000000)) ] && break
 			[ -n "$(ls -A "$T/tmp")" ] && break
 			sleep 0.01
 		done
@@ -234,10 +243,16 @@ late"
 		assert_output ""
 		run ls -A "$T/scale"
 		refute_output --partial "scale-30000.db-"
-		# all or nothing
+		# a hot journal is played back by the next opener, bench's
+		# reader too (as a writer), which puts the file back in WAL
+		"$BENCH" runs --db "$DB" > /dev/null
+		assert_equal "$(q "PRAGMA journal_mode")" wal
+		[ ! -e "$DB-journal" ]
+		# all or nothing, the output's own runs kept
 		run q "PRAGMA integrity_check; select count(*) in (2, 2 + $nbig) from runs"
 		assert_output "ok
 1"
+		assert_equal "$(q "select group_concat(uuid) from runs where uuid in (select uuid from runs limit 2)")" "$mine"
 	done
 	# a full TMPDIR is no obstacle: nothing goes there
 	mount -t tmpfs -o size=64k fbtest-merge "$T/tmp"
@@ -252,6 +267,50 @@ late"
 	assert_output ok
 	run q "select count(*) from runs"
 	assert_output $((2 + nbig))
+}
+
+@test "a merge into a lab's database goes through a rollback journal where no one else has it open, through WAL where someone has; readers wait, the file is WAL after" {
+	lab_and_big
+	size=$(stat -c %s "$DB")
+	# alone: a -journal beside it while it runs, no -wal grows
+	"$BENCH" merge "$DB" "$big" > "$T/out" 2>&1 &
+	pid=$!
+	journal=0
+	for _ in $(seq 1000); do
+		[ -e "$DB-journal" ] && journal=1
+		[ "$(stat -c %s "$DB")" -gt $((size + 1000000)) ] && break
+		sleep 0.005
+	done
+	# a reader meanwhile waits for the merge, and reads all of it
+	run "$BENCH" runs --db "$DB"
+	assert_success
+	[ "${#lines[@]}" = "$((3 + nbig))" ]
+	wait $pid
+	[ "$journal" = 1 ]
+	[ "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)" -lt 1000000 ]
+	assert_equal "$(q "PRAGMA journal_mode; PRAGMA integrity_check; select count(*) from runs")" "wal
+ok
+$((2 + nbig))"
+	[ ! -e "$DB-journal" ]
+	alone=$(q "select r.uuid, c.seq, s.rep, s.vals, s.verify from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id order by r.uuid, c.seq, s.rep" | md5sum)
+	# another connection holds it open: WAL, which it cannot leave; the
+	# same rows
+	rm -f "$DB" "$DB"-*
+	cp "$T/before.db" "$DB"
+	coproc HOLD { sqlite3 "$DB" 2>&1; }
+	echo "select count(*) from runs;" >&"${HOLD[1]}"
+	read -r -t 10 held <&"${HOLD[0]}"
+	[ "$held" = 2 ]
+	run "$BENCH" merge "$DB" "$big"
+	assert_success
+	[ ! -e "$DB-journal" ]
+	echo "select count(*) from runs; PRAGMA journal_mode;" >&"${HOLD[1]}"
+	read -r -t 10 held <&"${HOLD[0]}"
+	read -r -t 10 mode <&"${HOLD[0]}"
+	assert_equal "$held $mode" "$((2 + nbig)) wal"
+	exec {HOLD[1]}>&-
+	wait "$HOLD_PID" || true
+	assert_equal "$(q "select r.uuid, c.seq, s.rep, s.vals, s.verify from runs r join cases c on c.run_id = r.id join samples s on s.case_id = c.id order by r.uuid, c.seq, s.rep" | md5sum)" "$alone"
 }
 
 @test "a first merge into an empty file copies the input whole: the rows a row by row merge copies" {

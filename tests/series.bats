@@ -203,17 +203,64 @@ other_db() {
 	run "$BENCH" merge "$DB" "$T/in.db"
 	assert_success
 	refute_output --partial "run_series"
-	# copied, not made again: the input's rows, under the new ids
+	# copied, not made again: the input's packs and marks under the new
+	# ids; a packed run's series only in its pack (readers take it first)
 	assert_equal "$(q "SELECT count(*) FROM run_series WHERE run_id > 1")" \
-		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series')"
-	assert_equal "$(q "SELECT hex(vals) FROM run_series WHERE run_id = 2 AND ord = 0")" \
-		"$(sqlite3 "$T/in.db" "SELECT hex(vals) FROM run_series WHERE run_id = 1 AND ord = 0")"
+		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series WHERE ord = -1')"
+	assert_equal "$(q "SELECT count(*) FROM run_series WHERE run_id > 1 AND ord >= 0")" 0
+	assert_equal "$(q "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 2")" \
+		"$(sqlite3 "$T/in.db" "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 1")"
 	# the output's own run, written without them, has them now
 	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 1 AND ord = -1')" 1
 	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
 	assert_success
 	expect=$("$BENCH" compare --db "$T/in.db" --format csv A B 2> /dev/null)
 	assert_equal "$output" "$expect"
+	# a copied run's mark changed by hand drops its pack (the triggers):
+	# the next merge makes its series anew from its samples, not an
+	# empty pack from the rows it does not have
+	q "UPDATE run_series SET samples = samples WHERE run_id = 2 AND ord = -1"
+	assert_equal "$(q 'SELECT count(*) FROM run_packs WHERE run_id = 2')" 0
+	sqlite3 "$T/in.db" "UPDATE runs SET uuid = 'n' || substr(uuid, 2) WHERE id = 1"
+	run "$BENCH" merge "$DB" "$T/in.db"
+	assert_success
+	assert_output --partial "added 1 run"
+	assert_equal "$(q "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 2")" \
+		"$(sqlite3 "$T/in.db" "SELECT hex(counts) || hex(vals) FROM run_packs WHERE run_id = 1")"
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 2 AND ord >= 0')" \
+		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series WHERE run_id = 1 AND ord >= 0')"
+	q "DELETE FROM runs WHERE uuid LIKE 'n%'"
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	assert_equal "$output" "$expect"
+}
+
+@test "merge copies the series' rows of an input's run that has no pack, and makes its pack" {
+	FX_SCHEMA_DIR=$(schema9) fx_series "$T/in.db"
+	"$BENCH" runs --db "$T/in.db" > /dev/null
+	expect=$("$BENCH" compare --db "$T/in.db" --format csv A B 2> /dev/null)
+	sqlite3 "$T/in.db" "DELETE FROM run_packs WHERE run_id = 3"
+	other_db
+	run "$BENCH" merge "$DB" "$T/in.db"
+	assert_success
+	# run 3 of the input is run 4 here: every row of it, the others' marks
+	[ "$(q 'SELECT count(*) FROM run_series WHERE run_id = 4 AND ord >= 0')" -gt 1 ]
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id = 4')" \
+		"$(sqlite3 "$T/in.db" 'SELECT count(*) FROM run_series WHERE run_id = 3')"
+	assert_equal "$(q 'SELECT count(*) FROM run_series WHERE run_id NOT IN (1, 4) AND ord >= 0')" 0
+	# its pack made from them, as the input's was
+	assert_equal "$(q 'SELECT count(*) FROM runs WHERE NOT EXISTS (SELECT 1 FROM run_packs p WHERE p.run_id = runs.id)')" 0
+	run --separate-stderr "$BENCH" compare --db "$DB" --format csv A B
+	assert_success
+	assert_equal "$output" "$expect"
+	# and the report's page, the json, the plan: what the input gives
+	"$BENCH" report --db "$DB" A B -o "$T/merged.html" > /dev/null 2>&1
+	"$BENCH" report --db "$T/in.db" A B -o "$T/in.html" > /dev/null 2>&1
+	cmp "$T/merged.html" "$T/in.html"
+	for c in "compare --format json" plan; do
+		assert_equal "$("$BENCH" $c --db "$DB" A B 2> /dev/null)" \
+			"$("$BENCH" $c --db "$T/in.db" A B 2> /dev/null)"
+	done
 }
 
 @test "bench run keeps its run's series when it ends: the same table as from its samples" {
@@ -252,13 +299,19 @@ other_db() {
 }
 
 # A run's series as rows keyed by its uuid: what must not depend on the
-# file the run is in, nor on its id there.
+# file the run is in, nor on its id there.  Its mark, its pack, and its
+# series' rows where it has no pack: what a merge copies (a packed run's
+# series are read from its pack).
 series_of() {
 	sqlite3 "$1" "SELECT r.uuid, x.ord, x.workload, x.params, x.metric,
 	  x.unit, x.better, x.asked, x.n, x.unmeasurable,
 	  x.unmeasurable_noisy, x.bad, hex(x.vals), hex(x.noisy), x.bounded,
 	  x.samples, x.noisy_samples FROM run_series x JOIN runs r ON
-	  r.id = x.run_id ORDER BY r.uuid, x.ord"
+	  r.id = x.run_id WHERE x.ord = -1 OR NOT EXISTS (SELECT 1 FROM
+	  run_packs p WHERE p.run_id = r.id) ORDER BY r.uuid, x.ord;
+	  SELECT r.uuid, p.layout, p.samples, p.noisy_samples, p.bounded,
+	  hex(p.counts), hex(p.vals), hex(p.noisy) FROM run_packs p JOIN runs
+	  r ON r.id = p.run_id ORDER BY r.uuid"
 }
 
 @test "merge into a lab's database: the series and tables a merge into an empty file gives" {
