@@ -7,6 +7,7 @@
 #define FB_TAP_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,15 @@ static int tap_n, tap_failed, tap_planned = -1;
  * checks: a test that stops early or checks less than it meant prints
  * fewer results than it planned, and mk/test.sh says so.
  */
+/* Marsaglia's xorshift64: the same numbers on every run from one seed. */
+static inline uint64_t tap_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 static inline void tap_plan(int n)
 {
 	tap_planned = n;

@@ -30,10 +30,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t xorshift(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return tap_xorshift(&rng);
 }
 
 static const double pcts[] = { 0.1, 1, 5, 25, 50, 75, 90, 95, 99, 99.9,

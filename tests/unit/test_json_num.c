@@ -40,10 +40,7 @@ static uint64_t rnd_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return tap_xorshift(&rnd_state);
 }
 
 static void edges(void)
