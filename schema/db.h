@@ -44,7 +44,7 @@ enum db_code {
 /* How long a write waits for another process's lock before DB_BUSY. */
 #define DB_BUSY_MS 10000
 
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 
 /*
  * Open the database file at path (a file name, never a SQLite URI), WAL,

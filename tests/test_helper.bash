@@ -407,9 +407,10 @@ for r, (g, w) in enumerate(zip(got, want)):
 sys.exit(bad)' "$line" "${1:-1e-8}" "$output"
 }
 
-# A database of schema 15 turned back into one of schema 14 (its values a
-# row each in the table sample_values, schema/015_sample_vals.sql undone),
-# for the tests of a migration from 14 or before it.
+# A database of schema 16 turned back into one of schema 14 (its values a
+# row each in the table sample_values: schema/015_sample_vals.sql and
+# 016_series_marks.sql undone), for the tests of a migration from 14 or
+# before it.
 fb_to_schema14() {
 	sqlite3 "$1" "PRAGMA foreign_keys = OFF;
 	  CREATE TABLE sv (
@@ -440,5 +441,6 @@ fb_to_schema14() {
 	  ALTER TABLE samples DROP COLUMN vals;
 	  ALTER TABLE samples DROP COLUMN layout;
 	  DROP TABLE value_layouts;
+	  DROP TRIGGER run_series_mark_alone;
 	  PRAGMA user_version = 14"
 }
