@@ -38,7 +38,7 @@ static void report(const char *in, const struct db_merge_stats *st)
 		       (long long)st->table[i].added);
 	printf("%s; %lld already there", st->ntables > 1 ? ")" : "",
 	       (long long)st->runs_present);
-	if (st->in_version < DB_SCHEMA_VERSION)
+	if (st->in_migrated)
 		printf("; read from schema %d, migrated in a copy",
 		       st->in_version);
 	printf("\n");

@@ -25,6 +25,12 @@
  */
 #include "merge_priv.h"
 
+/*
+ * The last schema step that changed a table the merge reads: an input of
+ * this version or later is read as it is (16 added a trigger alone).
+ */
+#define MERGE_INPUT_TABLES	15
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -178,7 +184,14 @@ static int open_merge(struct merge *m, const char *out_path,
 		r = DB_TOO_NEW;
 		goto out;
 	}
-	r = v < DB_SCHEMA_VERSION ? migrate_input(m, v) : DB_OK;
+	/*
+	 * Migrated in memory (the whole input copied twice) only where a
+	 * step since v changed what the merge reads: 16 added a trigger alone
+	 * (016_series_marks.sql), so an input of 15 holds 16's tables, read
+	 * from the file as they are (a 10^6 input of 15 is 1.7 GB).
+	 */
+	st->in_migrated = v < MERGE_INPUT_TABLES;
+	r = st->in_migrated ? migrate_input(m, v) : DB_OK;
 out:
 	strbuf_release(&name);
 	return r;

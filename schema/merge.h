@@ -8,6 +8,7 @@
 #ifndef FB_MERGE_H
 #define FB_MERGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "db.h"
@@ -22,6 +23,7 @@ struct db_merge_stats {
 		int64_t added;
 	} table[DB_MERGE_MAX_TABLES];	/* "runs" first, in copy order */
 	int in_version;			/* schema version of the input */
+	bool in_migrated;		/* read from a copy migrated in memory */
 };
 
 /*

@@ -155,7 +155,7 @@ int merge_fresh_copy(struct merge *m, struct db_merge_stats *st)
 	int r = 1;
 
 	if (st->in_version != DB_SCHEMA_VERSION)
-		return 1;	/* migrated in memory: rows it is */
+		return 1;	/* another schema (or migrated in memory): rows */
 	db_uri(&name, m->in_path, db_read_query(m->in_path));
 	if (sqlite3_open_v2(name.buf, &src, SQLITE_OPEN_READONLY |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)

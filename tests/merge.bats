@@ -84,6 +84,28 @@ b0000000-0000-0000-0000-000000000002|1|0:0 1:0 2:0"
 	refute_output --partial foliobench-merge
 }
 
+@test "an input of schema 15 is read as it is, not migrated in a copy (16 added a trigger alone)" {
+	two_machines
+	"$BENCH" runs --db "$T/b.db" > /dev/null
+	"$BENCH" merge "$DB" "$T/a.db" > /dev/null
+	cp "$DB" "$T/lab16.db"
+	"$BENCH" merge "$T/lab16.db" "$T/b.db" > /dev/null
+	sqlite3 "$T/b.db" "DROP TRIGGER run_series_mark_alone; PRAGMA user_version = 15"
+	sum=$(md5sum < "$T/b.db")
+	run "$BENCH" merge "$DB" "$T/b.db"
+	assert_success
+	assert_output --partial "$T/b.db: added 2 runs"
+	refute_output --partial "migrated in a copy"
+	[ "$(md5sum < "$T/b.db")" = "$sum" ]
+	# the same rows as from the input of 16, and the output's trigger kept
+	assert_equal "$(q 'PRAGMA user_version')" "$(fb_schema_latest)"
+	assert_equal "$(q "SELECT count(*) FROM sqlite_master WHERE name = 'run_series_mark_alone'")" 1
+	assert_equal "$("$BENCH" compare --db "$DB" --format csv base patch 2>&1)" \
+		"$("$BENCH" compare --db "$T/lab16.db" --format csv base patch 2>&1)"
+	assert_equal "$(q 'SELECT count(*) FROM samples')" \
+		"$(sqlite3 "$T/lab16.db" 'SELECT count(*) FROM samples')"
+}
+
 @test "merge refuses a newer schema, a file that is not a database, a missing one" {
 	two_machines
 	sqlite3 "$T/new.db" "PRAGMA user_version = 99; CREATE TABLE runs (uuid TEXT);"
